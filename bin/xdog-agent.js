@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// `xdog-agent ARGS` is `xdog agent ARGS`.
+import { execute } from '@oclif/core';
+
+await execute({ dir: import.meta.url, args: ['agent', ...process.argv.slice(2)] });

@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// `xdog-claw ARGS` is `xdog claw ARGS`.
+import { execute } from '@oclif/core';
+
+await execute({ dir: import.meta.url, args: ['claw', ...process.argv.slice(2)] });

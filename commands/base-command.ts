@@ -1,0 +1,45 @@
+/**
+ * The base of every xdog command: shared flags, and one way to print errors.
+ * An XdogError or a parse error prints one line, `xdog: <message> [<code>] (<hint>)`, and exits with the code from core/errors.ts; a stack trace
+ * only with --debug.
+ */
+import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
+import { ErrorCodes, XdogError, loadConfig, type LoadedConfig } from '../core/index.js';
+
+export abstract class XdogCommand extends Command {
+  static override baseFlags = {
+    config: Flags.string({ description: 'config file (default: $XDOG_CONFIG or ~/.config/xdog/config.yaml)', helpGroup: 'GLOBAL' }),
+    debug: Flags.boolean({ description: 'print stack traces of errors', helpGroup: 'GLOBAL' }),
+  };
+
+  /** Loads the config file named by --config / XDOG_CONFIG / the default path. */
+  protected loadConfig(flags: { config?: string }): LoadedConfig {
+    return loadConfig(flags.config);
+  }
+
+  protected override async catch(error: Interfaces.CommandError): Promise<unknown> {
+    if (error instanceof Errors.ExitError) throw error;
+    const debug = this.argv.includes('--debug') || Boolean(process.env.DEBUG);
+    const xdogError = toXdogError(error);
+    if (this.jsonEnabled()) {
+      this.logJson({ error: xdogError.toJSON() });
+    } else {
+      const hint = xdogError.hint ? ` (${xdogError.hint})` : '';
+      process.stderr.write(`xdog: ${xdogError.message} [${xdogError.code}]${hint}\n`);
+      if (debug) process.stderr.write(`${(error as Error).stack ?? ''}\n`);
+    }
+    return this.exit(xdogError.exitCode);
+  }
+}
+
+/** Maps oclif parse errors to USAGE; keeps XdogErrors; anything else is a failure with its message. */
+function toXdogError(error: unknown): XdogError {
+  if (error instanceof XdogError) return error;
+  const message = (error as Error)?.message ?? String(error);
+  const firstLine = message.split('\n')[0]!;
+  const isParseError =
+    (error as { oclif?: { exit?: number } })?.oclif?.exit === 2 ||
+    /Nonexistent flag|Unexpected argument|Missing required|Expected .* to be one of|Parsing --|flag .* expects/i.test(message);
+  if (isParseError) return new XdogError(ErrorCodes.USAGE, firstLine, { hint: 'see --help for usage' });
+  return new XdogError(ErrorCodes.INTERNAL, firstLine, { cause: error, hint: 'rerun with --debug for the stack trace' });
+}

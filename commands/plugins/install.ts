@@ -1,0 +1,18 @@
+import { Args } from '@oclif/core';
+import { installPlugin, type DiscoveredPlugin } from '../../core/index.js';
+import { XdogCommand } from '../base-command.js';
+
+export default class PluginsInstall extends XdogCommand {
+  static override summary = 'Install a plugin package into the user plugin directory';
+  static override description = 'SPEC is anything npm installs: a registry name (xdog-plugin-foo@1.2.0), a tarball or a local folder. The package must have an "xdog" field in its package.json.';
+  static override enableJsonFlag = true;
+  static override args = { spec: Args.string({ description: 'npm spec or path', required: true }) };
+  static override examples = ['<%= config.bin %> plugins install xdog-plugin-hello', '<%= config.bin %> plugins install ./docs/examples/xdog-plugin-hello'];
+
+  async run(): Promise<DiscoveredPlugin[]> {
+    const { args } = await this.parse(PluginsInstall);
+    const plugins = await installPlugin(args.spec);
+    if (!this.jsonEnabled()) for (const plugin of plugins) this.log(`installed ${plugin.name} ${plugin.version}`);
+    return plugins;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The config file: one YAML document, validated by one zod schema whose errors
+ * name the key path and the line. Unknown keys are errors. Secrets never live
+ * here: the file names environment variables instead. Sections grow with
+ * their features.
+ */
+import fs from 'node:fs';
+import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
+import { z } from 'zod';
+import { ErrorCodes, XdogError } from './errors.js';
+import { LIMITS } from './limits.js';
+import { configFilePath } from './paths.js';
+
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+
+export const ProviderConfigSchema = z
+  .object({
+    type: z.string().optional(),
+    api_key_env: EnvName.optional(),
+    base_url: z.string().url().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    timeout: z.number().positive().optional(),
+  })
+  .strict();
+
+export const ModelConfigSchema = z
+  .object({
+    id: z.string().regex(/^[^/\s]+\/\S+$/, 'must be "provider/model"'),
+    name: z.string().optional(),
+    context_window: z.number().int().positive().optional(),
+    max_prompt_tokens: z.number().int().nonnegative().optional(),
+    max_output: z.number().int().positive().optional(),
+    input: z.array(z.enum(['text', 'image'])).optional(),
+    reasoning: z.array(z.string()).optional(),
+    tools: z.boolean().optional(),
+  })
+  .strict();
+
+export const ConfigSchema = z
+  .object({
+    model: z.string().optional(),
+    providers: z.record(z.string(), ProviderConfigSchema).optional(),
+    models: z.array(ModelConfigSchema).optional(),
+    faux: z.object({ script: z.string() }).strict().optional(),
+  })
+  .strict();
+
+export type XdogConfig = z.infer<typeof ConfigSchema>;
+
+export interface LoadedConfig {
+  config: XdogConfig;
+  /** The file it came from, or undefined when none exists. */
+  file?: string;
+}
+
+/**
+ * Reads and validates the config file (`explicit`, else XDOG_CONFIG, else the
+ * default path). A missing default file is an empty config; a missing file
+ * that was named explicitly is an error.
+ */
+export function loadConfig(explicit?: string): LoadedConfig {
+  const named = explicit ?? process.env.XDOG_CONFIG;
+  const file = configFilePath(explicit);
+  let text: string;
+  try {
+    const size = fs.statSync(file).size;
+    if (size > LIMITS.configFileBytes) {
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, `${file} is ${size} bytes, over the ${LIMITS.configFileBytes}-byte limit for a config file`);
+    }
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if (XdogError.is(error)) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !named) return { config: {} };
+    throw new XdogError(ErrorCodes.CONFIG_NOT_FOUND, `cannot read config file ${file}: ${(error as Error).message}`, {
+      hint: named ? 'check the path given by --config or XDOG_CONFIG' : undefined,
+    });
+  }
+  return { config: parseConfig(text, file), file };
+}
+
+/** Parses and validates config text; errors name the file, line and key path. */
+export function parseConfig(text: string, file = '<config>'): XdogConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const line = lineCounter.linePos(first.pos[0]).line;
+    throw new XdogError(ErrorCodes.CONFIG_INVALID, `${file}:${line}: YAML syntax error: ${first.message.split('\n')[0]}`, {
+      hint: 'fix the YAML syntax at that line',
+    });
+  }
+  const data = doc.toJS() ?? {};
+  const result = ConfigSchema.safeParse(data);
+  if (result.success) return result.data;
+
+  const lineOf = (keyPath: PropertyKey[]): number | undefined => {
+    const node = doc.getIn(keyPath as unknown[], true) as { range?: [number, number, number] } | undefined;
+    const offset = node?.range?.[0] ?? keyOffset(doc.contents, keyPath);
+    return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+  };
+  const problems = result.error.issues.map((issue) => {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+    return keys.map((key) => {
+      const keyPath = key === undefined ? issue.path : [...issue.path, key];
+      const line = lineOf(keyPath) ?? lineOf(issue.path);
+      const where = `${file}${line ? `:${line}` : ''}`;
+      const name = keyPath.map(String).join('.') || '(top level)';
+      const message = issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message;
+      return `${where}: ${name}: ${message}`;
+    });
+  });
+  const lines = problems.flat();
+  throw new XdogError(ErrorCodes.CONFIG_INVALID, `invalid config: ${lines.join('; ')}`, {
+    hint: 'fix the keys named above; docs/config.md lists every key',
+    details: { problems: lines },
+  });
+}
+
+/** Offset of a key in the YAML tree, for keys whose value node is absent (null). */
+function keyOffset(node: unknown, keyPath: PropertyKey[]): number | undefined {
+  let current = node;
+  let offset: number | undefined;
+  for (const key of keyPath) {
+    if (!isMap(current)) return offset;
+    const pair = current.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === key);
+    if (!pair || !isScalar(pair.key)) return offset;
+    offset = pair.key.range?.[0];
+    current = pair.value;
+  }
+  return offset;
+}

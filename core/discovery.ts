@@ -1,0 +1,230 @@
+/**
+ * Plugin discovery. It reads package.json files only and imports nothing:
+ * an installed package is a plugin when its package.json has an `"xdog"`
+ * field naming its entry and what it provides. Search order: the xdog
+ * installation's own list (builtin), the host project's node_modules (walking
+ * up from the working directory), the installation's node_modules, then the
+ * user plugin directory. A plugin name or provided name seen twice fails,
+ * naming both packages.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ErrorCodes, XdogError } from './errors.js';
+import { LIMITS } from './limits.js';
+import { userPluginDir } from './paths.js';
+import { PROVIDE_KINDS, type PluginProvides } from './plugin.js';
+
+export type PluginSource = 'builtin' | 'project' | 'user';
+
+export interface DiscoveredPlugin {
+  name: string;
+  /** The npm package that holds it. */
+  packageName: string;
+  version: string;
+  description?: string;
+  source: PluginSource;
+  /** The package folder. */
+  dir: string;
+  /** Absolute path of the entry module (not imported by discovery). */
+  entry: string;
+  provides: Required<PluginProvides>;
+}
+
+const NameList = z.array(z.string().min(1));
+const ProvidesSchema = z
+  .object({
+    tools: NameList.optional(),
+    skills: NameList.optional(),
+    providers: NameList.optional(),
+    capabilities: NameList.optional(),
+    commands: NameList.optional(),
+  })
+  .strict();
+const PluginEntrySchema = z.object({ name: z.string().min(1), entry: z.string().min(1), provides: ProvidesSchema.optional() }).strict();
+/** The `"xdog"` field: one plugin, or a bundle of several (as xdog itself ships). */
+const XdogFieldSchema = z.union([
+  z.object({ entry: z.string().min(1), provides: ProvidesSchema.optional() }).strict(),
+  z.object({ plugins: z.array(PluginEntrySchema) }).strict(),
+]);
+
+interface PackageJson {
+  name?: string;
+  version?: string;
+  description?: string;
+  xdog?: unknown;
+}
+
+export interface DiscoveryOptions {
+  /** Where to start walking up for node_modules (default: process.cwd()). */
+  cwd?: string;
+  /** The xdog installation root (default: found from this file); null skips builtin and install sources. */
+  installRoot?: string | null;
+  /** The user plugin directory (default: `$XDG_DATA_HOME/xdog/plugins`). */
+  userDir?: string | null;
+}
+
+/** The folder of the installed xdog package (the one holding this file). */
+export function xdogInstallRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = readPackageJson(path.join(dir, 'package.json'));
+    if (pkg?.name === 'xdog') return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new XdogError(ErrorCodes.INVALID_STATE, 'cannot find the xdog package root above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+function readPackageJson(file: string): PackageJson | undefined {
+  let text: string;
+  try {
+    const stat = fs.statSync(file);
+    if (stat.size > LIMITS.pluginManifestBytes) {
+      throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${file} is ${stat.size} bytes, over the ${LIMITS.pluginManifestBytes}-byte limit for a package.json`);
+    }
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if (XdogError.is(error)) throw error;
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as PackageJson;
+  } catch (error) {
+    throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${file} is not valid JSON: ${(error as Error).message}`, {
+      hint: 'fix or remove that package',
+    });
+  }
+}
+
+function normaliseProvides(provides: PluginProvides | undefined): Required<PluginProvides> {
+  return {
+    tools: provides?.tools ?? [],
+    skills: provides?.skills ?? [],
+    providers: provides?.providers ?? [],
+    capabilities: provides?.capabilities ?? [],
+    commands: provides?.commands ?? [],
+  };
+}
+
+/** The plugins one package declares, or none when it has no `"xdog"` field. */
+export function pluginsOfPackage(dir: string, source: PluginSource): DiscoveredPlugin[] {
+  const file = path.join(dir, 'package.json');
+  const pkg = readPackageJson(file);
+  if (!pkg || pkg.xdog === undefined) return [];
+  const parsed = XdogFieldSchema.safeParse(pkg.xdog);
+  if (!parsed.success || typeof pkg.name !== 'string') {
+    const problem = parsed.success ? 'it has no "name"' : parsed.error.issues.map((i) => `${i.path.join('.') || 'xdog'}: ${i.message}`).join('; ');
+    throw new XdogError(ErrorCodes.PLUGIN_INVALID, `invalid "xdog" field in ${file}: ${problem}`, {
+      hint: 'the field is {"entry": "./dist/index.js", "provides": {"tools": [...]}}; see docs/plugins.md',
+    });
+  }
+  const base = { packageName: pkg.name, version: pkg.version ?? '0.0.0', description: pkg.description, source, dir };
+  const entries = 'plugins' in parsed.data ? parsed.data.plugins : [{ name: pkg.name, ...parsed.data }];
+  return entries.map((entry) => ({
+    ...base,
+    name: entry.name,
+    entry: path.resolve(dir, entry.entry),
+    provides: normaliseProvides(entry.provides),
+  }));
+}
+
+/** Package folders directly inside one node_modules folder (scoped ones included). */
+function packageDirs(nodeModules: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(nodeModules);
+  } catch {
+    return [];
+  }
+  const dirs: string[] = [];
+  for (const name of names.sort()) {
+    if (name.startsWith('.')) continue;
+    const full = path.join(nodeModules, name);
+    if (name.startsWith('@')) {
+      let scoped: string[] = [];
+      try {
+        scoped = fs.readdirSync(full);
+      } catch {
+        /* not a folder */
+      }
+      for (const inner of scoped.sort()) dirs.push(path.join(full, inner));
+    } else {
+      dirs.push(full);
+    }
+  }
+  return dirs;
+}
+
+function nodeModulesUpFrom(start: string): string[] {
+  const found: string[] = [];
+  let dir = path.resolve(start);
+  for (;;) {
+    found.push(path.join(dir, 'node_modules'));
+    const parent = path.dirname(dir);
+    if (parent === dir) return found;
+    dir = parent;
+  }
+}
+
+function realpathOr(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/** Finds every installed plugin. Reads JSON only; imports nothing. */
+export function discoverPlugins(options: DiscoveryOptions = {}): DiscoveredPlugin[] {
+  const installRoot = options.installRoot === undefined ? xdogInstallRoot() : options.installRoot;
+  const userDir = options.userDir === undefined ? userPluginDir() : options.userDir;
+  const seenDirs = new Set<string>();
+  const plugins: DiscoveredPlugin[] = [];
+  const visit = (dir: string, source: PluginSource) => {
+    const real = realpathOr(dir);
+    if (seenDirs.has(real)) return;
+    seenDirs.add(real);
+    plugins.push(...pluginsOfPackage(dir, source));
+  };
+
+  if (installRoot) visit(installRoot, 'builtin');
+  for (const nodeModules of nodeModulesUpFrom(options.cwd ?? process.cwd())) {
+    for (const dir of packageDirs(nodeModules)) visit(dir, 'project');
+  }
+  if (installRoot) for (const dir of packageDirs(path.join(installRoot, 'node_modules'))) visit(dir, 'builtin');
+  if (userDir) for (const dir of packageDirs(path.join(userDir, 'node_modules'))) visit(dir, 'user');
+
+  assertNoConflicts(plugins);
+  return plugins;
+}
+
+function describe(plugin: DiscoveredPlugin): string {
+  return `${plugin.packageName}@${plugin.version} (${plugin.source}: ${plugin.dir})`;
+}
+
+/** Fails when two plugins share a name, or provide the same name of one kind. */
+export function assertNoConflicts(plugins: readonly DiscoveredPlugin[]): void {
+  const owners = new Map<string, DiscoveredPlugin>();
+  const claim = (key: string, what: string, plugin: DiscoveredPlugin) => {
+    const previous = owners.get(key);
+    if (previous) {
+      throw new XdogError(ErrorCodes.PLUGIN_CONFLICT, `${what} is provided by both ${describe(previous)} and ${describe(plugin)}`, {
+        hint: `uninstall one of them (xdog plugins uninstall ${plugin.packageName})`,
+      });
+    }
+    owners.set(key, plugin);
+  };
+  for (const plugin of plugins) {
+    claim(`plugin:${plugin.name}`, `plugin "${plugin.name}"`, plugin);
+    for (const kind of PROVIDE_KINDS) {
+      for (const name of plugin.provides[kind]) claim(`${kind}:${name}`, `${kind.replace(/s$/, '')} "${name}"`, plugin);
+    }
+  }
+}
+
+/** Whether a discovered plugin's entry file exists (a stat, not an import). */
+export function entryExists(plugin: DiscoveredPlugin): boolean {
+  return fs.existsSync(plugin.entry);
+}

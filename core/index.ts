@@ -1,0 +1,18 @@
+/** The public API of xdog: what plugins and hosts import from 'xdog'. */
+import 'reflect-metadata';
+
+export * from './errors.js';
+export * from './limits.js';
+export * from './tokens.js';
+export * from './plugin.js';
+export * from './kernel.js';
+export * from './discovery.js';
+export * from './config.js';
+export * from './paths.js';
+export * from './agent/messages.js';
+export * from './agent/tool-types.js';
+export * from './model/types.js';
+export { ContainerModule, inject, injectable, named, optional } from 'inversify';
+export * from '../hooks/index.js';
+export * from './plugin-installer.js';
+export * from './bootstrap.js';

@@ -1,0 +1,60 @@
+/**
+ * Every bound xdog enforces, in one place. Going over a limit is an explicit
+ * `XdogError` (code `LIMIT_EXCEEDED` or a more specific one), never truncation.
+ * Values come from the seeds (see shared/reference/agent-features.md).
+ */
+
+import { MAX_TAPS_PER_HOOK } from '../hooks/tap.js';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+export const LIMITS = Object.freeze({
+  /** Taps one hook accepts (per hook instance); enforced by hooks/tap.ts. */
+  hookTapsPerHook: MAX_TAPS_PER_HOOK,
+
+  /** Events buffered by one prompt stream before the producer waits. */
+  eventBuffer: 256,
+
+  /** Identified queued inputs (steer + follow-up lanes together). */
+  queuedInputs: 32,
+  /** Text of one queued input, in UTF-8 bytes. */
+  queuedInputBytes: 16 * KiB,
+  /** Text of one user message, in UTF-8 bytes. */
+  messageTextBytes: 512 * KiB,
+
+  /** inputTransform: text a transform may return, in UTF-8 bytes. */
+  inputTransformTextBytes: 1 * MiB,
+  /** inputTransform: reject reason, in UTF-8 bytes. */
+  inputTransformReasonBytes: 2000,
+  /** inputTransform: handled feedback (non-empty), in UTF-8 bytes. */
+  inputTransformFeedbackBytes: 64 * KiB,
+
+  /** Image bytes per request when a model declares no limit. */
+  defaultImageBytes: 32 * MiB,
+
+  /** Whole-agent snapshot document, in bytes of JSON. */
+  snapshotBytes: 64 * MiB,
+  /** One message fragment of a split snapshot, in bytes of JSON. */
+  snapshotFragmentBytes: 8 * MiB,
+
+  /** Compaction: custom summary, in UTF-8 bytes. */
+  compactionSummaryBytes: 256 * KiB,
+  /** Compaction: details JSON, in bytes. */
+  compactionDetailsBytes: 64 * KiB,
+
+  /** Provider error message kept on an assistant message, in UTF-8 bytes. */
+  providerErrorMessageBytes: 8192,
+
+  /** Config file size, in bytes. */
+  configFileBytes: 1 * MiB,
+  /** A plugin's package.json read during discovery, in bytes. */
+  pluginManifestBytes: 1 * MiB,
+});
+
+export type LimitName = keyof typeof LIMITS;
+
+/** UTF-8 byte length of a string. */
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}

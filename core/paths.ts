@@ -1,0 +1,28 @@
+/** Where xdog keeps files, following the XDG base directory spec. */
+import os from 'node:os';
+import path from 'node:path';
+
+function xdgDir(variable: string, fallback: string[]): string {
+  const value = process.env[variable];
+  return value && path.isAbsolute(value) ? value : path.join(os.homedir(), ...fallback);
+}
+
+/** `$XDG_CONFIG_HOME/xdog` (default `~/.config/xdog`). */
+export function configDir(): string {
+  return path.join(xdgDir('XDG_CONFIG_HOME', ['.config']), 'xdog');
+}
+
+/** `$XDG_DATA_HOME/xdog` (default `~/.local/share/xdog`). */
+export function dataDir(): string {
+  return path.join(xdgDir('XDG_DATA_HOME', ['.local', 'share']), 'xdog');
+}
+
+/** The user plugin directory that `xdog plugins install` fills. */
+export function userPluginDir(): string {
+  return path.join(dataDir(), 'plugins');
+}
+
+/** The config file: `--config`, else `XDOG_CONFIG`, else `<configDir>/config.yaml`. */
+export function configFilePath(explicit?: string): string {
+  return explicit ?? process.env.XDOG_CONFIG ?? path.join(configDir(), 'config.yaml');
+}

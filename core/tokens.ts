@@ -1,0 +1,33 @@
+/**
+ * DI tokens. Each is a symbol named like the interface it stands for; a host
+ * module may `rebind` any of them. `Symbol.for` keeps tokens identical across
+ * two copies of xdog in one process (a plugin with its own nested install).
+ */
+import type { Kernel } from './kernel.js';
+import type { XdogConfig } from './config.js';
+
+/** A typed service identifier. */
+export type Token<T> = symbol & { readonly __service?: T };
+
+export function token<T>(name: string): Token<T> {
+  return Symbol.for(`xdog:${name}`) as Token<T>;
+}
+
+/** Time source; tests rebind it to a fake. */
+export interface Clock {
+  now(): number;
+}
+
+export class SystemClockImpl implements Clock {
+  now(): number {
+    return Date.now();
+  }
+}
+
+/** The kernel itself. */
+export const KernelToken = token<Kernel>('Kernel');
+/** The validated configuration the kernel was built with. */
+export const Config = token<XdogConfig>('Config');
+/** The working directory commands and tools are relative to. */
+export const WorkingDirectory = token<string>('WorkingDirectory');
+export const ClockToken = token<Clock>('Clock');

@@ -1,0 +1,3 @@
+export * from './agent.js';
+export * from './kernel.js';
+export * from './tap.js';
