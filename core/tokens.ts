@@ -31,3 +31,8 @@ export const Config = token<XdogConfig>('Config');
 /** The working directory commands and tools are relative to. */
 export const WorkingDirectory = token<string>('WorkingDirectory');
 export const ClockToken = token<Clock>('Clock');
+
+/** Multi-binding: model providers (collected by the model registry). */
+export const ModelProviderContribution = token<import('./model/types.js').ModelProvider>('ModelProvider');
+/** Multi-binding: tools a plugin contributes (collected into the host's ToolRepo). */
+export const ToolContribution = token<import('./agent/tool-types.js').AgentTool>('Tool');

@@ -70,3 +70,14 @@ export interface ModelStreamFn {
   /** The models this function can serve. */
   models?(): ModelInfo[];
 }
+
+/**
+ * A model provider, contributed by a provider plugin as a multi-binding of
+ * `ModelProviderContribution` and collected by the model registry.
+ */
+export interface ModelProvider {
+  /** The provider id: the part before "/" in "provider/model". */
+  readonly name: string;
+  /** Streams one message; receives the bare model id (without "provider/"). */
+  readonly stream: ModelStreamFn;
+}
