@@ -50,6 +50,20 @@ export const LIMITS = Object.freeze({
   configFileBytes: 1 * MiB,
   /** A plugin's package.json read during discovery, in bytes. */
   pluginManifestBytes: 1 * MiB,
+
+  /** One SKILL.md file (front matter and body), in bytes. */
+  skillFileBytes: 256 * KiB,
+  /** Skills one SkillRepo index may hold. */
+  skillsPerRepo: 1024,
+  /** Skills active on one agent at once (session and turn together). */
+  activeSkills: 32,
+
+  /** One Flow workflow file, in bytes. */
+  flowFileBytes: 1 * MiB,
+  /** Steps in one Flow workflow. */
+  flowSteps: 128,
+  /** One rendered Flow value (a prompt, tool arguments, the result), in bytes of JSON. */
+  flowValueBytes: 1 * MiB,
 });
 
 export type LimitName = keyof typeof LIMITS;
