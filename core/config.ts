@@ -36,12 +36,78 @@ export const ModelConfigSchema = z
   })
   .strict();
 
+/** An MCP Root: a local absolute directory disclosed to one connected server. */
+export const McpRootSchema = z
+  .object({
+    uri: z.string().regex(/^file:\/\/\/[^?#]*$/, 'must be an absolute file:/// URI without query or fragment'),
+    name: z.string().min(1).optional(),
+  })
+  .strict();
+
+const mcpShared = {
+  /** Seconds one request may take (connect, list, call). */
+  timeout: z.number().positive().max(LIMITS.mcpTimeoutMaxSeconds).optional(),
+  /** Host policy: may an agent call this server's tools? Default false. */
+  allow_tools: z.boolean().optional(),
+  roots: z.array(McpRootSchema).max(LIMITS.mcpRoots).optional(),
+};
+
+/** An MCP server started as a child process (argv, no shell) speaking stdio. */
+export const McpStdioServerSchema = z
+  .object({
+    transport: z.literal('stdio'),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    /** Extra environment for the server process; values never appear in status. */
+    env: z.record(EnvName, z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+    ...mcpShared,
+  })
+  .strict();
+
+/** An MCP server reached over Streamable HTTP. */
+export const McpHttpServerSchema = z
+  .object({
+    transport: z.literal('http'),
+    url: z.string().url(),
+    headers: z.record(z.string().min(1), z.string()).optional(),
+    /** Header name → environment variable holding its value, read at connect. */
+    headers_env: z.record(z.string().min(1), EnvName).optional(),
+    allow_insecure_http: z.boolean().optional(),
+    ...mcpShared,
+  })
+  .strict();
+
+/** One `mcp_servers` entry; `transport` defaults to "stdio". The mcp plugin validates programmatic input with it too. */
+export const McpServerConfigSchema = z.preprocess(
+  (value) =>
+    value && typeof value === 'object' && !Array.isArray(value) && !('transport' in value)
+      ? { transport: 'stdio', ...value }
+      : value,
+  z.discriminatedUnion('transport', [McpStdioServerSchema, McpHttpServerSchema]),
+);
+
+const serverIdRule = `must be 1-${LIMITS.mcpServerIdLength} ASCII letters, digits or "-", starting with a letter or digit`;
+
+/** Server ids: bounded ASCII names, used in tool aliases. */
+export const McpServerIdSchema = z
+  .string()
+  .regex(new RegExp(`^[A-Za-z0-9][A-Za-z0-9-]{0,${LIMITS.mcpServerIdLength - 1}}$`), serverIdRule)
+  .describe(serverIdRule);
+
+export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
+
 export const ConfigSchema = z
   .object({
     model: z.string().optional(),
     providers: z.record(z.string(), ProviderConfigSchema).optional(),
     models: z.array(ModelConfigSchema).optional(),
     faux: z.object({ script: z.string() }).strict().optional(),
+    mcp_servers: z
+      .record(McpServerIdSchema, McpServerConfigSchema, {
+        error: (issue) => (issue.code === 'invalid_key' ? `server id ${serverIdRule}` : undefined),
+      })
+      .optional(),
   })
   .strict();
 

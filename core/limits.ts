@@ -64,6 +64,35 @@ export const LIMITS = Object.freeze({
   flowSteps: 128,
   /** One rendered Flow value (a prompt, tool arguments, the result), in bytes of JSON. */
   flowValueBytes: 1 * MiB,
+
+  /** MCP: length of a server id (ASCII). */
+  mcpServerIdLength: 32,
+  /** MCP: Roots configured for one server. */
+  mcpRoots: 16,
+  /** MCP: largest per-server request timeout, in seconds. */
+  mcpTimeoutMaxSeconds: 3600,
+  /** MCP: request timeout when the config names none, in seconds. */
+  mcpDefaultTimeoutSeconds: 60,
+  /** MCP: one JSON-RPC message (stdio frame or HTTP body), in bytes. */
+  mcpMessageBytes: 8 * MiB,
+  /** MCP: decoded bytes of one binary content block. */
+  mcpBlockDecodedBytes: 4 * MiB,
+  /** MCP: retained annotations/_meta of one result, in bytes of JSON. */
+  mcpMetadataBytes: 1 * MiB,
+  /** MCP: stderr kept from a stdio server (the newest bytes). */
+  mcpStderrBytes: 64 * KiB,
+  /** MCP: pages one catalog listing (tools, resources, templates, prompts) may take. */
+  mcpCatalogPages: 64,
+  /** MCP: entries one catalog may hold. */
+  mcpCatalogEntries: 4096,
+  /** MCP: one advertised JSON Schema, in bytes of JSON. */
+  mcpSchemaBytes: 1 * MiB,
+  /** MCP: tool alias length (provider tool-name limit). */
+  mcpToolAliasLength: 64,
+  /** MCP: completion values one answer may carry. */
+  mcpCompletionValues: 100,
+  /** MCP: milliseconds a stdio server gets after SIGTERM before SIGKILL. */
+  mcpKillGraceMs: 2000,
 });
 
 export type LimitName = keyof typeof LIMITS;
