@@ -2,13 +2,15 @@
  * Installs and removes plugins in the user plugin directory, an npm prefix of
  * its own (`$XDG_DATA_HOME/xdog/plugins`), by running npm as a subprocess.
  * An installed package must carry an `"xdog"` field; otherwise it is removed
- * again and the install fails.
+ * again and the install fails. Plugins import `xdog` as a peer: the running
+ * installation is linked into the prefix (npm is told not to fetch peers), so
+ * a plugin always sees the same xdog as the CLI that loads it.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { assertNoConflicts, discoverPlugins, pluginsOfPackage, type DiscoveredPlugin, type DiscoveryOptions } from './discovery.js';
+import { assertNoConflicts, discoverPlugins, pluginsOfPackage, xdogInstallRoot, type DiscoveredPlugin, type DiscoveryOptions } from './discovery.js';
 import { ErrorCodes, XdogError } from './errors.js';
 import { userPluginDir } from './paths.js';
 
@@ -27,10 +29,20 @@ function ensurePrefix(dir: string): void {
   }
 }
 
+/** Points `<prefix>/node_modules/xdog` at the running installation (npm prunes it, so after every npm run). */
+function linkXdog(dir: string): void {
+  const link = path.join(dir, 'node_modules', 'xdog');
+  fs.mkdirSync(path.dirname(link), { recursive: true });
+  fs.rmSync(link, { recursive: true, force: true });
+  fs.symlinkSync(xdogInstallRoot(), link, 'dir');
+}
+
 async function npm(args: string[], cwd: string): Promise<void> {
   try {
-    await run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 });
+    await run('npm', [...args, '--no-audit', '--no-fund', '--legacy-peer-deps', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 });
+    linkXdog(cwd);
   } catch (error) {
+    linkXdog(cwd);
     const stderr = String((error as { stderr?: string }).stderr ?? '').trim();
     const reason = stderr.split('\n').filter((line) => line.trim()).slice(-3).join(' ') || (error as Error).message;
     throw new XdogError(ErrorCodes.PLUGIN_INSTALL_FAILED, `npm ${args[0]} failed: ${reason}`, {
@@ -44,7 +56,7 @@ async function npm(args: string[], cwd: string): Promise<void> {
 function installedNames(dir: string): string[] {
   try {
     const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-    return Object.keys(pkg.dependencies ?? {});
+    return Object.keys(pkg.dependencies ?? {}).filter((name) => name !== 'xdog');
   } catch {
     return [];
   }

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createKernel, discoverPlugins, ErrorCodes, XdogError } from '../../core/index.js';
+import { repoRoot } from '../support/cli.js';
+import { tempDir, writeTree } from '../support/temp.js';
+
+const exampleDir = path.join(repoRoot, 'docs/examples/xdog-plugin-hello');
+
+/** A host project whose node_modules holds the example plugin and xdog itself (linked, as npm would). */
+function projectWithExample(): string {
+  const project = tempDir();
+  writeTree(project, { 'package.json': { name: 'host-app', private: true } });
+  const nodeModules = path.join(project, 'node_modules');
+  fs.mkdirSync(nodeModules);
+  fs.cpSync(exampleDir, path.join(nodeModules, 'xdog-plugin-hello'), { recursive: true });
+  fs.symlinkSync(repoRoot, path.join(nodeModules, 'xdog'), 'dir');
+  return project;
+}
+
+const isolated = { installRoot: null, userDir: null } as const;
+
+describe('plugin discovery', () => {
+  it('finds a plugin package installed in the project, walking up from a subfolder', () => {
+    const project = projectWithExample();
+    const nested = path.join(project, 'src/deep');
+    fs.mkdirSync(nested, { recursive: true });
+    const plugins = discoverPlugins({ cwd: nested, ...isolated });
+    const hello = plugins.find((plugin) => plugin.name === 'xdog-plugin-hello');
+    expect(hello).toMatchObject({
+      packageName: 'xdog-plugin-hello',
+      version: '1.0.0',
+      source: 'project',
+      entry: path.join(project, 'node_modules/xdog-plugin-hello/index.js'),
+    });
+    expect(hello?.provides.tools).toEqual(['hello']);
+  });
+
+  it('ignores packages without an "xdog" field, scoped ones included', () => {
+    const project = tempDir();
+    writeTree(project, {
+      'node_modules/left-pad/package.json': { name: 'left-pad', version: '1.0.0' },
+      'node_modules/@acme/util/package.json': { name: '@acme/util', version: '2.0.0' },
+      'node_modules/@acme/xdog-tools/package.json': { name: '@acme/xdog-tools', version: '0.1.0', xdog: { entry: './i.js', provides: { tools: ['t'] } } },
+    });
+    const names = discoverPlugins({ cwd: project, ...isolated }).map((plugin) => plugin.name);
+    expect(names).toEqual(['@acme/xdog-tools']);
+  });
+
+  it('is inert: a plugin whose entry throws on import is listed, and loading it fails clearly', async () => {
+    const project = tempDir();
+    writeTree(project, {
+      'node_modules/xdog-plugin-broken/package.json': { name: 'xdog-plugin-broken', version: '0.0.1', type: 'module', xdog: { entry: './index.js' } },
+      'node_modules/xdog-plugin-broken/index.js': `globalThis.__brokenImported = true; throw new Error('boom at import');`,
+    });
+    const [broken] = discoverPlugins({ cwd: project, ...isolated });
+    expect(broken?.name).toBe('xdog-plugin-broken');
+    expect((globalThis as Record<string, unknown>).__brokenImported).toBeUndefined();
+
+    const failure = await createKernel({ plugins: [broken!] }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(XdogError);
+    expect((failure as XdogError).code).toBe(ErrorCodes.PLUGIN_LOAD_FAILED);
+    expect((failure as XdogError).message).toContain('xdog-plugin-broken');
+    expect((failure as XdogError).message).toContain('boom at import');
+  });
+
+  it('refuses the same provided name from two packages, naming both', () => {
+    const project = tempDir();
+    writeTree(project, {
+      'node_modules/xdog-plugin-a/package.json': { name: 'xdog-plugin-a', version: '1.0.0', xdog: { entry: './a.js', provides: { tools: ['search'] } } },
+      'node_modules/xdog-plugin-b/package.json': { name: 'xdog-plugin-b', version: '2.0.0', xdog: { entry: './b.js', provides: { tools: ['search'] } } },
+    });
+    expect(() => discoverPlugins({ cwd: project, ...isolated })).toThrowError(/tool "search" is provided by both xdog-plugin-a@1\.0\.0 .* and xdog-plugin-b@2\.0\.0/);
+  });
+
+  it('rejects a malformed "xdog" field with the file named', () => {
+    const project = tempDir();
+    writeTree(project, { 'node_modules/xdog-plugin-bad/package.json': { name: 'xdog-plugin-bad', xdog: { entry: 42 } } });
+    expect(() => discoverPlugins({ cwd: project, ...isolated })).toThrowError(/invalid "xdog" field in .*xdog-plugin-bad\/package\.json/);
+  });
+
+  it('searches the user plugin directory and labels its plugins "user"', () => {
+    const userDir = tempDir();
+    writeTree(userDir, { 'node_modules/xdog-plugin-u/package.json': { name: 'xdog-plugin-u', version: '1.0.0', xdog: { entry: './u.js' } } });
+    const plugins = discoverPlugins({ cwd: tempDir(), installRoot: null, userDir });
+    expect(plugins.map((plugin) => [plugin.name, plugin.source])).toEqual([['xdog-plugin-u', 'user']]);
+  });
+
+  it('imports the example plugin on load: its service is bound and its kernel hook is tapped', async () => {
+    const project = projectWithExample();
+    const hello = discoverPlugins({ cwd: project, ...isolated }).find((plugin) => plugin.name === 'xdog-plugin-hello')!;
+    const kernel = await createKernel({ plugins: [hello] });
+    const { Greeter } = (await import(hello.entry)) as { Greeter: symbol };
+    const greeter = kernel.get(Greeter as never) as { greet(name: string): string; agentsCreated: number };
+    expect(greeter.greet('Ada')).toBe('Hello, Ada!');
+    kernel.hooks.agentCreated.call({} as never);
+    expect(greeter.agentsCreated).toBe(1);
+    await kernel.open();
+    await kernel.close();
+  });
+});
