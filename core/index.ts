@@ -16,3 +16,7 @@ export { ContainerModule, inject, injectable, named, optional } from 'inversify'
 export * from '../hooks/index.js';
 export * from './plugin-installer.js';
 export * from './bootstrap.js';
+export * from './skills/skill-file.js';
+export * from './skills/skill-repo.js';
+export * from './skills/skill-tool.js';
+export * from './skills/skill-placement.js';
