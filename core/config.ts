@@ -103,6 +103,11 @@ export const ConfigSchema = z
     providers: z.record(z.string(), ProviderConfigSchema).optional(),
     models: z.array(ModelConfigSchema).optional(),
     faux: z.object({ script: z.string() }).strict().optional(),
+    /** The web_search tool's backend; without it the tool is absent. */
+    web_search: z
+      .object({ backend: z.literal('searxng'), url: z.string().url(), api_key_env: EnvName.optional() })
+      .strict()
+      .optional(),
     mcp_servers: z
       .record(McpServerIdSchema, McpServerConfigSchema, {
         error: (issue) => (issue.code === 'invalid_key' ? `server id ${serverIdRule}` : undefined),

@@ -46,6 +46,42 @@ export const LIMITS = Object.freeze({
   /** Provider error message kept on an assistant message, in UTF-8 bytes. */
   providerErrorMessageBytes: 8192,
 
+  /** Provider retries of one request (429, 5xx, dropped connection; only before output started). */
+  providerRetryAttempts: 4,
+  /** Longest wait before one provider retry, in ms; a longer Retry-After is an error, not a wait. */
+  providerRetryMaxDelayMs: 60_000,
+  /** First backoff delay of provider retries, in ms (doubles per attempt, with jitter). */
+  providerRetryBaseDelayMs: 1000,
+  /** The credentials file, in bytes. */
+  credentialsFileBytes: 1 * MiB,
+
+  /** bash tool: output kept for the model (the newest bytes; a notice says what was cut). */
+  bashOutputBytes: 64 * KiB,
+  /** bash tool: default timeout, in seconds. */
+  bashDefaultTimeoutSeconds: 120,
+  /** bash tool: largest timeout a call may ask for, in seconds. */
+  bashMaxTimeoutSeconds: 3600,
+  /** read tool: bytes one call returns. */
+  readToolBytes: 256 * KiB,
+  /** read tool: lines one call returns. */
+  readToolLines: 2000,
+  /** read/write/edit tools: size of a file they load whole, in bytes. */
+  fileToolFileBytes: 16 * MiB,
+  /** ls/find tools: entries one call returns. */
+  listToolEntries: 1000,
+  /** grep tool: matches one call returns. */
+  grepToolMatches: 200,
+  /** grep tool: a file larger than this is skipped (and counted), in bytes. */
+  grepToolFileBytes: 2 * MiB,
+  /** grep/find tools: files one walk visits. */
+  walkToolFiles: 100_000,
+  /** grep/read tools: characters of one line shown to the model. */
+  toolLineChars: 2000,
+  /** web_search tool: results one call returns. */
+  webSearchResults: 10,
+  /** web_search tool: HTTP response body, in bytes. */
+  webSearchResponseBytes: 2 * MiB,
+
   /** Config file size, in bytes. */
   configFileBytes: 1 * MiB,
   /** A plugin's package.json read during discovery, in bytes. */

@@ -36,3 +36,7 @@ export const ClockToken = token<Clock>('Clock');
 export const ModelProviderContribution = token<import('./model/types.js').ModelProvider>('ModelProvider');
 /** Multi-binding: tools a plugin contributes (collected into the host's ToolRepo). */
 export const ToolContribution = token<import('./agent/tool-types.js').AgentTool>('Tool');
+/** The model registry service; hosts may rebind it (see core/model/registry.ts). */
+export const ModelRegistryToken = token<import('./model/registry.js').ModelRegistry>('ModelRegistry');
+/** The credential store for provider logins and API keys (see core/credentials.ts). */
+export const CredentialStoreToken = token<import('./credentials.js').CredentialStore>('CredentialStore');
