@@ -11,6 +11,7 @@ export * from './config.js';
 export * from './paths.js';
 export * from './agent/messages.js';
 export * from './agent/tool-types.js';
+export * from './agent/index.js';
 export * from './model/types.js';
 export * from './model/catalog.js';
 export * from './model/registry.js';

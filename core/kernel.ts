@@ -9,7 +9,10 @@
 import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
 import { Container, type ContainerModule } from 'inversify';
-import { createKernelHooks, type HookedAgent, type KernelHooks } from '../hooks/kernel.js';
+import { createKernelHooks, type KernelHooks } from '../hooks/kernel.js';
+import { Agent } from './agent/agent.js';
+import type { AgentConfig, AgentOptions } from './agent/types.js';
+import type { ModelStreamFn } from './model/types.js';
 import type { XdogConfig } from './config.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import { ErrorCodes, XdogError, describeError } from './errors.js';
@@ -37,7 +40,7 @@ export interface KernelOptions {
 
 export class Kernel {
   readonly container: Container;
-  readonly hooks: KernelHooks<HookedAgent>;
+  readonly hooks: KernelHooks<Agent>;
   readonly config: XdogConfig;
   readonly #plugins: LoadedPlugin[] = [];
   #opened: LoadedPlugin[] = [];
@@ -47,11 +50,27 @@ export class Kernel {
   constructor(config: XdogConfig, cwd: string) {
     this.config = config;
     this.container = new Container({ defaultScope: 'Singleton' });
-    this.hooks = createKernelHooks<HookedAgent>();
+    this.hooks = createKernelHooks<Agent>();
     this.container.bind(KernelToken).toConstantValue(this);
     this.container.bind(Config).toConstantValue(config);
     this.container.bind(WorkingDirectory).toConstantValue(cwd);
     this.container.bind(ClockToken).to(SystemClockImpl).inSingletonScope();
+  }
+
+  /**
+   * Creates an Agent wired to the plugins: fires `agentCreated` (plugins tap
+   * `agent.hooks` there) and, when that agent closes, `agentClosed`.
+   */
+  createAgent(streamFn: ModelStreamFn, config: AgentConfig, options: AgentOptions = {}): Agent {
+    const agent = new Agent(streamFn, config, options);
+    agent.onClose(() => this.hooks.agentClosed.call(agent));
+    try {
+      this.hooks.agentCreated.call(agent);
+    } catch (error) {
+      void agent.close();
+      throw new XdogError(ErrorCodes.HOOK_FAILED, `an agentCreated tap failed: ${describeError(error)}`, { cause: error });
+    }
+    return agent;
   }
 
   /** The service bound to a token. */

@@ -1,0 +1,711 @@
+/**
+ * The Agent: the stateful owner of one conversation (messages, model, tools,
+ * active selection, input queues, hooks). The turn logic lives in loop.ts;
+ * this class keeps state, admits inputs and turns misuse into XdogError.
+ * Model, tool and hook failures never throw from here: they become
+ * transcript data (stopReason error/aborted, error tool results).
+ */
+import { createAgentHooks, type AgentHooks, type InputTransformRequest } from '../../hooks/agent.js';
+import type { Disposer } from '../../hooks/tap.js';
+import { ErrorCodes, XdogError, describeError } from '../errors.js';
+import { LIMITS, utf8Bytes } from '../limits.js';
+import type { ModelInfo, ModelStreamFn } from '../model/types.js';
+import { EventBuffer } from './event-buffer.js';
+import type { AgentEvent, AgentEventListener } from './events.js';
+import { base64Bytes } from './image-admission.js';
+import { InputQueue, type QueueEntry } from './input-queue.js';
+import { runInputTransform } from './input-transform.js';
+import { runAgentLoop, type AgentLoopConfig } from './loop.js';
+import { MessageSchema, UserMessageSchema, type ImageContent, type Message, type Usage, type UserMessage, zeroUsage } from './messages.js';
+import { buildModelContext } from './model-context.js';
+import {
+  buildMetadata,
+  buildSnapshot,
+  parseParts,
+  parseSnapshot,
+  type AgentSnapshot,
+  type RestoreOptions,
+  type SnapshotMetadata,
+  type SnapshotState,
+} from './snapshot.js';
+import type { ActiveTool } from './tool-execution.js';
+import { toolDefinition } from './tool-arguments.js';
+import { ToolRepo, assertAgentTool } from './tool-repo.js';
+import type { AgentTool, RemoteToolSource } from './tool-types.js';
+import type {
+  AgentConfig,
+  AgentOptions,
+  HandledInput,
+  InputChange,
+  InputLane,
+  PromptInput,
+  QueuedInput,
+  RejectedMessage,
+  RunResult,
+  RunStatus,
+} from './types.js';
+
+/**
+ * The event stream of one prompt. Iterate it to read events (the run waits
+ * when 256 are unread); `result()` resolves when the run settles. Calling
+ * `result()` without iterating discards the events so the run can finish.
+ * `result()` rejects only when a request was refused before reaching the
+ * model (HOOK_FAILED, IMAGE_REJECTED, CONFLICT...); model failures resolve
+ * with status "error".
+ */
+export interface PromptStream extends AsyncIterable<AgentEvent> {
+  result(): Promise<RunResult>;
+}
+
+/** Options of `setActiveTools`. */
+export interface ActiveToolsOptions {
+  /** Must equal `agent.toolSelectionRevision`; a stale value fails with CONFLICT. */
+  expectedRevision: number;
+}
+
+interface RunOutcome {
+  result: RunResult;
+  error?: XdogError;
+}
+
+interface ActiveRun {
+  controller: AbortController;
+  buffer: EventBuffer<AgentEvent>;
+  done: Promise<RunOutcome>;
+}
+
+/** A prompt checked and ready to admit: user inputs go through inputTransform, the rest is appended as is. */
+type PreparedPrompt = Message[];
+
+function textOf(message: UserMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+}
+
+function imagesOf(message: UserMessage): ImageContent[] {
+  return typeof message.content === 'string' ? [] : message.content.filter((part): part is ImageContent => part.type === 'image');
+}
+
+/** The message with its text replaced by `text`; images and the timestamp are kept. */
+function withText(message: UserMessage, text: string): UserMessage {
+  if (typeof message.content === 'string') return { ...message, content: text };
+  const images = imagesOf(message);
+  return { ...message, content: images.length ? [{ type: 'text', text }, ...images] : text };
+}
+
+function userMessage(text: string, images: readonly ImageContent[], now: number): UserMessage {
+  return { role: 'user', content: images.length ? [{ type: 'text', text }, ...images] : text, timestamp: now };
+}
+
+function describeImages(images: readonly ImageContent[]): InputTransformRequest['images'] {
+  return images.map((image) => ({ mimeType: image.mimeType, bytes: base64Bytes(image.data) }));
+}
+
+function addUsage(total: Usage, usage: Usage): Usage {
+  return {
+    input: total.input + usage.input,
+    output: total.output + usage.output,
+    cacheRead: total.cacheRead + (usage.cacheRead ?? 0),
+    cacheWrite: total.cacheWrite + (usage.cacheWrite ?? 0),
+  };
+}
+
+function checkMessageText(text: string): void {
+  const bytes = utf8Bytes(text);
+  if (bytes > LIMITS.messageTextBytes) {
+    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `a user message is ${bytes} bytes of text, over the limit of ${LIMITS.messageTextBytes}`, {
+      hint: 'send a shorter message, or attach the text as a file the tools can read',
+    });
+  }
+}
+
+/** One conversation with a model. Works without a kernel: `new Agent(streamFn, { model })`. */
+export class Agent {
+  /** The hook points of this agent (tap with `tapHook` for a disposer). */
+  readonly hooks: AgentHooks = createAgentHooks();
+  #config: AgentConfig;
+  #streamFn: ModelStreamFn;
+  #messages: Message[] = [];
+  #usage: Usage = zeroUsage();
+  #localTools: AgentTool[] = [];
+  #remote?: RemoteToolSource;
+  #remoteDisposer?: () => void;
+  #selection: string[] | null = null;
+  #revision = 0;
+  readonly #toolCtx: Record<string, unknown>;
+  readonly #queue = new InputQueue();
+  #rejected: RejectedMessage[] = [];
+  #handled: HandledInput[] = [];
+  readonly #listeners = new Set<AgentEventListener>();
+  readonly #closeListeners = new Set<() => void>();
+  #run?: ActiveRun;
+  #closed = false;
+
+  constructor(streamFn: ModelStreamFn, config: AgentConfig, options: AgentOptions = {}) {
+    if (typeof streamFn !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'an Agent needs a model stream function');
+    if (!config || typeof config.model !== 'string' || config.model.length === 0) {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'AgentConfig.model must name a model', { hint: 'for example { model: "faux/demo" }' });
+    }
+    if (config.toolExecution !== undefined && config.toolExecution !== 'parallel' && config.toolExecution !== 'sequential') {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `unknown toolExecution ${JSON.stringify(config.toolExecution)}`, { hint: 'use "parallel" or "sequential"' });
+    }
+    this.#streamFn = streamFn;
+    this.#config = { ...config };
+    this.#toolCtx = { ...(options.toolCtx ?? {}) };
+    if (options.tools) this.#replaceLocalTools(options.tools instanceof ToolRepo ? options.tools.tools : options.tools);
+    if (options.remoteTools) this.#attachRemote(options.remoteTools);
+  }
+
+  // ---- state -------------------------------------------------------------
+
+  /** The configuration (a copy). */
+  get config(): Readonly<AgentConfig> {
+    return { ...this.#config };
+  }
+
+  /** The conversation history (a copy). */
+  get messages(): Message[] {
+    return this.#messages.slice();
+  }
+
+  /** Token usage summed over every assistant message this agent received. */
+  get usage(): Usage {
+    return { ...this.#usage };
+  }
+
+  /** True when no run is in progress. */
+  get isIdle(): boolean {
+    return this.#run === undefined;
+  }
+
+  /** True after `close()`. */
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  /** Observes every event of every run; returns an idempotent disposer. */
+  subscribe(listener: AgentEventListener): Disposer {
+    if (typeof listener !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'subscribe() needs a function');
+    const entry: AgentEventListener = (event) => listener(event);
+    this.#listeners.add(entry);
+    return () => void this.#listeners.delete(entry);
+  }
+
+  /** Called once when the agent closes (the kernel uses it for `agentClosed`); returns a disposer. */
+  onClose(listener: () => void): Disposer {
+    this.#closeListeners.add(listener);
+    return () => void this.#closeListeners.delete(listener);
+  }
+
+  /** Replaces the model stream function; idle only. */
+  setStreamFn(streamFn: ModelStreamFn): void {
+    this.#assertIdle('setStreamFn()');
+    if (typeof streamFn !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'setStreamFn() needs a function');
+    this.#streamFn = streamFn;
+  }
+
+  /** Switches the model for the next prompt; idle only. */
+  setModel(model: string): void {
+    this.#assertIdle('setModel()');
+    if (typeof model !== 'string' || model.length === 0) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'setModel() needs a model id');
+    this.#config = { ...this.#config, model };
+  }
+
+  /** The current model's metadata from the stream function, when it declares any. */
+  resolveModel(): ModelInfo | undefined {
+    try {
+      return this.#streamFn.resolveModel?.(this.#config.model);
+    } catch (error) {
+      throw new XdogError(ErrorCodes.MODEL_FAILED, `resolving metadata for ${this.#config.model} failed: ${describeError(error)}`, { cause: error });
+    }
+  }
+
+  // ---- tools -------------------------------------------------------------
+
+  /** The ordinary (local) tools. */
+  get localTools(): readonly AgentTool[] {
+    return Object.freeze([...this.#localTools]);
+  }
+
+  /** Local plus remote tools; a name that is both fails with CONFLICT. */
+  get tools(): readonly AgentTool[] {
+    const remote = this.#remoteTools();
+    const local = new Set(this.#localTools.map((tool) => tool.name));
+    for (const tool of remote) {
+      if (local.has(tool.name)) {
+        throw new XdogError(ErrorCodes.CONFLICT, `tool "${tool.name}" is both a local and a remote tool`, {
+          hint: 'rename or remove one of them; remote tools are namespaced by their server',
+        });
+      }
+    }
+    return Object.freeze([...this.#localTools, ...remote]);
+  }
+
+  /** The tools the model sees: all tools, or the explicit selection among them. */
+  get activeTools(): readonly AgentTool[] {
+    const all = this.tools;
+    if (this.#selection === null) return all;
+    const selected = new Set(this.#selection);
+    return Object.freeze(all.filter((tool) => selected.has(tool.name)));
+  }
+
+  /** Increases whenever the active selection changes (explicitly or by pruning). */
+  get toolSelectionRevision(): number {
+    return this.#revision;
+  }
+
+  /** Replaces the local tools; idle only. The active selection never grows (names that vanish leave it). */
+  setTools(tools: readonly AgentTool[] | ToolRepo): void {
+    this.#assertIdle('setTools()');
+    this.#replaceLocalTools(tools instanceof ToolRepo ? tools.tools : tools);
+    this.#pruneSelection();
+  }
+
+  /** Selects the active tools (`null` = all, `[]` = none); idle only and revision-checked. */
+  setActiveTools(names: readonly string[] | null, options: ActiveToolsOptions): void {
+    this.#assertIdle('setActiveTools()');
+    if (options?.expectedRevision !== this.#revision) {
+      throw new XdogError(ErrorCodes.CONFLICT, `the tool selection changed (revision ${this.#revision}, expected ${options?.expectedRevision})`, {
+        hint: 'read agent.toolSelectionRevision and agent.activeTools again, then retry',
+      });
+    }
+    if (names !== null) {
+      const known = new Set(this.tools.map((tool) => tool.name));
+      const unique = new Set(names);
+      if (unique.size !== names.length) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'setActiveTools() got a name twice');
+      for (const name of names) {
+        if (!known.has(name)) throw new XdogError(ErrorCodes.NOT_FOUND, `no tool named "${name}"`, { hint: `available: ${[...known].join(', ') || '(none)'}` });
+      }
+    }
+    this.#selection = names === null ? null : [...names];
+    this.#revision++;
+  }
+
+  /** Attaches (or with `undefined` detaches) the remote tool source; idle only. */
+  setRemoteTools(source: RemoteToolSource | undefined): void {
+    this.#assertIdle('setRemoteTools()');
+    this.#remoteDisposer?.();
+    this.#remoteDisposer = undefined;
+    this.#remote = undefined;
+    if (source) this.#attachRemote(source);
+    this.#pruneSelection();
+  }
+
+  #replaceLocalTools(tools: readonly AgentTool[]): void {
+    const names = new Set<string>();
+    for (const tool of tools) {
+      assertAgentTool(tool);
+      if (names.has(tool.name)) throw new XdogError(ErrorCodes.CONFLICT, `two tools are named "${tool.name}"`, { hint: 'give each tool a unique name' });
+      names.add(tool.name);
+    }
+    const previous = this.#localTools;
+    this.#localTools = [...tools];
+    try {
+      void this.tools; // fails on a local/remote conflict
+    } catch (error) {
+      this.#localTools = previous;
+      throw error;
+    }
+  }
+
+  #attachRemote(source: RemoteToolSource): void {
+    if (!source || typeof source.tools !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'a remote tool source needs a tools() function');
+    this.#remote = source;
+    try {
+      void this.tools;
+    } catch (error) {
+      this.#remote = undefined;
+      throw error;
+    }
+    this.#remoteDisposer = source.onChange?.(() => this.#pruneSelection());
+  }
+
+  #remoteTools(): AgentTool[] {
+    if (!this.#remote) return [];
+    try {
+      return [...this.#remote.tools()];
+    } catch (error) {
+      throw new XdogError(ErrorCodes.MCP_FAILED, `listing remote tools failed: ${describeError(error)}`, { cause: error });
+    }
+  }
+
+  /** Drops selected names that no longer exist, so a tool that reappears is not re-added. */
+  #pruneSelection(): void {
+    if (this.#selection === null) return;
+    let names: Set<string>;
+    try {
+      names = new Set(this.tools.map((tool) => tool.name));
+    } catch {
+      return; // a conflict is reported when the tools are next used
+    }
+    const kept = this.#selection.filter((name) => names.has(name));
+    if (kept.length !== this.#selection.length) {
+      this.#selection = kept;
+      this.#revision++;
+    }
+  }
+
+  // ---- queued inputs -----------------------------------------------------
+
+  /** Queues a plain steer: admitted at the next checkpoint, after the current tool batch. */
+  steer(text: string, images: readonly ImageContent[] = []): void {
+    this.#assertOpen();
+    this.#queue.add({ text, images: [...images], lane: 'steer' });
+  }
+
+  /** Queues a plain follow-up: admitted only when the agent would otherwise stop. */
+  followUp(text: string, images: readonly ImageContent[] = []): void {
+    this.#assertOpen();
+    this.#queue.add({ text, images: [...images], lane: 'followUp' });
+  }
+
+  /** Queues an identified input in a lane; returns its immutable view. */
+  queueInput(id: string, text: string, lane: InputLane, images: readonly ImageContent[] = []): QueuedInput {
+    this.#assertOpen();
+    if (typeof id !== 'string' || id.length === 0) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'queueInput() needs a non-empty id');
+    this.#queue.add({ id, text, images: [...images], lane });
+    return this.#queue.pending().find((input) => input.id === id)!;
+  }
+
+  /** The identified inputs not yet consumed (queued, selected or rejected). */
+  pendingInputs(): QueuedInput[] {
+    return this.#queue.pending();
+  }
+
+  /** Edits (`text`), removes, or moves (`-1`/`+1`) an identified input before a checkpoint selects it. */
+  changeInput(id: string, change: InputChange, argument?: string | number): QueuedInput | undefined {
+    return this.#queue.change(id, change, argument);
+  }
+
+  /** Removes and returns the unconsumed identified inputs whose id starts with `prefix`; idle only. */
+  drainInputs(prefix = ''): QueuedInput[] {
+    this.#assertIdle('drainInputs()');
+    return this.#queue.drain(prefix);
+  }
+
+  /** Returns and forgets the plain steers/follow-ups an input transform rejected. */
+  drainRejectedMessages(): RejectedMessage[] {
+    const drained = this.#rejected;
+    this.#rejected = [];
+    return drained;
+  }
+
+  /** Returns and forgets the receipts of handled inputs. */
+  drainHandledInputs(): HandledInput[] {
+    const drained = this.#handled;
+    this.#handled = [];
+    return drained;
+  }
+
+  // ---- runs --------------------------------------------------------------
+
+  /**
+   * Starts a run. Text or a user message is one input; a list of messages is
+   * one turn (user messages in it pass the input transform); `[]` continues
+   * from the current history. Throws when the agent is busy or closed.
+   */
+  prompt(input: PromptInput): PromptStream {
+    this.#assertOpen();
+    if (this.#run) {
+      throw new XdogError(ErrorCodes.INVALID_STATE, 'the agent is already running', {
+        hint: 'use steer() or followUp() to add input, or await agent.waitForIdle() first',
+      });
+    }
+    const prepared = this.#preparePrompt(input);
+    const run = { controller: new AbortController(), buffer: new EventBuffer<AgentEvent>(LIMITS.eventBuffer) } as ActiveRun;
+    this.#run = run;
+    run.done = this.#execute(prepared, run);
+    return {
+      [Symbol.asyncIterator]: () => run.buffer[Symbol.asyncIterator](),
+      result: async () => {
+        if (!run.buffer.iterating) run.buffer.discard();
+        const outcome = await run.done;
+        if (outcome.error) throw outcome.error;
+        return outcome.result;
+      },
+    };
+  }
+
+  /** Requests a cooperative stop: the model stream and running tools see the abort signal. */
+  abort(): void {
+    this.#run?.controller.abort();
+  }
+
+  /** Aborts and waits until the run (tools and hooks included) has settled. Unread events stay readable. */
+  async cancelAndWait(): Promise<void> {
+    const run = this.#run;
+    if (!run) return;
+    run.controller.abort();
+    run.buffer.unbound();
+    await run.done;
+  }
+
+  /** Waits until the current run (if any) settles; does not cancel. */
+  async waitForIdle(): Promise<void> {
+    await this.#run?.done;
+  }
+
+  /** Cancels any run and releases the agent; idempotent. Borrowed tool sources stay open (the host owns them). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.cancelAndWait();
+    this.#remoteDisposer?.();
+    this.#remoteDisposer = undefined;
+    this.#listeners.clear();
+    for (const listener of [...this.#closeListeners]) {
+      try {
+        listener();
+      } catch {
+        // A failing close observer must not keep the agent open.
+      }
+    }
+    this.#closeListeners.clear();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #preparePrompt(input: PromptInput): PreparedPrompt {
+    const now = Date.now();
+    let messages: Message[];
+    if (typeof input === 'string') messages = [{ role: 'user', content: input, timestamp: now }];
+    else if (Array.isArray(input)) {
+      messages = input.map((message, index) => {
+        const parsed = MessageSchema.safeParse(message);
+        if (!parsed.success) {
+          throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `prompt message ${index} is invalid: ${parsed.error.issues[0]?.message ?? 'bad shape'}`);
+        }
+        return parsed.data;
+      });
+      if (messages.length === 0 && this.#messages.length === 0) {
+        throw new XdogError(ErrorCodes.INVALID_STATE, 'prompt([]) continues a conversation, but there is none', { hint: 'send a first prompt' });
+      }
+    } else {
+      const parsed = UserMessageSchema.safeParse(input);
+      if (!parsed.success) {
+        throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `prompt() takes text, a user message or a message list: ${parsed.error.issues[0]?.message ?? 'bad shape'}`);
+      }
+      messages = [parsed.data];
+    }
+    for (const message of messages) if (message.role === 'user') checkMessageText(textOf(message));
+    return messages;
+  }
+
+  async #emit(run: ActiveRun, event: AgentEvent): Promise<void> {
+    await run.buffer.waitForSpace();
+    run.buffer.push(event);
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // Listeners observe; one that throws must not break the run.
+      }
+    }
+  }
+
+  async #commitInput(run: ActiveRun, message: Message, commit: (message: Message) => void): Promise<void> {
+    await this.#emit(run, { type: 'message_start', message });
+    await this.#emit(run, { type: 'message_end', message });
+    commit(message);
+  }
+
+  /** Admits the prompt's messages; returns a terminal status when nothing may reach the model. */
+  async #admitPrompt(
+    run: ActiveRun,
+    messages: PreparedPrompt,
+    commit: (message: Message) => void,
+  ): Promise<{ status: RunStatus; reason?: string } | undefined> {
+    const admitted: Message[] = [];
+    let handled = 0;
+    for (const message of messages) {
+      if (message.role !== 'user') {
+        admitted.push(message);
+        continue;
+      }
+      const text = textOf(message);
+      const images = imagesOf(message);
+      const decision = await runInputTransform(this.hooks, { text, images: describeImages(images), source: 'prompt' });
+      if (decision.action === 'reject') return { status: 'rejected', reason: decision.reason };
+      if (decision.action === 'handled') {
+        handled++;
+        const receipt: HandledInput = { source: 'prompt', text, images, feedback: decision.feedback };
+        this.#handled.push(receipt);
+        await this.#emit(run, { type: 'input_handled', receipt });
+        continue;
+      }
+      admitted.push(decision.text === text ? message : withText(message, decision.text));
+    }
+    if (handled > 0 && admitted.length === 0) return { status: 'handled' };
+    if (run.controller.signal.aborted) return { status: 'aborted' };
+    for (const message of admitted) await this.#commitInput(run, message, commit);
+    return undefined;
+  }
+
+  /** Admits at most one queued input of `lane` (ONE_AT_A_TIME); refused and handled ones are set aside. */
+  async #admitQueued(run: ActiveRun, lane: InputLane, commit: (message: Message) => void): Promise<boolean> {
+    for (;;) {
+      const entry: QueueEntry | undefined = this.#queue.select(lane);
+      if (!entry) return false;
+      const request: InputTransformRequest = { text: entry.text, images: describeImages(entry.images), source: lane, ...(entry.id === undefined ? {} : { id: entry.id }) };
+      const decision = await runInputTransform(this.hooks, request);
+      if (decision.action === 'reject') {
+        this.#queue.reject(entry, decision.reason);
+        if (entry.id === undefined) this.#rejected.push({ message: userMessage(entry.text, entry.images, Date.now()), lane, reason: decision.reason });
+        continue;
+      }
+      if (decision.action === 'handled') {
+        this.#queue.remove(entry);
+        const receipt: HandledInput = { ...(entry.id === undefined ? {} : { id: entry.id }), source: lane, text: entry.text, images: entry.images, feedback: decision.feedback };
+        this.#handled.push(receipt);
+        await this.#emit(run, { type: 'input_handled', receipt });
+        continue;
+      }
+      if (run.controller.signal.aborted) return false; // stays selected; released when the run settles
+      this.#queue.remove(entry);
+      const message = userMessage(decision.text, entry.images, Date.now());
+      await this.#commitInput(run, message, commit);
+      await this.#emit(run, { type: 'input_consumed', ...(entry.id === undefined ? {} : { id: entry.id }), lane, message });
+      return true;
+    }
+  }
+
+  /** The tools the model may call now, by name. */
+  #activeToolMap(): Map<string, ActiveTool> {
+    const local = new Set(this.#localTools);
+    const map = new Map<string, ActiveTool>();
+    for (const tool of this.activeTools) map.set(tool.name, { tool, remote: !local.has(tool) });
+    return map;
+  }
+
+  async #execute(messages: PreparedPrompt, run: ActiveRun): Promise<RunOutcome> {
+    const newMessages: Message[] = [];
+    const commit = (message: Message) => {
+      this.#messages.push(message);
+      newMessages.push(message);
+      if (message.role === 'assistant') this.#usage = addUsage(this.#usage, message.usage);
+    };
+    const emit = (event: AgentEvent) => this.#emit(run, event);
+    const streamFn = this.#streamFn;
+    const config = this.#config;
+    let outcome: RunOutcome;
+    try {
+      await emit({ type: 'agent_start' });
+      const refused = await this.#admitPrompt(run, messages, commit);
+      if (refused) {
+        outcome = { result: { status: refused.status, newMessages, ...(refused.reason === undefined ? {} : { errorMessage: refused.reason }) } };
+      } else {
+        const loopConfig: AgentLoopConfig = {
+          model: config.model,
+          streamFn,
+          ...(config.thinking === undefined ? {} : { reasoning: config.thinking }),
+          signal: run.controller.signal,
+          hooks: this.hooks,
+          mode: config.toolExecution ?? 'parallel',
+          toolCtx: this.#toolCtx,
+          emit,
+          now: Date.now,
+          commit,
+          buildContext: async (turn) => {
+            const tools = this.#activeToolMap();
+            const context = await buildModelContext({
+              model: config.model,
+              systemPrompt: config.systemPrompt,
+              turn,
+              messages: this.#messages,
+              tools: [...tools.values()].map(({ tool }) => toolDefinition(tool)),
+              hooks: this.hooks,
+              modelInfo: this.resolveModel(),
+            });
+            return { context, tools };
+          },
+          afterTurn: async () => {
+            if (config.emitSnapshots) await emit({ type: 'snapshot', snapshot: buildSnapshot(this.#snapshotState()) });
+          },
+          admitSteer: () => this.#admitQueued(run, 'steer', commit),
+          admitFollowUp: () => this.#admitQueued(run, 'followUp', commit),
+        };
+        const ended = await runAgentLoop(loopConfig);
+        const last = ended.lastMessage;
+        outcome = {
+          result: {
+            status: ended.status,
+            newMessages,
+            ...(last ? { stopReason: last.stopReason } : {}),
+            ...(last?.errorMessage === undefined ? {} : { errorMessage: last.errorMessage }),
+          },
+        };
+      }
+    } catch (error) {
+      const failure = XdogError.is(error)
+        ? error
+        : new XdogError(ErrorCodes.INTERNAL, `the run failed: ${describeError(error)}`, { cause: error });
+      outcome = { result: { status: 'error', newMessages, errorMessage: failure.message }, error: failure };
+    }
+    this.#queue.releaseSelected();
+    await emit({ type: 'agent_end', messages: this.#messages.slice() });
+    this.#run = undefined;
+    run.buffer.end();
+    return outcome;
+  }
+
+  // ---- snapshots ---------------------------------------------------------
+
+  #snapshotState(): SnapshotState {
+    return {
+      model: this.#config.model,
+      ...(this.#config.systemPrompt === undefined ? {} : { systemPrompt: this.#config.systemPrompt }),
+      ...(this.#config.thinking === undefined ? {} : { thinking: this.#config.thinking }),
+      usage: this.#usage,
+      messages: this.#messages,
+    };
+  }
+
+  /** A versioned JSON snapshot of the conversation; idle only. Tools, hooks and policy are not in it. */
+  dump(): AgentSnapshot {
+    this.#assertIdle('dump()');
+    return buildSnapshot(this.#snapshotState());
+  }
+
+  /**
+   * Adopts a snapshot atomically: validated first (schema, tool pairing,
+   * model among `allowedModels`), nothing changes on failure, no model or
+   * tool runs. The host's system prompt, tools and hooks stay as they are.
+   */
+  restore(snapshot: unknown, options: RestoreOptions = {}): void {
+    this.#assertIdle('restore()');
+    const parsed = parseSnapshot(snapshot, options, this.#config.model);
+    this.#adopt(parsed.model, parsed.usage, parsed.messages);
+  }
+
+  /** The metadata half of a split snapshot (pair it with `encodeSnapshotMessages(agent.messages)`); idle only. */
+  dumpMetadata(): SnapshotMetadata {
+    this.#assertIdle('dumpMetadata()');
+    return buildMetadata(this.#snapshotState());
+  }
+
+  /** Adopts a split snapshot atomically; the same checks as `restore()`, plus count and digest. */
+  restoreParts(metadata: unknown, messages: readonly unknown[], options: RestoreOptions = {}): void {
+    this.#assertIdle('restoreParts()');
+    const parsed = parseParts(metadata, messages, options, this.#config.model);
+    this.#adopt(parsed.metadata.model, parsed.metadata.usage, parsed.messages);
+  }
+
+  #adopt(model: string, usage: Usage, messages: Message[]): void {
+    this.#config = { ...this.#config, model };
+    this.#usage = { ...usage };
+    this.#messages = messages;
+  }
+
+  // ---- guards ------------------------------------------------------------
+
+  #assertOpen(): void {
+    if (this.#closed) throw new XdogError(ErrorCodes.CLOSED, 'the agent is closed', { hint: 'create a new Agent' });
+  }
+
+  #assertIdle(what: string): void {
+    this.#assertOpen();
+    if (this.#run) throw new XdogError(ErrorCodes.INVALID_STATE, `${what} needs an idle agent`, { hint: 'await agent.waitForIdle() (or cancelAndWait()) first' });
+  }
+}

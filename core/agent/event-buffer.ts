@@ -1,0 +1,117 @@
+/**
+ * A bounded single-consumer event queue. The producer awaits `push()`,
+ * which waits while `capacity` events are buffered, so a slow consumer slows
+ * the run instead of growing memory. Two escape hatches, both explicit:
+ * `unbound()` stops waiting (used when a run is being cancelled, so nothing
+ * is lost and nothing blocks), `discard()` drops what nobody will read (the
+ * consumer left, or asked only for the result).
+ */
+
+type Mode = 'bounded' | 'unbounded' | 'discard';
+
+export class EventBuffer<T> implements AsyncIterable<T> {
+  readonly #capacity: number;
+  #items: T[] = [];
+  #head = 0;
+  #mode: Mode = 'bounded';
+  #ended = false;
+  #iterating = false;
+  /** Resolves a producer waiting for space. */
+  #spaceWaiter?: () => void;
+  /** Resolves a consumer waiting for an item or the end. */
+  #itemWaiter?: () => void;
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  /** Items buffered and not yet read. */
+  get size(): number {
+    return this.#items.length - this.#head;
+  }
+
+  /** True once a consumer started iterating. */
+  get iterating(): boolean {
+    return this.#iterating;
+  }
+
+  /** Waits until there is room (bounded mode only). Call before `push`. */
+  async waitForSpace(): Promise<void> {
+    while (this.#mode === 'bounded' && this.size >= this.#capacity) {
+      await new Promise<void>((resolve) => (this.#spaceWaiter = resolve));
+    }
+  }
+
+  /** Appends one item; never blocks (pair it with `waitForSpace`). */
+  push(item: T): void {
+    if (this.#ended || this.#mode === 'discard') return;
+    this.#items.push(item);
+    this.#wakeConsumer();
+  }
+
+  /** No more items will come. */
+  end(): void {
+    this.#ended = true;
+    this.#wakeConsumer();
+  }
+
+  /** Stop making the producer wait; items are still kept for the consumer. */
+  unbound(): void {
+    if (this.#mode === 'bounded') this.#mode = 'unbounded';
+    this.#wakeProducer();
+  }
+
+  /** Drop buffered and future items: nobody will read them. */
+  discard(): void {
+    this.#mode = 'discard';
+    this.#items = [];
+    this.#head = 0;
+    this.#wakeProducer();
+    this.#wakeConsumer();
+  }
+
+  #wakeProducer(): void {
+    const waiter = this.#spaceWaiter;
+    this.#spaceWaiter = undefined;
+    waiter?.();
+  }
+
+  #wakeConsumer(): void {
+    const waiter = this.#itemWaiter;
+    this.#itemWaiter = undefined;
+    waiter?.();
+  }
+
+  #shift(): T {
+    const item = this.#items[this.#head]!;
+    this.#items[this.#head] = undefined as T;
+    this.#head++;
+    // Compact now and then so reading stays O(1) amortised.
+    if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    this.#iterating = true;
+    return {
+      next: async (): Promise<IteratorResult<T>> => {
+        for (;;) {
+          if (this.size > 0) {
+            const value = this.#shift();
+            if (this.size < this.#capacity) this.#wakeProducer();
+            return { value, done: false };
+          }
+          if (this.#ended || this.#mode === 'discard') return { value: undefined, done: true };
+          await new Promise<void>((resolve) => (this.#itemWaiter = resolve));
+        }
+      },
+      return: async (): Promise<IteratorResult<T>> => {
+        this.discard();
+        return { value: undefined, done: true };
+      },
+    };
+  }
+}

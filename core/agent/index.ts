@@ -1,0 +1,19 @@
+/** The agent runtime's public face (re-exported by core/index.ts). */
+export * from './types.js';
+export * from './events.js';
+export * from './agent.js';
+export * from './tool-repo.js';
+export {
+  AgentSnapshotSchema,
+  SnapshotMetadataSchema,
+  SNAPSHOT_VERSION,
+  decodeSnapshotMessages,
+  encodeSnapshotMessages,
+  messagesDigest,
+  type AgentSnapshot,
+  type RestoreOptions,
+  type SnapshotMetadata,
+} from './snapshot.js';
+export { findPairingProblem } from './transcript.js';
+export { DEFAULT_IMAGE_MIME_TYPES, admitImages } from './image-admission.js';
+export { checkToolArguments, toolDefinition } from './tool-arguments.js';

@@ -1,0 +1,116 @@
+/**
+ * The agent loop: stateless functions over one run. Everything it needs
+ * comes in through AgentLoopConfig (closures owned by the Agent); it reports
+ * only through `emit` and `commit`. One turn: build the request → stream the
+ * model → run the tool batch → checkpoint (steer, then follow-up).
+ */
+import { describeError } from '../errors.js';
+import type { ModelContext, ModelStreamFn } from '../model/types.js';
+import { zeroUsage, type AssistantMessage, type Message, type ToolCall, type ToolResultMessage } from './messages.js';
+import { executeToolBatch, skippedToolResults, type ActiveTool, type ToolBatchConfig } from './tool-execution.js';
+
+/** What the loop gets from its owner. Callbacks other than `buildContext` must not throw. */
+export interface AgentLoopConfig extends Omit<ToolBatchConfig, 'calls' | 'tools'> {
+  model: string;
+  streamFn: ModelStreamFn;
+  reasoning?: string;
+  /**
+   * Builds the request for `turn` and the tools its calls may use; may throw
+   * XdogError to refuse the request (the run then fails, history untouched).
+   */
+  buildContext(turn: number): Promise<{ context: ModelContext; tools: ReadonlyMap<string, ActiveTool> }>;
+  /** Appends a final message to history (the loop has already emitted its events). */
+  commit(message: Message): void;
+  /** Called after each turn's results are in history (a safe boundary). */
+  afterTurn(): Promise<void>;
+  /** Admits the next steer, if any; true when one reached history. */
+  admitSteer(): Promise<boolean>;
+  /** Admits the next follow-up, if any; true when one reached history. */
+  admitFollowUp(): Promise<boolean>;
+}
+
+/** How the loop ended. */
+export interface LoopOutcome {
+  status: 'completed' | 'aborted' | 'error';
+  lastMessage?: AssistantMessage;
+}
+
+function failedMessage(model: string, reason: 'error' | 'aborted', errorMessage: string, now: number): AssistantMessage {
+  return { role: 'assistant', content: [], model, usage: zeroUsage(), stopReason: reason, errorMessage, timestamp: now };
+}
+
+/** Streams one assistant message, emitting its events. Never throws: a broken stream becomes an error message. */
+export async function streamAssistant(config: AgentLoopConfig, context: ModelContext): Promise<AssistantMessage> {
+  let started = false;
+  const startWith = async (message: AssistantMessage) => {
+    if (started) return;
+    started = true;
+    await config.emit({ type: 'message_start', message });
+  };
+  let final: AssistantMessage | undefined;
+  try {
+    const stream = config.streamFn(config.model, context, {
+      signal: config.signal,
+      ...(config.reasoning === undefined ? {} : { reasoning: config.reasoning }),
+    });
+    for await (const event of stream) {
+      if (event.type === 'done' || event.type === 'error') {
+        final = event.message;
+        break;
+      }
+      if (event.type === 'retry') continue;
+      await startWith(event.partial);
+      if (event.type !== 'start') await config.emit({ type: 'message_update', message: event.partial, delta: event });
+    }
+    if (!final) {
+      final = config.signal.aborted
+        ? failedMessage(config.model, 'aborted', 'the run was aborted', config.now())
+        : failedMessage(config.model, 'error', 'the model stream ended without a final message', config.now());
+    }
+  } catch (error) {
+    final = failedMessage(config.model, config.signal.aborted ? 'aborted' : 'error', `the model stream failed: ${describeError(error)}`, config.now());
+  }
+  await startWith(final);
+  await config.emit({ type: 'message_end', message: final });
+  config.commit(final);
+  return final;
+}
+
+async function commitAll(config: AgentLoopConfig, messages: ToolResultMessage[]): Promise<void> {
+  for (const message of messages) {
+    await config.emit({ type: 'message_start', message });
+    await config.emit({ type: 'message_end', message });
+    config.commit(message);
+  }
+}
+
+/** Runs turns until the model stops with no queued work, the run is aborted, or the model fails. */
+export async function runAgentLoop(config: AgentLoopConfig): Promise<LoopOutcome> {
+  let lastMessage: AssistantMessage | undefined;
+  for (let turn = 1; ; turn++) {
+    if (config.signal.aborted) return { status: 'aborted', lastMessage };
+    const { context, tools } = await config.buildContext(turn);
+    await config.emit({ type: 'turn_start', turn });
+    const message = await streamAssistant(config, context);
+    lastMessage = message;
+    const calls = message.content.filter((part): part is ToolCall => part.type === 'toolCall');
+    let toolResults: ToolResultMessage[];
+    const failed = message.stopReason === 'error' || message.stopReason === 'aborted';
+    if (failed || config.signal.aborted) {
+      // Tool calls of a failed or aborted message never run; answering them keeps history paired.
+      const why = failed ? `the model response ended with ${message.stopReason}` : 'the run was aborted';
+      toolResults = skippedToolResults(calls, why, config.now());
+    } else {
+      toolResults = calls.length ? await executeToolBatch({ ...config, calls, tools }) : [];
+    }
+    await commitAll(config, toolResults);
+    await config.emit({ type: 'turn_end', turn, message, toolResults });
+    await config.afterTurn();
+    if (failed) return { status: message.stopReason === 'aborted' ? 'aborted' : 'error', lastMessage };
+    if (config.signal.aborted) return { status: 'aborted', lastMessage };
+    if (await config.admitSteer()) continue;
+    if (calls.length) continue;
+    if (await config.admitFollowUp()) continue;
+    return { status: 'completed', lastMessage };
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Builds the request for one model call. This is the one place a request is
+ * assembled: the context hook rewrites a copy of history, the result is
+ * validated, images are admitted against the model's limits. Extend it here
+ * (for example to place skills) rather than elsewhere.
+ */
+import { z } from 'zod';
+import type { AgentHooks, ContextHookInfo } from '../../hooks/agent.js';
+import { ErrorCodes, XdogError, describeError } from '../errors.js';
+import type { ModelContext, ModelInfo } from '../model/types.js';
+import { admitImages } from './image-admission.js';
+import { MessageSchema, type Message } from './messages.js';
+import { snapshotTaps } from './tap-dispatch.js';
+import type { ToolDefinition } from './tool-types.js';
+import { findPairingProblem } from './transcript.js';
+
+/** What one request is built from. */
+export interface ModelContextInput {
+  model: string;
+  systemPrompt?: string;
+  turn: number;
+  messages: readonly Message[];
+  tools: ToolDefinition[];
+  hooks: AgentHooks;
+  modelInfo?: ModelInfo;
+}
+
+const MessagesSchema = z.array(MessageSchema);
+
+function hookFailed(message: string): XdogError {
+  return new XdogError(ErrorCodes.HOOK_FAILED, message, { hint: 'fix or remove that context hook; the conversation was left unchanged' });
+}
+
+/** Runs the context taps over a deep copy of history and validates what they return. */
+async function renderMessages(input: ModelContextInput): Promise<readonly Message[]> {
+  const taps = snapshotTaps(input.hooks.context);
+  // A shallow copy: the model must not see messages appended after this request.
+  if (taps.length === 0) return input.messages.slice();
+  const info: ContextHookInfo = { model: input.model, systemPrompt: input.systemPrompt, turn: input.turn };
+  let messages: unknown = structuredClone(input.messages);
+  for (const tap of taps) {
+    let answer: unknown;
+    try {
+      answer = await tap.call(messages, { ...info });
+    } catch (error) {
+      throw hookFailed(`context hook "${tap.name}" failed: ${describeError(error)}`);
+    }
+    if (answer !== undefined) messages = answer;
+  }
+  const parsed = MessagesSchema.safeParse(messages);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw hookFailed(`the context hooks returned invalid messages: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'bad shape'}`);
+  }
+  const problem = findPairingProblem(parsed.data);
+  if (problem) throw hookFailed(`the context hooks returned a broken tool exchange: ${problem}`);
+  return parsed.data;
+}
+
+/**
+ * Builds the ModelContext for one call. Throws XdogError (HOOK_FAILED,
+ * IMAGE_REJECTED) when the request must not be sent; history is never touched.
+ */
+export async function buildModelContext(input: ModelContextInput): Promise<ModelContext> {
+  const messages = await renderMessages(input);
+  admitImages(messages, input.model, input.modelInfo);
+  return {
+    ...(input.systemPrompt === undefined ? {} : { systemPrompt: input.systemPrompt }),
+    messages: messages as Message[],
+    tools: input.tools,
+  };
+}

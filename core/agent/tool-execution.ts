@@ -1,0 +1,182 @@
+/**
+ * Runs the tool calls of one assistant message: prepare (look up, validate
+ * arguments, `beforeToolCall`) → execute → finalise (`afterToolCall`).
+ * Parallel mode prepares serially, executes together and finalises in call
+ * order; sequential mode runs each call through all three before the next.
+ * Every failure becomes an error tool result, never a throw, so the
+ * transcript stays paired.
+ */
+import { z } from 'zod';
+import type { AfterToolCallContext, AgentHooks, BeforeToolCallContext } from '../../hooks/agent.js';
+import { describeError } from '../errors.js';
+import { ImageContentSchema, TextContentSchema, type ToolCall, type ToolResultMessage } from './messages.js';
+import type { AgentEvent } from './events.js';
+import { snapshotTaps } from './tap-dispatch.js';
+import { checkToolArguments } from './tool-arguments.js';
+import type { AgentTool, AgentToolResult } from './tool-types.js';
+import type { ToolExecutionMode } from './types.js';
+
+/** A tool the model may call in this turn, and whether it proxies a remote (MCP) server. */
+export interface ActiveTool {
+  tool: AgentTool;
+  remote: boolean;
+}
+
+/** Everything one batch needs; the batch touches no agent state. */
+export interface ToolBatchConfig {
+  calls: readonly ToolCall[];
+  tools: ReadonlyMap<string, ActiveTool>;
+  hooks: AgentHooks;
+  signal: AbortSignal;
+  mode: ToolExecutionMode;
+  toolCtx: Record<string, unknown>;
+  emit(event: AgentEvent): Promise<void>;
+  now(): number;
+}
+
+/** A finished call before finalisation. */
+interface Outcome {
+  result: AgentToolResult;
+  isError: boolean;
+}
+
+type Prepared =
+  | { kind: 'ready'; call: ToolCall; active: ActiveTool; args: Record<string, unknown> }
+  | { kind: 'immediate'; call: ToolCall; args: Record<string, unknown>; outcome: Outcome };
+
+const ToolResultShape = z.object({
+  content: z.array(z.union([TextContentSchema, ImageContentSchema])),
+  details: z.unknown().optional(),
+  isError: z.boolean().optional(),
+});
+
+function errorOutcome(text: string): Outcome {
+  return { result: { content: [{ type: 'text', text }], isError: true }, isError: true };
+}
+
+const BlockShape = z.object({ block: z.literal(true), reason: z.string() }).strict();
+
+async function prepare(call: ToolCall, config: ToolBatchConfig): Promise<Prepared> {
+  const active = config.tools.get(call.name);
+  if (!active) return { kind: 'immediate', call, args: call.arguments, outcome: errorOutcome(`Tool "${call.name}" is not available`) };
+  const checked = checkToolArguments(active.tool, call.arguments);
+  if (!checked.ok) {
+    return { kind: 'immediate', call, args: call.arguments, outcome: errorOutcome(`Invalid arguments for tool "${call.name}": ${checked.error}`) };
+  }
+  const context: BeforeToolCallContext = { toolCall: call, tool: active.tool, args: checked.args, remote: active.remote, signal: config.signal };
+  for (const tap of snapshotTaps(config.hooks.beforeToolCall)) {
+    let answer: unknown;
+    try {
+      answer = await tap.call(context);
+    } catch (error) {
+      // Fail closed: a broken permission hook blocks the call.
+      return { kind: 'immediate', call, args: checked.args, outcome: errorOutcome(`Tool call blocked: permission hook "${tap.name}" failed: ${describeError(error)}`) };
+    }
+    if (answer === undefined || answer === null) continue;
+    const block = BlockShape.safeParse(answer);
+    const reason = block.success ? block.data.reason : `permission hook "${tap.name}" returned an invalid result`;
+    return { kind: 'immediate', call, args: checked.args, outcome: errorOutcome(`Tool call blocked: ${reason}`) };
+  }
+  return { kind: 'ready', call, active, args: checked.args };
+}
+
+async function execute(prepared: Extract<Prepared, { kind: 'ready' }>, config: ToolBatchConfig): Promise<Outcome> {
+  const { call, active } = prepared;
+  let args = prepared.args;
+  if (active.remote) {
+    // Remote calls are validated again right before they leave the process.
+    const again = checkToolArguments(active.tool, args);
+    if (!again.ok) return errorOutcome(`Invalid arguments for tool "${call.name}": ${again.error}`);
+    args = again.args;
+  }
+  let pending = Promise.resolve();
+  try {
+    const raw = await active.tool.execute(args, {
+      toolCallId: call.id,
+      signal: config.signal,
+      toolCtx: { ...config.toolCtx },
+      onUpdate: (partial) => {
+        pending = pending.then(() => config.emit({ type: 'tool_update', toolCallId: call.id, toolName: call.name, partial }));
+        return pending;
+      },
+    });
+    await pending;
+    const shaped = ToolResultShape.safeParse(raw);
+    if (!shaped.success) {
+      const issue = shaped.error.issues[0];
+      return errorOutcome(`Tool "${call.name}" returned an invalid result: ${issue?.path.join('.') || 'result'}: ${issue?.message ?? 'bad shape'}`);
+    }
+    const result = shaped.data as AgentToolResult;
+    return { result, isError: result.isError === true };
+  } catch (error) {
+    await pending.catch(() => undefined);
+    if (config.signal.aborted) return errorOutcome(`Tool "${call.name}" was cancelled: ${describeError(error)}`);
+    return errorOutcome(`Tool "${call.name}" failed: ${describeError(error)}`);
+  }
+}
+
+const AfterShape = z.object({ result: ToolResultShape, isError: z.boolean() });
+
+async function finalise(prepared: Prepared, outcome: Outcome, config: ToolBatchConfig): Promise<ToolResultMessage> {
+  let context: AfterToolCallContext = { toolCall: prepared.call, args: prepared.args, result: outcome.result, isError: outcome.isError };
+  for (const tap of snapshotTaps(config.hooks.afterToolCall)) {
+    try {
+      const answer = await tap.call(context);
+      if (answer === undefined) continue;
+      const shaped = AfterShape.safeParse(answer);
+      // A tap that fails or answers badly is skipped: the real result is kept.
+      if (shaped.success) context = { ...context, result: shaped.data.result as AgentToolResult, isError: shaped.data.isError };
+    } catch {
+      continue;
+    }
+  }
+  const result: AgentToolResult = { ...context.result, isError: context.isError };
+  await config.emit({ type: 'tool_end', toolCallId: prepared.call.id, toolName: prepared.call.name, result, isError: context.isError });
+  return {
+    role: 'toolResult',
+    toolCallId: prepared.call.id,
+    toolName: prepared.call.name,
+    content: result.content,
+    ...(result.details === undefined ? {} : { details: result.details }),
+    isError: context.isError,
+    timestamp: config.now(),
+  };
+}
+
+async function start(call: ToolCall, config: ToolBatchConfig): Promise<Prepared> {
+  await config.emit({ type: 'tool_start', toolCallId: call.id, toolName: call.name, args: call.arguments });
+  return prepare(call, config);
+}
+
+function run(prepared: Prepared, config: ToolBatchConfig): Promise<Outcome> {
+  return prepared.kind === 'ready' ? execute(prepared, config) : Promise.resolve(prepared.outcome);
+}
+
+/** Runs a batch; returns the tool-result messages in call order (the caller appends them). */
+export async function executeToolBatch(config: ToolBatchConfig): Promise<ToolResultMessage[]> {
+  const results: ToolResultMessage[] = [];
+  if (config.mode === 'sequential') {
+    for (const call of config.calls) {
+      const prepared = await start(call, config);
+      results.push(await finalise(prepared, await run(prepared, config), config));
+    }
+    return results;
+  }
+  const prepared: Prepared[] = [];
+  for (const call of config.calls) prepared.push(await start(call, config));
+  const outcomes = await Promise.all(prepared.map((entry) => run(entry, config)));
+  for (let index = 0; index < prepared.length; index++) results.push(await finalise(prepared[index]!, outcomes[index]!, config));
+  return results;
+}
+
+/** Error results for calls that were never executed (the model message failed or the run was aborted). */
+export function skippedToolResults(calls: readonly ToolCall[], why: string, now: number): ToolResultMessage[] {
+  return calls.map((call) => ({
+    role: 'toolResult',
+    toolCallId: call.id,
+    toolName: call.name,
+    content: [{ type: 'text', text: `Tool call not executed: ${why}` }],
+    isError: true,
+    timestamp: now,
+  }));
+}

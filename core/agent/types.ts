@@ -1,0 +1,92 @@
+/**
+ * Contracts of the agent runtime: configuration, inputs, queued inputs,
+ * receipts and run results. Plain data only; behaviour lives in loop.ts
+ * (stateless) and agent.ts (the stateful owner).
+ */
+import type { ImageContent, Message, StopReason, UserMessage } from './messages.js';
+import type { AgentTool, RemoteToolSource } from './tool-types.js';
+import type { ToolRepo } from './tool-repo.js';
+
+/** How the tool calls of one assistant message run. */
+export type ToolExecutionMode = 'parallel' | 'sequential';
+
+/** What an Agent is built with. */
+export interface AgentConfig {
+  /** The model id passed to the stream function ("provider/model" or a bare id). */
+  model: string;
+  systemPrompt?: string;
+  /** Default "parallel": executors run together; preparation and finalisation stay serial. */
+  toolExecution?: ToolExecutionMode;
+  /** Emit a `snapshot` event at every safe boundary (observation, not persistence). */
+  emitSnapshots?: boolean;
+  /** Reasoning effort passed to the model as `options.reasoning`. */
+  thinking?: string;
+}
+
+/** Optional live inputs of an Agent. Nothing here is discovered: a bare Agent has no tools. */
+export interface AgentOptions {
+  /** The ordinary (local) tools, or a ToolRepo whose tools are taken as they are now. */
+  tools?: readonly AgentTool[] | ToolRepo;
+  /** Copied shallowly into every tool call (nest sinks in objects). */
+  toolCtx?: Record<string, unknown>;
+  /** Remote (MCP proxy) tools, kept apart from local tools. */
+  remoteTools?: RemoteToolSource;
+}
+
+/** The lane of a queued input: a steer is admitted at the next checkpoint, a follow-up only when the agent would stop. */
+export type InputLane = 'steer' | 'followUp';
+
+/** A queued input's state. `rejected` inputs stay recoverable and are never selected again. */
+export type QueuedInputState = 'queued' | 'selected' | 'rejected';
+
+/** An identified queued input (immutable view). */
+export interface QueuedInput {
+  readonly id: string;
+  readonly text: string;
+  readonly images: readonly ImageContent[];
+  readonly lane: InputLane;
+  readonly state: QueuedInputState;
+  /** Set when an input transform rejected it. */
+  readonly rejectReason?: string;
+}
+
+/** How `changeInput` changes a queued input. */
+export type InputChange = 'edit' | 'remove' | 'move';
+
+/** A plain steer or follow-up an input transform rejected; recover it with `drainRejectedMessages()`. */
+export interface RejectedMessage {
+  message: UserMessage;
+  lane: InputLane;
+  reason: string;
+}
+
+/** The receipt of an input an input transform handled (it never reached history or the model). */
+export interface HandledInput {
+  /** The id of an identified input. */
+  id?: string;
+  source: 'prompt' | 'steer' | 'followUp';
+  /** The original text and attachments. */
+  text: string;
+  images: readonly ImageContent[];
+  feedback: string;
+}
+
+/** What `prompt()` accepts: text, one user message, or a list of messages forming one turn (`[]` continues). */
+export type PromptInput = string | UserMessage | readonly Message[];
+
+/** How a prompt ended. */
+export type RunStatus = 'completed' | 'aborted' | 'error' | 'rejected' | 'handled';
+
+/**
+ * What `PromptStream.result()` resolves to. It reports completion only;
+ * read history from `agent.messages` or the `agent_end` event.
+ */
+export interface RunResult {
+  status: RunStatus;
+  /** Messages this run added to history, in order. */
+  newMessages: Message[];
+  /** The stop reason of the last assistant message, when there was one. */
+  stopReason?: StopReason;
+  /** The model's error message, or the reject reason of the initial input. */
+  errorMessage?: string;
+}
