@@ -1,0 +1,41 @@
+/**
+ * Binding a registry to an Agent: its proxies become the agent's remote
+ * tools (never ToolRepo entries), and a `beforeToolCall` tap enforces the
+ * host's policy: arguments must match the advertised schema, and a server
+ * without `allow_tools: true` is blocked with a reason the model can read.
+ */
+import { tapHook, type AgentHooks, type Disposer, type RemoteToolSource } from '../../core/index.js';
+import type { McpProxyTool, McpRegistry } from './registry.js';
+
+/** What binding needs from an Agent. */
+export interface McpBindableAgent {
+  readonly hooks: AgentHooks;
+  setRemoteTools(source: RemoteToolSource | undefined): void;
+}
+
+/**
+ * Gives `agent` the registry's tools and policy; returns a disposer that
+ * removes both. The registry stays host-owned: closing the agent does not close it.
+ */
+export function bindMcpRegistry(agent: McpBindableAgent, registry: McpRegistry): Disposer {
+  const untap = tapHook(agent.hooks.beforeToolCall, 'mcp', (context: { tool: unknown; args: unknown; remote: boolean }) => {
+    const tool = context.tool as Partial<McpProxyTool>;
+    if (!tool.mcp || !tool.validateArguments) return undefined;
+    const blocked = registry.blockReason(tool as McpProxyTool);
+    if (blocked) return { block: true, reason: blocked };
+    try {
+      tool.validateArguments(context.args);
+    } catch (error) {
+      return { block: true, reason: (error as Error).message };
+    }
+    return undefined;
+  });
+  agent.setRemoteTools(registry.toolSource());
+  let bound = true;
+  return () => {
+    if (!bound) return;
+    bound = false;
+    untap();
+    agent.setRemoteTools(undefined);
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * One live connection to one MCP server: the SDK client on our transport,
+ * bounded requests with the server's timeout, pagination, and errors that
+ * name the server. A connection is used once: when it ends (disconnect, EOF,
+ * crash, malformed frame) it stays ended; nothing reconnects or resends.
+ */
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
+import { createHttpTransport } from './http-transport.js';
+import { timeoutMs, type McpServerConfig } from './server-config.js';
+import { StdioProcessTransport } from './stdio-transport.js';
+
+/** Identifies this client to servers. */
+export const CLIENT_INFO = { name: 'xdog', version: '0.1.0' };
+
+/** Any JSON object: results are validated by our own code, not the SDK's stricter shapes. */
+const LooseResult = z.looseObject({});
+type LooseResult = Record<string, unknown>;
+
+export interface ConnectionOptions {
+  id: string;
+  config: McpServerConfig;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Called once when the connection ends without `close()` being asked for. */
+  onLost(reason: string): void;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+export class McpConnection {
+  readonly client: Client;
+  readonly stdio?: StdioProcessTransport;
+  readonly #transport: Transport;
+  readonly #id: string;
+  readonly #timeout: number;
+  #closing = false;
+  #ended?: string;
+
+  private constructor(options: ConnectionOptions) {
+    const { config } = options;
+    this.#id = options.id;
+    this.#timeout = timeoutMs(config);
+    if (config.transport === 'stdio') {
+      this.stdio = new StdioProcessTransport({
+        command: config.command,
+        args: config.args ?? [],
+        env: config.env ?? {},
+        cwd: path.resolve(options.cwd, config.cwd ?? '.'),
+      });
+      this.#transport = this.stdio;
+    } else {
+      this.#transport = createHttpTransport(config, options.env);
+    }
+    const roots = config.roots ?? [];
+    this.client = new Client(CLIENT_INFO, {
+      // Roots are the only client capability: no sampling, elicitation or tasks.
+      capabilities: roots.length > 0 ? { roots: { listChanged: false } } : {},
+    });
+    if (roots.length > 0) {
+      const disclosed = roots.map((root) => ({ uri: root.uri, ...(root.name ? { name: root.name } : {}) }));
+      this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: disclosed }));
+    }
+    this.client.onclose = () => {
+      this.#ended ??= this.#describeEnd();
+      if (!this.#closing) options.onLost(this.#ended);
+    };
+  }
+
+  /** Starts the transport and runs the initialize handshake. */
+  static async open(options: ConnectionOptions): Promise<McpConnection> {
+    const connection = new McpConnection(options);
+    try {
+      await connection.client.connect(connection.#transport, { timeout: connection.#timeout });
+    } catch (error) {
+      const failure = connection.#toError(error, 'initialize');
+      await connection.close();
+      throw failure;
+    }
+    return connection;
+  }
+
+  /** The negotiated protocol version. */
+  get protocolVersion(): string | undefined {
+    return (this.#transport as { protocolVersion?: string }).protocolVersion;
+  }
+
+  get ended(): string | undefined {
+    return this.#ended;
+  }
+
+  /** One request; errors become XdogErrors naming the server and method. */
+  async request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<LooseResult> {
+    if (this.#ended) {
+      throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server "${this.#id}" is not connected: ${this.#ended}`, {
+        hint: `connect it again explicitly (xdog mcp ... or registry.connect("${this.#id}"))`,
+      });
+    }
+    try {
+      return await this.client.request({ method, ...(params ? { params } : {}) } as never, LooseResult, {
+        timeout: this.#timeout,
+        signal: options.signal,
+      });
+    } catch (error) {
+      throw this.#toError(error, method);
+    }
+  }
+
+  /** Follows `nextCursor` through every page of a list, within the catalog bounds. */
+  async paginate(method: string, key: string, options: RequestOptions = {}): Promise<unknown[]> {
+    const items: unknown[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page >= LIMITS.mcpCatalogPages) {
+        throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `MCP server "${this.#id}": ${method} took more than ${LIMITS.mcpCatalogPages} pages`);
+      }
+      const result = await this.request(method, cursor === undefined ? undefined : { cursor }, options);
+      const list = result[key];
+      if (!Array.isArray(list)) {
+        throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server "${this.#id}": ${method} result has no "${key}" array`);
+      }
+      items.push(...list);
+      if (items.length > LIMITS.mcpCatalogEntries) {
+        throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `MCP server "${this.#id}": ${method} lists more than ${LIMITS.mcpCatalogEntries} entries`);
+      }
+      const next = result.nextCursor;
+      if (next === undefined || next === null) return items;
+      if (typeof next !== 'string' || seen.has(next)) {
+        throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server "${this.#id}": ${method} returned an invalid or repeated cursor`);
+      }
+      seen.add(next);
+      cursor = next;
+    }
+  }
+
+  /** Ends the connection and, for stdio, terminates and reaps the server's process group. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    this.#ended ??= 'disconnected';
+    try {
+      await this.client.close();
+    } finally {
+      await this.#transport.close();
+    }
+  }
+
+  #describeEnd(): string {
+    const reason = this.stdio?.endReason ?? 'the server closed the connection';
+    const stderr = this.stdio?.stderr.text().trim();
+    return stderr ? `${reason}; stderr: ${stderr.slice(-2000)}` : reason;
+  }
+
+  #toError(error: unknown, method: string): XdogError {
+    if (XdogError.is(error)) return error;
+    const where = `MCP server "${this.#id}" (${method})`;
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) {
+        return new XdogError(ErrorCodes.MCP_FAILED, `${where} timed out after ${this.#timeout / 1000} s; the request was cancelled, not retried`, {
+          hint: 'raise this server\'s timeout in mcp_servers if it is just slow',
+        });
+      }
+      if (error.code === ErrorCode.ConnectionClosed) {
+        this.#ended ??= this.#describeEnd();
+        return new XdogError(ErrorCodes.MCP_FAILED, `${where} failed: connection lost (${this.#ended}); the request was not retried`, {
+          hint: 'check the server, then connect it again explicitly',
+        });
+      }
+      return new XdogError(ErrorCodes.MCP_FAILED, `${where} failed: ${error.message}`, { details: { mcpCode: error.code } });
+    }
+    const name = (error as Error)?.name;
+    if (name === 'AbortError' || (error as Error)?.message?.includes('aborted')) {
+      return new XdogError(ErrorCodes.ABORTED, `${where} was cancelled; it was not retried`);
+    }
+    return new XdogError(ErrorCodes.MCP_FAILED, `${where} failed: ${(error as Error)?.message ?? String(error)}`);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The Streamable HTTP transport, on the SDK's client with a guarded fetch:
+ * explicit endpoints only (no userinfo, no fragment, TLS unless loopback or
+ * `allow_insecure_http`), no redirects, 401/403 as explicit failures, and
+ * every response body bounded by LIMITS.mcpMessageBytes.
+ */
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
+import type { McpHttpConfig } from './server-config.js';
+
+/** Headers the transport owns; a config may not set them. */
+const RESERVED_HEADERS = new Set(['mcp-session-id', 'mcp-protocol-version', 'content-type', 'accept', 'last-event-id', 'host']);
+
+/** Legacy SSE recovery: at most 3 GETs, delays kept within 50 ms to 5 s. */
+const RECONNECTION = { maxRetries: 3, initialReconnectionDelay: 50, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 };
+
+/** Checks an endpoint URL against the transport policy; returns it parsed. */
+export function checkEndpoint(raw: string, allowInsecureHttp = false): URL {
+  const url = new URL(raw);
+  const fail = (problem: string, hint: string) => {
+    throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `MCP endpoint ${url.origin}${url.pathname}: ${problem}`, { hint });
+  };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`unsupported scheme ${url.protocol}`, 'use an https:// URL');
+  if (url.username || url.password) fail('credentials in the URL are not allowed', 'put them in headers_env instead');
+  if (url.hash) fail('a URL fragment is not allowed', 'remove the #fragment');
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !allowInsecureHttp) {
+    fail('plaintext HTTP to a non-loopback host', 'use https://, or set allow_insecure_http: true for this server');
+  }
+  return url;
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/** Resolves static headers and headers_env (read now, at connect); values never leave this function's result. */
+export function resolveHeaders(config: McpHttpConfig, env: NodeJS.ProcessEnv): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const add = (name: string, value: string) => {
+    if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `header "${name}" is set by the MCP transport and may not be configured`, {
+        hint: 'remove it from headers / headers_env',
+      });
+    }
+    headers[name] = value;
+  };
+  for (const [name, value] of Object.entries(config.headers ?? {})) add(name, value);
+  for (const [name, variable] of Object.entries(config.headers_env ?? {})) {
+    const value = env[variable];
+    if (value === undefined || value === '') {
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, `header "${name}" names environment variable ${variable}, which is not set`, {
+        hint: `export ${variable} before connecting`,
+      });
+    }
+    add(name, value);
+  }
+  return headers;
+}
+
+/** A fetch that refuses redirects, names auth failures and bounds bodies. */
+export function guardedFetch(base: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await base(input, { ...init, redirect: 'manual' });
+    const where = `${new URL(String(input instanceof Request ? input.url : input)).origin}`;
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server at ${where} answered with a redirect (HTTP ${response.status}); redirects are not followed`, {
+        hint: 'configure the final endpoint URL',
+      });
+    }
+    if (response.status === 401 || response.status === 403) {
+      await response.body?.cancel();
+      throw new XdogError(ErrorCodes.AUTH_FAILED, `MCP server at ${where} refused the request (HTTP ${response.status})`, {
+        hint: 'check the credentials named in headers_env',
+      });
+    }
+    if (!response.body) return response;
+    return new Response(response.body.pipeThrough(boundedStream(LIMITS.mcpMessageBytes, where)), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** Fails the stream once more than `limit` bytes have passed (one SSE stream or JSON body). */
+function boundedStream(limit: number, where: string): TransformStream<Uint8Array, Uint8Array> {
+  let seen = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > limit) {
+        controller.error(
+          new XdogError(ErrorCodes.LIMIT_EXCEEDED, `MCP response from ${where} is over the ${limit}-byte message limit`),
+        );
+        return;
+      }
+      controller.enqueue(chunk);
+    },
+  });
+}
+
+/** Builds the SDK transport for one configured HTTP server. */
+export function createHttpTransport(config: McpHttpConfig, env: NodeJS.ProcessEnv): StreamableHTTPClientTransport {
+  const url = checkEndpoint(config.url, config.allow_insecure_http);
+  return new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: resolveHeaders(config, env), redirect: 'manual' },
+    fetch: guardedFetch(),
+    reconnectionOptions: RECONNECTION,
+  });
+}

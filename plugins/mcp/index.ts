@@ -1,0 +1,70 @@
+/**
+ * The `mcp` plugin: an MCP client. It binds one host-owned McpRegistry with
+ * every `mcp_servers` entry of the config registered (inert: nothing starts
+ * until someone calls `connect`), binds it to each kernel-created agent, and
+ * closes it (terminating any server it started) when the kernel closes.
+ */
+import { ContainerModule, Config, KernelToken, WorkingDirectory, definePlugin, token, type Kernel, type XdogConfig } from '../../core/index.js';
+import { bindMcpRegistry, type McpBindableAgent } from './agent-binding.js';
+import { McpRegistry } from './registry.js';
+
+export { bindMcpRegistry, type McpBindableAgent } from './agent-binding.js';
+export { McpRegistry } from './registry.js';
+export type {
+  McpCompletionRequest,
+  McpProxyTool,
+  McpRegistryOptions,
+  McpServerState,
+  McpServerStatus,
+  McpToolInfo,
+} from './registry.js';
+export type { McpBlock, McpBlockType } from './content.js';
+export { draftText } from './documents.js';
+export type { McpCatalogKind, McpCompletion, McpDocument, McpPromptEntry, McpResourceEntry, McpTemplateEntry } from './documents.js';
+export type { McpToolDetails } from './tool-result.js';
+export { toolAlias } from './aliases.js';
+export { compileSchema, schemaDialect, type SchemaDialect } from './schema.js';
+export { parseServerConfig, type McpServerConfig } from './server-config.js';
+
+/** The kernel's McpRegistry (built from the config's `mcp_servers`). */
+export const McpRegistryToken = token<McpRegistry>('McpRegistry');
+
+/**
+ * Registries this plugin built, by kernel. `close()` receives no kernel, so it
+ * closes every registry it built; a process with two kernels closes both.
+ */
+const owned = new Map<Kernel, McpRegistry>();
+
+export default definePlugin({
+  name: 'mcp',
+  module: new ContainerModule(({ bind }) => {
+    bind(McpRegistryToken)
+      .toDynamicValue((context) => {
+        const config = context.get<XdogConfig>(Config);
+        const registry = McpRegistry.fromConfig(config.mcp_servers, { cwd: context.get<string>(WorkingDirectory) });
+        owned.set(context.get<Kernel>(KernelToken), registry);
+        return registry;
+      })
+      .inSingletonScope();
+  }),
+  apply(kernel: Kernel) {
+    const unbinders = new WeakMap<object, () => void>();
+    kernel.hooks.agentCreated.tap('mcp', (agent) => {
+      const bindable = agent as unknown as Partial<McpBindableAgent>;
+      if (typeof bindable.setRemoteTools !== 'function') return;
+      unbinders.set(agent, bindMcpRegistry(bindable as McpBindableAgent, kernel.get(McpRegistryToken)));
+    });
+    kernel.hooks.agentClosed.tap('mcp', (agent) => {
+      try {
+        unbinders.get(agent)?.();
+      } catch {
+        // A closed agent may refuse setRemoteTools; it holds no MCP resources anyway.
+      }
+    });
+  },
+  async close() {
+    const registries = [...owned.values()];
+    owned.clear();
+    await Promise.all(registries.map((registry) => registry.close()));
+  },
+});

@@ -1,0 +1,508 @@
+/**
+ * McpRegistry: the host-owned set of configured MCP servers. `register` is
+ * inert (no process, no socket); `connect`, `refresh`, `disconnect`,
+ * `status`, `tools` and `close` are the whole lifecycle. Nothing starts,
+ * reconnects or replays on its own. Tool proxies bind to an Agent (never a
+ * ToolRepo) through `toolSource()` / `bindMcpRegistry()`.
+ */
+import { ErrorCodes, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource } from '../../core/index.js';
+import { toolAlias } from './aliases.js';
+import { McpConnection, type RequestOptions } from './connection.js';
+import {
+  CATALOG_METHODS,
+  checkPromptArguments,
+  completionResult,
+  parseCatalog,
+  promptDocument,
+  resourceDocument,
+  type McpCatalogKind,
+  type McpCompletion,
+  type McpDocument,
+  type McpPromptEntry,
+  type McpResourceEntry,
+  type McpTemplateEntry,
+} from './documents.js';
+import { compileSchema, type CompiledSchema } from './schema.js';
+import { parseServerConfig, type McpServerConfig } from './server-config.js';
+import { toAgentResult, type McpToolDetails } from './tool-result.js';
+
+/** Where a server is in its lifecycle. */
+export type McpServerState = 'registered' | 'connecting' | 'connected' | 'failed' | 'disconnected';
+
+/** What `status()` reports. Never contains environment or header values. */
+export interface McpServerStatus {
+  id: string;
+  transport: 'stdio' | 'http';
+  state: McpServerState;
+  allowTools: boolean;
+  /** stdio: the command and arguments; http: the URL's origin and path. */
+  target: string;
+  /** Names of configured environment variables / headers (values are never shown). */
+  envNames: string[];
+  headerNames: string[];
+  roots: number;
+  server?: { name: string; version: string };
+  protocolVersion?: string;
+  capabilities?: string[];
+  tools: number;
+  /** Set when a list-changed notice arrived since the last refresh. */
+  stale: boolean;
+  /** Tools rejected at discovery, and why. */
+  diagnostics: string[];
+  /** Why the last connection failed or ended. */
+  error?: string;
+  /** stdio: the server's process group id while connected. */
+  pid?: number;
+}
+
+/** One discovered, accepted tool. */
+export interface McpToolInfo {
+  server: string;
+  /** The server's own tool name. */
+  name: string;
+  /** The name an agent and its model see. */
+  alias: string;
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  /** Server hints; they never grant anything. */
+  annotations?: Record<string, unknown>;
+}
+
+/** How a completion names what it completes. */
+export interface McpCompletionRequest {
+  /** `prompt` completes a prompt argument; `resource` a resource or template URI argument. */
+  kind: 'prompt' | 'resource';
+  /** Prompt name, or resource URI / URI template (opaque, never fetched). */
+  name: string;
+  argument: string;
+  prefix: string;
+  /** Values of other arguments already chosen. */
+  context?: Record<string, string>;
+}
+
+interface ToolSpec extends McpToolInfo {
+  input: CompiledSchema;
+  output?: CompiledSchema;
+}
+
+interface ServerEntry {
+  id: string;
+  config: McpServerConfig;
+  state: McpServerState;
+  connection?: McpConnection;
+  tools: readonly ToolSpec[];
+  diagnostics: string[];
+  stale: boolean;
+  error?: string;
+}
+
+export interface McpRegistryOptions {
+  /** Directory stdio servers start in (a server's `cwd` is relative to it). Default: process.cwd(). */
+  cwd?: string;
+  /** Environment that `headers_env` names are read from. Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** An MCP proxy tool, carrying the server and tool it stands for. */
+export interface McpProxyTool extends AgentTool<Record<string, unknown>, McpToolDetails> {
+  readonly mcp: { server: string; tool: string };
+  /** Validates arguments against the advertised input schema; throws INVALID_ARGUMENT. */
+  validateArguments(args: unknown): void;
+}
+
+export class McpRegistry implements AsyncDisposable {
+  readonly #servers = new Map<string, ServerEntry>();
+  readonly #listeners = new Set<() => void>();
+  readonly #cwd: string;
+  readonly #env: NodeJS.ProcessEnv;
+  #proxies: McpProxyTool[] = [];
+  #closed = false;
+
+  constructor(options: McpRegistryOptions = {}) {
+    this.#cwd = options.cwd ?? process.cwd();
+    this.#env = options.env ?? process.env;
+  }
+
+  /** A registry with every server of a config file's `mcp_servers` registered (inert). */
+  static fromConfig(servers: Record<string, unknown> | undefined, options: McpRegistryOptions = {}): McpRegistry {
+    const registry = new McpRegistry(options);
+    for (const [id, config] of Object.entries(servers ?? {})) registry.register(id, config);
+    return registry;
+  }
+
+  /** Declares a server. Validates its config; starts nothing. */
+  register(id: string, config: unknown): void {
+    this.#assertOpen();
+    const parsed = parseServerConfig(id, config);
+    if (this.#servers.has(id)) {
+      throw new XdogError(ErrorCodes.CONFLICT, `MCP server "${id}" is already registered`, { hint: 'unregister it first or choose another id' });
+    }
+    this.#servers.set(id, { id, config: parsed, state: 'registered', tools: [], diagnostics: [], stale: false });
+  }
+
+  /** Forgets a server that is not connected. */
+  unregister(id: string): void {
+    const entry = this.#entry(id);
+    if (entry.connection) throw new XdogError(ErrorCodes.INVALID_STATE, `MCP server "${id}" is connected`, { hint: 'disconnect it first' });
+    this.#servers.delete(id);
+  }
+
+  /** Registered server ids, in registration order. */
+  servers(): string[] {
+    return [...this.#servers.keys()];
+  }
+
+  /** Starts (stdio) or opens (http) the server, runs the handshake and discovers its tools. */
+  async connect(id: string, options: RequestOptions = {}): Promise<McpServerStatus> {
+    this.#assertOpen();
+    const entry = this.#entry(id);
+    if (entry.state === 'connecting' || entry.state === 'connected') {
+      throw new XdogError(ErrorCodes.INVALID_STATE, `MCP server "${id}" is already ${entry.state}`, { hint: 'disconnect it first to reconnect' });
+    }
+    entry.state = 'connecting';
+    entry.error = undefined;
+    entry.diagnostics = [];
+    try {
+      const connection = await McpConnection.open({
+        id,
+        config: entry.config,
+        cwd: this.#cwd,
+        env: this.#env,
+        onLost: (reason) => this.#lost(entry, connection, reason),
+      });
+      entry.connection = connection;
+      this.#watchListChanges(entry, connection);
+      await this.#discover(entry, options);
+      entry.state = 'connected';
+    } catch (error) {
+      await entry.connection?.close().catch(() => undefined);
+      entry.connection = undefined;
+      entry.tools = [];
+      entry.state = 'failed';
+      entry.error = (error as Error).message;
+      this.#changed();
+      throw error;
+    }
+    this.#changed();
+    return this.status(id)[0]!;
+  }
+
+  /** Lists the server's tools again; proxies made before the refresh stop working. */
+  async refresh(id: string, options: RequestOptions = {}): Promise<McpServerStatus> {
+    const entry = this.#connected(id);
+    await this.#discover(entry, options);
+    this.#changed();
+    return this.status(id)[0]!;
+  }
+
+  /** Ends the connection; a stdio server's process group is terminated and reaped. */
+  async disconnect(id: string): Promise<void> {
+    const entry = this.#entry(id);
+    const connection = entry.connection;
+    entry.connection = undefined;
+    entry.tools = [];
+    if (entry.state !== 'registered') entry.state = 'disconnected';
+    if (connection) {
+      await connection.close();
+      this.#changed();
+    }
+  }
+
+  /** Status of one server or all. */
+  status(id?: string): McpServerStatus[] {
+    const entries = id === undefined ? [...this.#servers.values()] : [this.#entry(id)];
+    return entries.map((entry) => this.#statusOf(entry));
+  }
+
+  /** Accepted tools of one connected server, or of all. */
+  tools(id?: string): McpToolInfo[] {
+    const entries = id === undefined ? [...this.#servers.values()] : [this.#entry(id)];
+    return entries.flatMap((entry) => entry.tools.map(publicInfo));
+  }
+
+  /** True when the host allows agents to call this server's tools (`allow_tools: true`). */
+  allowsTools(id: string): boolean {
+    return this.#entry(id).config.allow_tools === true;
+  }
+
+  /**
+   * Calls a tool by its server-side name, as an explicit host action (the CLI
+   * `mcp call`). Agents go through proxies instead, which also check allow_tools.
+   */
+  async callTool(id: string, name: string, args: Record<string, unknown>, options: RequestOptions = {}): Promise<AgentToolResult<McpToolDetails>> {
+    const entry = this.#connected(id);
+    const spec = entry.tools.find((tool) => tool.name === name);
+    if (!spec) {
+      throw new XdogError(ErrorCodes.NOT_FOUND, `MCP server "${id}" has no usable tool "${name}"`, {
+        hint: `its tools: ${entry.tools.map((tool) => tool.name).join(', ') || 'none'}${entry.diagnostics.length ? '; see status diagnostics for rejected tools' : ''}`,
+      });
+    }
+    return this.#call(entry, spec, args, options);
+  }
+
+  /** Proxy tools of every connected server, under their aliases. */
+  agentTools(): McpProxyTool[] {
+    return [...this.#proxies];
+  }
+
+  /** The source an Agent takes as its remote tools. */
+  toolSource(): RemoteToolSource {
+    return {
+      tools: () => this.agentTools(),
+      onChange: (listener) => this.onChange(listener),
+    };
+  }
+
+  /** Listens for tool-set changes (connect, refresh, disconnect, loss); returns a disposer. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /** Why a proxy call must not run, or undefined when it may: the host's allow_tools policy. */
+  blockReason(tool: AgentTool): string | undefined {
+    const mcp = (tool as Partial<McpProxyTool>).mcp;
+    if (!mcp) return undefined;
+    const entry = this.#servers.get(mcp.server);
+    if (!entry) return `MCP server "${mcp.server}" is no longer registered`;
+    if (entry.config.allow_tools !== true) {
+      return `MCP server "${mcp.server}" is not allowed to run tools: set allow_tools: true for it in mcp_servers (host policy)`;
+    }
+    return undefined;
+  }
+
+  /** A paginated, validated, frozen catalog of resources, resource templates or prompts. */
+  async catalog(id: string, kind: 'resource', options?: RequestOptions): Promise<readonly McpResourceEntry[]>;
+  async catalog(id: string, kind: 'template', options?: RequestOptions): Promise<readonly McpTemplateEntry[]>;
+  async catalog(id: string, kind: 'prompt', options?: RequestOptions): Promise<readonly McpPromptEntry[]>;
+  async catalog(id: string, kind: McpCatalogKind, options: RequestOptions = {}): Promise<readonly unknown[]> {
+    const entry = this.#connected(id);
+    const { method, key, capability } = CATALOG_METHODS[kind];
+    this.#requireCapability(entry, capability);
+    return parseCatalog(kind, await entry.connection!.paginate(method, key, options), id);
+  }
+
+  /** Reads one resource as a frozen document; links inside are never followed. */
+  async resource(id: string, uri: string, options: RequestOptions = {}): Promise<McpDocument> {
+    const entry = this.#connected(id);
+    this.#requireCapability(entry, 'resources');
+    return resourceDocument(id, uri, await entry.connection!.request('resources/read', { uri }, options));
+  }
+
+  /** Gets one prompt as a frozen document; arguments are checked against the catalog first. */
+  async prompt(id: string, name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<McpDocument> {
+    const prompts = await this.catalog(id, 'prompt', options);
+    const prompt = prompts.find((entry) => entry.name === name);
+    if (!prompt) {
+      throw new XdogError(ErrorCodes.NOT_FOUND, `MCP server "${id}" has no prompt "${name}"`, {
+        hint: `its prompts: ${prompts.map((entry) => entry.name).join(', ') || 'none'}`,
+      });
+    }
+    const checked = checkPromptArguments(prompt, args, id);
+    const result = await this.#connected(id).connection!.request('prompts/get', { name, arguments: checked }, options);
+    return promptDocument(id, name, result);
+  }
+
+  /** Asks the server to complete an argument of a prompt or resource (template). */
+  async complete(id: string, request: McpCompletionRequest, options: RequestOptions = {}): Promise<McpCompletion> {
+    const entry = this.#connected(id);
+    this.#requireCapability(entry, 'completions');
+    if (request.context && Object.hasOwn(request.context, request.argument)) {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `completion context may not contain the argument being completed ("${request.argument}")`);
+    }
+    const ref = request.kind === 'prompt' ? { type: 'ref/prompt', name: request.name } : { type: 'ref/resource', uri: request.name };
+    const result = await entry.connection!.request(
+      'completion/complete',
+      {
+        ref,
+        argument: { name: request.argument, value: request.prefix },
+        ...(request.context ? { context: { arguments: request.context } } : {}),
+      },
+      options,
+    );
+    return completionResult(id, result);
+  }
+
+  /** Disconnects every server; the registry accepts nothing afterwards. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#servers.keys()].map((id) => this.disconnect(id)));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  async #discover(entry: ServerEntry, options: RequestOptions): Promise<void> {
+    const connection = entry.connection!;
+    const capabilities = connection.client.getServerCapabilities() ?? {};
+    const accepted: ToolSpec[] = [];
+    const diagnostics: string[] = [];
+    if (capabilities.tools) {
+      const raw = await connection.paginate('tools/list', 'tools', options);
+      const aliases = new Set<string>();
+      for (const [index, item] of raw.entries()) {
+        try {
+          const spec = toolSpec(entry.id, item, index);
+          if (aliases.has(spec.alias)) throw new Error(`duplicate tool name or alias "${spec.alias}"`);
+          aliases.add(spec.alias);
+          accepted.push(spec);
+        } catch (error) {
+          const name = (item as { name?: unknown })?.name;
+          diagnostics.push(`tool ${typeof name === 'string' ? JSON.stringify(name) : `#${index}`} rejected: ${(error as Error).message}`);
+        }
+      }
+    }
+    entry.tools = Object.freeze(accepted);
+    entry.diagnostics = diagnostics;
+    entry.stale = false;
+  }
+
+  #watchListChanges(entry: ServerEntry, connection: McpConnection): void {
+    // Passive marking only: a list-changed notice never triggers a refresh by itself.
+    connection.client.fallbackNotificationHandler = async (notification) => {
+      if (notification.method.endsWith('/list_changed') && entry.connection === connection) entry.stale = true;
+    };
+  }
+
+  #lost(entry: ServerEntry, connection: McpConnection, reason: string): void {
+    if (entry.connection !== connection) return;
+    entry.connection = undefined;
+    entry.tools = [];
+    entry.state = 'failed';
+    entry.error = reason;
+    void connection.close().catch(() => undefined);
+    this.#changed();
+  }
+
+  #proxy(entry: ServerEntry, spec: ToolSpec): McpProxyTool {
+    return Object.freeze({
+      name: spec.alias,
+      description: spec.description || `MCP tool ${spec.name} on server ${entry.id}`,
+      parameters: spec.inputSchema,
+      mcp: Object.freeze({ server: entry.id, tool: spec.name }),
+      validateArguments: (args: unknown) => spec.input.check(args, `arguments of ${spec.alias}`),
+      execute: async (args: Record<string, unknown>, context: { signal: AbortSignal }) => {
+        const reason = this.blockReason({ mcp: { server: entry.id, tool: spec.name } } as unknown as AgentTool);
+        if (reason) throw new XdogError(ErrorCodes.TOOL_FAILED, reason);
+        // A stale proxy never borrows a refreshed spec or a replacement connection.
+        if (!entry.tools.includes(spec) || this.#servers.get(entry.id) !== entry) {
+          throw new XdogError(ErrorCodes.MCP_FAILED, `MCP tool ${spec.alias} is stale: its server was disconnected or refreshed`, {
+            hint: 'the agent picks up the current tools on its next turn',
+          });
+        }
+        return this.#call(entry, spec, args, { signal: context.signal });
+      },
+    }) as McpProxyTool;
+  }
+
+  async #call(entry: ServerEntry, spec: ToolSpec, args: Record<string, unknown>, options: RequestOptions): Promise<AgentToolResult<McpToolDetails>> {
+    // Validated again right before the call: a hook may have rewritten them.
+    spec.input.check(args, `arguments of ${spec.alias}`);
+    const connection = entry.connection;
+    if (!connection) throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server "${entry.id}" is not connected`);
+    const result = await connection.request('tools/call', { name: spec.name, arguments: args }, options);
+    return toAgentResult(result, { server: entry.id, tool: spec.name, outputSchema: spec.output });
+  }
+
+  #changed(): void {
+    this.#proxies = [...this.#servers.values()].flatMap((entry) => entry.tools.map((spec) => this.#proxy(entry, spec)));
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  #statusOf(entry: ServerEntry): McpServerStatus {
+    const { config } = entry;
+    const client = entry.connection?.client;
+    const server = client?.getServerVersion();
+    return {
+      id: entry.id,
+      transport: config.transport,
+      state: entry.state,
+      allowTools: config.allow_tools === true,
+      target: config.transport === 'stdio' ? [config.command, ...(config.args ?? [])].join(' ') : endpointLabel(config.url),
+      envNames: config.transport === 'stdio' ? Object.keys(config.env ?? {}) : [],
+      headerNames: config.transport === 'http' ? [...Object.keys(config.headers ?? {}), ...Object.keys(config.headers_env ?? {})] : [],
+      roots: config.roots?.length ?? 0,
+      ...(server ? { server: { name: server.name, version: server.version } } : {}),
+      ...(entry.connection?.protocolVersion ? { protocolVersion: entry.connection.protocolVersion } : {}),
+      ...(client ? { capabilities: Object.keys(client.getServerCapabilities() ?? {}) } : {}),
+      tools: entry.tools.length,
+      stale: entry.stale,
+      diagnostics: [...entry.diagnostics],
+      ...(entry.error ? { error: entry.error } : {}),
+      ...(entry.connection?.stdio?.pid !== undefined ? { pid: entry.connection.stdio.pid } : {}),
+    };
+  }
+
+  #entry(id: string): ServerEntry {
+    const entry = this.#servers.get(id);
+    if (!entry) {
+      throw new XdogError(ErrorCodes.NOT_FOUND, `no MCP server "${id}" is registered`, {
+        hint: `registered: ${this.servers().join(', ') || 'none'}; add it under mcp_servers in the config file`,
+      });
+    }
+    return entry;
+  }
+
+  #connected(id: string): ServerEntry {
+    const entry = this.#entry(id);
+    if (!entry.connection || entry.state !== 'connected') {
+      throw new XdogError(ErrorCodes.INVALID_STATE, `MCP server "${id}" is not connected (${entry.state}${entry.error ? `: ${entry.error}` : ''})`, {
+        hint: `connect it first: registry.connect("${id}")`,
+      });
+    }
+    return entry;
+  }
+
+  #requireCapability(entry: ServerEntry, capability: 'resources' | 'prompts' | 'completions'): void {
+    const capabilities = entry.connection!.client.getServerCapabilities() ?? {};
+    if (!capabilities[capability]) {
+      throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server "${entry.id}" does not offer ${capability}`, {
+        hint: `its capabilities: ${Object.keys(capabilities).join(', ') || 'none'}`,
+      });
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new XdogError(ErrorCodes.CLOSED, 'this MCP registry is closed');
+  }
+}
+
+/** Validates one advertised tool and compiles its schemas. */
+function toolSpec(server: string, raw: unknown, index: number): ToolSpec {
+  if (typeof raw !== 'object' || raw === null) throw new Error(`entry ${index} is not an object`);
+  const tool = raw as Record<string, unknown>;
+  if (typeof tool.name !== 'string' || tool.name === '' || tool.name.length > 128) throw new Error('name must be a string of 1-128 characters');
+  if (tool.description !== undefined && typeof tool.description !== 'string') throw new Error('description must be a string');
+  const inputSchema = tool.inputSchema as Record<string, unknown>;
+  if (typeof inputSchema !== 'object' || inputSchema === null || inputSchema.type !== 'object') {
+    throw new Error('inputSchema must be a JSON Schema with type "object"');
+  }
+  const input = compileSchema(inputSchema, 'inputSchema');
+  const outputSchema = tool.outputSchema as Record<string, unknown> | undefined;
+  const output = outputSchema === undefined ? undefined : compileSchema(outputSchema, 'outputSchema');
+  return {
+    server,
+    name: tool.name,
+    alias: toolAlias(server, tool.name),
+    ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
+    description: (tool.description as string | undefined) ?? '',
+    inputSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+    ...(tool.annotations && typeof tool.annotations === 'object' ? { annotations: tool.annotations as Record<string, unknown> } : {}),
+    input,
+    ...(output ? { output } : {}),
+  };
+}
+
+function publicInfo(spec: ToolSpec): McpToolInfo {
+  const { input: _input, output: _output, ...info } = spec;
+  return info;
+}
+
+function endpointLabel(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
