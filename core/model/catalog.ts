@@ -20,9 +20,15 @@ function vision(id: string, contextWindow: number, maxOutputTokens: number, extr
   return text(id, contextWindow, maxOutputTokens, { input: ['text', 'image'], images: IMAGE_LIMITS, ...extra });
 }
 
-/** Known models by provider id. Figures are the vendors' published limits. */
+/**
+ * Known models by provider id, with the vendors' published limits. A config
+ * `models:` entry with the same id overrides an entry here.
+ */
 export const MODEL_CATALOG: Readonly<Record<string, readonly Entry[]>> = Object.freeze({
   openai: [
+    vision('gpt-5.4', 400_000, 128_000, { reasoningEfforts: OPENAI_EFFORTS }),
+    vision('gpt-5.4-mini', 400_000, 128_000, { reasoningEfforts: OPENAI_EFFORTS }),
+    vision('gpt-5.2', 400_000, 128_000, { reasoningEfforts: OPENAI_EFFORTS }),
     vision('gpt-5.1', 400_000, 128_000, { reasoningEfforts: OPENAI_EFFORTS }),
     vision('gpt-5', 400_000, 128_000, { reasoningEfforts: OPENAI_EFFORTS }),
     vision('gpt-5-mini', 400_000, 128_000, { reasoningEfforts: OPENAI_EFFORTS }),
@@ -35,12 +41,12 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly Entry[]>> = Object.
     vision('o4-mini', 200_000, 100_000, { reasoningEfforts: ['low', 'medium', 'high'] }),
   ],
   anthropic: [
-    vision('claude-opus-4-5', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
-    vision('claude-sonnet-4-5', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
+    vision('claude-opus-5-5', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
+    vision('claude-sonnet-5-5', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
+    vision('claude-haiku-5-5', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
+    vision('claude-opus-4-6', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
+    vision('claude-sonnet-4-6', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
     vision('claude-haiku-4-5', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
-    vision('claude-opus-4-1', 200_000, 32_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
-    vision('claude-sonnet-4-0', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
-    vision('claude-3-5-haiku-latest', 200_000, 8_192),
   ],
   copilot: [
     vision('gpt-4.1', 128_000, 16_384),
