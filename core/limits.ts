@@ -37,6 +37,8 @@ export const LIMITS = Object.freeze({
   snapshotBytes: 64 * MiB,
   /** One message fragment of a split snapshot, in bytes of JSON. */
   snapshotFragmentBytes: 8 * MiB,
+  /** A faux provider script file (JSON), in bytes. */
+  fauxScriptBytes: 64 * MiB,
 
   /** Compaction: custom summary, in UTF-8 bytes. */
   compactionSummaryBytes: 256 * KiB,
