@@ -31,6 +31,8 @@ import {
 import type { ActiveTool } from './tool-execution.js';
 import { toolDefinition } from './tool-arguments.js';
 import { ToolRepo, assertAgentTool } from './tool-repo.js';
+import { SkillPlacement, type ActiveSkill, type SkillScope } from '../skills/skill-placement.js';
+import type { SkillRepo } from '../skills/skill-repo.js';
 import type { AgentTool, RemoteToolSource } from './tool-types.js';
 import type {
   AgentConfig,
@@ -140,6 +142,7 @@ export class Agent {
   readonly #closeListeners = new Set<() => void>();
   #run?: ActiveRun;
   #closed = false;
+  readonly #skills: SkillPlacement;
 
   constructor(streamFn: ModelStreamFn, config: AgentConfig, options: AgentOptions = {}) {
     if (typeof streamFn !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'an Agent needs a model stream function');
@@ -154,6 +157,7 @@ export class Agent {
     this.#toolCtx = { ...(options.toolCtx ?? {}) };
     if (options.tools) this.#replaceLocalTools(options.tools instanceof ToolRepo ? options.tools.tools : options.tools);
     if (options.remoteTools) this.#attachRemote(options.remoteTools);
+    this.#skills = new SkillPlacement(options.skills, options.preparedSkills);
   }
 
   // ---- state -------------------------------------------------------------
@@ -218,6 +222,29 @@ export class Agent {
     } catch (error) {
       throw new XdogError(ErrorCodes.MODEL_FAILED, `resolving metadata for ${this.#config.model} failed: ${describeError(error)}`, { cause: error });
     }
+  }
+
+  // ---- skills ------------------------------------------------------------
+
+  /** The skill index (`options.skills`), if any. */
+  get skills(): SkillRepo | undefined {
+    return this.#skills.repo;
+  }
+
+  /** Active skills: session ones (system prompt), then this run's and the pending turn ones. */
+  get activeSkills(): readonly ActiveSkill[] {
+    return this.#skills.active;
+  }
+
+  /**
+   * Activates skills by slug, all or nothing. "session" replaces the session
+   * skills (idle only); "turn" sets the skills of the next run only, consumed
+   * when it ends however it ends. An unknown slug fails.
+   */
+  setActiveSkills(slugs: readonly string[], scope: SkillScope = 'session'): void {
+    if (scope === 'session') this.#assertIdle('setActiveSkills()');
+    else this.#assertOpen();
+    this.#skills.set(slugs, scope);
   }
 
   // ---- tools -------------------------------------------------------------
@@ -591,6 +618,7 @@ export class Agent {
     const config = this.#config;
     let outcome: RunOutcome;
     try {
+      this.#skills.beginTurn();
       await emit({ type: 'agent_start' });
       const refused = await this.#admitPrompt(run, messages, commit);
       if (refused) {
@@ -609,11 +637,12 @@ export class Agent {
           commit,
           buildContext: async (turn) => {
             const tools = this.#activeToolMap();
+            const placed = this.#skills.apply({ systemPrompt: config.systemPrompt, messages: this.#messages });
             const context = await buildModelContext({
               model: config.model,
-              systemPrompt: config.systemPrompt,
+              systemPrompt: placed.systemPrompt,
               turn,
-              messages: this.#messages,
+              messages: placed.messages,
               tools: [...tools.values()].map(({ tool }) => toolDefinition(tool)),
               hooks: this.hooks,
               modelInfo: this.resolveModel(),
@@ -643,6 +672,7 @@ export class Agent {
         : new XdogError(ErrorCodes.INTERNAL, `the run failed: ${describeError(error)}`, { cause: error });
       outcome = { result: { status: 'error', newMessages, errorMessage: failure.message }, error: failure };
     }
+    this.#skills.endTurn();
     this.#queue.releaseSelected();
     await emit({ type: 'agent_end', messages: this.#messages.slice() });
     this.#run = undefined;

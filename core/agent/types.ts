@@ -6,6 +6,7 @@
 import type { ImageContent, Message, StopReason, UserMessage } from './messages.js';
 import type { AgentTool, RemoteToolSource } from './tool-types.js';
 import type { ToolRepo } from './tool-repo.js';
+import type { SkillDocument, SkillRepo } from '../skills/skill-repo.js';
 
 /** How the tool calls of one assistant message run. */
 export type ToolExecutionMode = 'parallel' | 'sequential';
@@ -31,6 +32,10 @@ export interface AgentOptions {
   toolCtx?: Record<string, unknown>;
   /** Remote (MCP proxy) tools, kept apart from local tools. */
   remoteTools?: RemoteToolSource;
+  /** The skill index `setActiveSkills` draws from; discovery activates nothing. */
+  skills?: SkillRepo;
+  /** Session skill bodies read ahead (`SkillPlacement.read`); they start active. */
+  preparedSkills?: readonly SkillDocument[];
 }
 
 /** The lane of a queued input: a steer is admitted at the next checkpoint, a follow-up only when the agent would stop. */
