@@ -81,3 +81,10 @@ export function groupAlive(pgid: number): boolean {
     return false;
   }
 }
+
+export const FIXTURE = path.join(here, 'fixtures/fixture-server.mjs');
+
+/** The config of the edge-case fixture server over stdio. */
+export function fixtureStdio(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [FIXTURE], timeout: 20, ...extra };
+}

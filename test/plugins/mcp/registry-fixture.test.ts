@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpRegistry } from '../../../plugins/mcp/index.js';
+import { fixtureStdio, groupAlive } from './support.js';
+
+describe('McpRegistry against the edge-case fixture server', () => {
+  const registry = new McpRegistry();
+
+  beforeAll(async () => {
+    registry.register('fx', fixtureStdio({ roots: [{ uri: 'file:///tmp/xdog-root', name: 'Workspace' }] }));
+    await registry.connect('fx');
+  });
+  afterAll(() => registry.close());
+
+  it('follows tool pagination and rejects tools with external refs or unknown dialects at discovery', () => {
+    const names = registry.tools('fx').map((tool) => tool.name);
+    expect(names).toContain('add');
+    expect(names).toContain('dotted.name/with spaces'); // on the third page
+    expect(names).not.toContain('external-ref');
+    expect(names).not.toContain('unknown-dialect');
+    const diagnostics = registry.status('fx')[0]!.diagnostics;
+    expect(diagnostics.find((line) => line.includes('"external-ref"'))).toMatch(/\$ref outside the advertised document.*never fetched/);
+    expect(diagnostics.find((line) => line.includes('"unknown-dialect"'))).toMatch(/unsupported JSON Schema dialect/);
+  });
+
+  it('follows resource pagination', async () => {
+    const resources = await registry.catalog('fx', 'resource');
+    expect(resources.map((entry) => entry.uri)).toEqual(Array.from({ length: 25 }, (_, i) => `fixture://r/${i}`));
+  });
+
+  it('gives names outside the provider rule a stable hashed alias within 64 characters', () => {
+    const dotted = registry.tools('fx').find((tool) => tool.name === 'dotted.name/with spaces')!;
+    expect(dotted.alias).toMatch(/^fx__dotted_name_with_spaces_[0-9a-f]{8}$/);
+    expect(dotted.alias.length).toBeLessThanOrEqual(64);
+  });
+
+  it('honours a declared draft-04 schema (boolean exclusiveMaximum)', async () => {
+    await expect(registry.callTool('fx', 'draft4', { n: 10 })).rejects.toThrow(/must be < 10/);
+    const ok = await registry.callTool('fx', 'draft4', { n: 9 });
+    expect(ok.content).toEqual([{ type: 'text', text: 'n=9' }]);
+  });
+
+  it('adds a labelled structured-output block when no text equals the structured content', async () => {
+    const result = await registry.callTool('fx', 'add', { a: 2, b: 3 });
+    expect(result.content).toEqual([
+      { type: 'text', text: '5' },
+      { type: 'text', text: '[MCP structured output]\n{"sum":5}' },
+    ]);
+  });
+
+  it('turns isError with an image into an error result that keeps the image', async () => {
+    const result = await registry.callTool('fx', 'error-image', {});
+    expect(result.isError).toBe(true);
+    expect(result.content.map((part) => part.type)).toEqual(['text', 'image']);
+  });
+
+  it('keeps structuredContent null with its presence flag', async () => {
+    const result = await registry.callTool('fx', 'null-structured', {});
+    expect(result.details).toMatchObject({ structuredContentPresent: true, structuredContent: null });
+    expect(result.content.at(-1)).toEqual({ type: 'text', text: '[MCP structured output]\nnull' });
+  });
+
+  it('enforces an advertised output schema on success results', async () => {
+    await expect(registry.callTool('fx', 'bad-output', {})).rejects.toThrow(/broke|do not match the schema/);
+  });
+
+  it('keeps audio inert and shows content metadata', async () => {
+    const result = await registry.callTool('fx', 'audio', {});
+    expect(result.details!.blocks[0]).toMatchObject({ contentType: 'audio', isBinary: true, bytes: 3, mimeType: 'audio/wav' });
+    expect(result.content[0]).toEqual({ type: 'text', text: '[MCP audio: audio/wav, 3 bytes; kept as data, not played]' });
+    expect(result.details!.mcpContentMetadata).toEqual([{ index: 0, annotations: { audience: ['user'], priority: 0.5 } }]);
+    expect(result.content.at(-1)).toMatchObject({ type: 'text', text: expect.stringContaining('[MCP content metadata]') });
+  });
+
+  it('discloses the configured roots to the connected server', async () => {
+    const result = await registry.callTool('fx', 'roots', {});
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual([{ uri: 'file:///tmp/xdog-root', name: 'Workspace' }]);
+  });
+
+  it('settles a cancelled call without retrying it', async () => {
+    const controller = new AbortController();
+    const call = registry.callTool('fx', 'hang', {}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(call).rejects.toThrow(/cancelled|abort/i);
+    expect(registry.status('fx')[0]!.state).toBe('connected');
+  });
+});
+
+describe('failures', () => {
+  it('a server that crashes mid-call gives a visible error, no hang, and a failed status', async () => {
+    const registry = new McpRegistry();
+    registry.register('boom', fixtureStdio());
+    const { pid } = await registry.connect('boom');
+    const error = await registry.callTool('boom', 'crash', {}).catch((caught: Error) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/connection lost.*code 3.*crashing on purpose.*not retried/s);
+    const [status] = registry.status('boom');
+    expect(status!.state).toBe('failed');
+    expect(status!.error).toMatch(/exited/);
+    expect(registry.tools('boom')).toEqual([]);
+    await expect(registry.callTool('boom', 'add', { a: 1, b: 1 })).rejects.toThrow(/not connected/);
+    expect(groupAlive(pid!)).toBe(false);
+    await registry.close();
+  });
+
+  it('a request that outlives the server timeout fails with a timeout error', async () => {
+    const registry = new McpRegistry();
+    registry.register('slow', fixtureStdio({ timeout: 3 }));
+    await registry.connect('slow');
+    await expect(registry.callTool('slow', 'hang', {})).rejects.toThrow(/timed out after 3 s.*not retried/);
+    await registry.close();
+  });
+
+  it('a command that cannot start fails the connect with a hint', async () => {
+    const registry = new McpRegistry();
+    registry.register('missing', { command: '/nonexistent/mcp-server' });
+    await expect(registry.connect('missing')).rejects.toThrow(/cannot start MCP server/);
+    expect(registry.status('missing')[0]!.state).toBe('failed');
+    await registry.close();
+  });
+
+  it('validates programmatic configs with the config-file schema', () => {
+    const registry = new McpRegistry();
+    expect(() => registry.register('bad', { command: 'x', allow_tool: true })).toThrow(/bad: Unrecognized key|allow_tool/);
+    expect(() => registry.register('no spaces', { command: 'x' })).toThrow(/ASCII letters/);
+    registry.register('ok', { command: 'x' });
+    expect(() => registry.register('ok', { command: 'x' })).toThrow(/already registered/);
+  });
+});
