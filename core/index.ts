@@ -24,3 +24,6 @@ export * from './skills/skill-file.js';
 export * from './skills/skill-repo.js';
 export * from './skills/skill-tool.js';
 export * from './skills/skill-placement.js';
+export * from './capabilities/types.js';
+export * from './capabilities/capability-set.js';
+export * from './capabilities/assembly.js';

@@ -40,3 +40,5 @@ export const ToolContribution = token<import('./agent/tool-types.js').AgentTool>
 export const ModelRegistryToken = token<import('./model/registry.js').ModelRegistry>('ModelRegistry');
 /** The credential store for provider logins and API keys (see core/credentials.ts). */
 export const CredentialStoreToken = token<import('./credentials.js').CredentialStore>('CredentialStore');
+/** Multi-binding: capability providers a plugin contributes (opened by a CapabilitySet when selected). */
+export const CapabilityContribution = token<import('./capabilities/types.js').CapabilityProvider>('Capability');
