@@ -165,12 +165,14 @@ export class McpRegistry implements AsyncDisposable {
     entry.error = undefined;
     entry.diagnostics = [];
     try {
-      const connection = await McpConnection.open({
+      // A loss during the handshake fails open() itself; afterwards it marks the entry failed.
+      let connection: McpConnection | undefined = undefined;
+      connection = await McpConnection.open({
         id,
         config: entry.config,
         cwd: this.#cwd,
         env: this.#env,
-        onLost: (reason) => this.#lost(entry, connection, reason),
+        onLost: (reason) => connection && this.#lost(entry, connection, reason),
       });
       entry.connection = connection;
       this.#watchListChanges(entry, connection);
