@@ -1,0 +1,137 @@
+/**
+ * The `bash` tool: runs a command with `bash -c` in the working directory, in
+ * its own process group. A timeout or an abort kills the whole group. Output
+ * (stdout and stderr interleaved) is bounded: the newest bytes are kept and a
+ * notice tells the model how much was cut. Not a sandbox.
+ */
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { LIMITS, type AgentTool } from '../../core/index.js';
+import { errorResult, textResult } from './results.js';
+
+const BashArgs = z.object({
+  command: z.string().min(1).describe('The shell command to run (bash syntax; pipes and && work).'),
+  timeout: z
+    .number()
+    .positive()
+    .max(LIMITS.bashMaxTimeoutSeconds)
+    .optional()
+    .describe(`Seconds before the command is killed (default ${LIMITS.bashDefaultTimeoutSeconds}).`),
+});
+
+/** What the host sees of a bash run. */
+export interface BashDetails {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Output bytes that were cut from the front. */
+  droppedBytes: number;
+}
+
+/** Keeps the newest `limit` bytes of a stream of chunks. */
+class TailBuffer {
+  #chunks: Buffer[] = [];
+  #size = 0;
+  dropped = 0;
+  constructor(private readonly limit: number) {}
+  push(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+    while (this.#size > this.limit) {
+      const first = this.#chunks[0]!;
+      const excess = this.#size - this.limit;
+      if (first.length <= excess) {
+        this.#chunks.shift();
+        this.#size -= first.length;
+        this.dropped += first.length;
+      } else {
+        this.#chunks[0] = first.subarray(excess);
+        this.#size -= excess;
+        this.dropped += excess;
+      }
+    }
+  }
+  text(): string {
+    return Buffer.concat(this.#chunks).toString('utf8').replace(/^\uFFFD+/, '');
+  }
+}
+
+const KILL_GRACE_MS = 1000;
+
+export function createBashTool(options: { cwd: string; shell?: string }): AgentTool<z.infer<typeof BashArgs>, BashDetails> {
+  return {
+    name: 'bash',
+    description:
+      'Run a shell command in the working directory and return its combined stdout and stderr. ' +
+      `Use it for builds, tests, git, and other command-line work. Output over ${LIMITS.bashOutputBytes / 1024} KiB keeps only its end. ` +
+      'A non-zero exit code is reported as an error. Long-running commands are killed at the timeout.',
+    parameters: BashArgs,
+    execute: (args, context) =>
+      new Promise((resolve) => {
+        const timeoutSeconds = args.timeout ?? LIMITS.bashDefaultTimeoutSeconds;
+        const output = new TailBuffer(LIMITS.bashOutputBytes);
+        const child = spawn(options.shell ?? 'bash', ['-c', args.command], {
+          cwd: options.cwd,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let timedOut = false;
+        let aborted = false;
+        let killTimer: NodeJS.Timeout | undefined;
+        const killGroup = (): void => {
+          if (child.pid === undefined) return;
+          try {
+            process.kill(-child.pid, 'SIGTERM');
+          } catch {
+            return;
+          }
+          killTimer = setTimeout(() => {
+            try {
+              process.kill(-child.pid!, 'SIGKILL');
+            } catch {
+              // already gone
+            }
+          }, KILL_GRACE_MS);
+        };
+        const timer = setTimeout(() => {
+          timedOut = true;
+          killGroup();
+        }, timeoutSeconds * 1000);
+        const onAbort = (): void => {
+          aborted = true;
+          killGroup();
+        };
+        if (context.signal.aborted) onAbort();
+        else context.signal.addEventListener('abort', onAbort, { once: true });
+        child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+        child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+        child.on('error', (error) => {
+          clearTimeout(timer);
+          context.signal.removeEventListener('abort', onAbort);
+          resolve(errorResult(`could not start bash: ${error.message}`, { exitCode: null, signal: null, timedOut, aborted, droppedBytes: 0 }));
+        });
+        child.on('close', (exitCode, signal) => {
+          clearTimeout(timer);
+          // The group may still hold children that kept no pipe open; finish them too.
+          if (timedOut || aborted) {
+            try {
+              process.kill(-child.pid!, 'SIGKILL');
+            } catch {
+              // already gone
+            }
+          }
+          if (killTimer) clearTimeout(killTimer);
+          context.signal.removeEventListener('abort', onAbort);
+          const details: BashDetails = { exitCode, signal, timedOut, aborted, droppedBytes: output.dropped };
+          let text = output.text();
+          if (output.dropped > 0) text = `[output truncated: the first ${output.dropped} bytes were cut; only the last ${LIMITS.bashOutputBytes} bytes are shown]\n${text}`;
+          if (!text) text = '(no output)';
+          if (timedOut) resolve(errorResult(`command timed out after ${timeoutSeconds}s; its process group was killed\n${text}`, details));
+          else if (aborted) resolve(errorResult(`command aborted; its process group was killed\n${text}`, details));
+          else if (exitCode !== 0) resolve(errorResult(`command exited with ${exitCode === null ? `signal ${signal}` : `code ${exitCode}`}\n${text}`, details));
+          else resolve(textResult(text, details));
+        });
+      }),
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The file tools: `read`, `write`, `edit`, `ls`. Paths are relative to the
+ * working directory (absolute paths work too). Every read is bounded; a file
+ * too large to take whole asks the model to read a range. Not a sandbox.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { LIMITS, type AgentTool } from '../../core/index.js';
+import { IGNORED_DIRS } from './walk.js';
+import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
+
+const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
+
+/** Reads a whole file within the file-tool bound, or returns why not. */
+async function readWhole(file: string, shown: string): Promise<{ text: string } | { error: string }> {
+  let stat;
+  try {
+    stat = await fs.stat(file);
+  } catch (error) {
+    return { error: `${shown}: ${describeFsError(error)}` };
+  }
+  if (stat.isDirectory()) return { error: `${shown} is a directory; use ls` };
+  if (stat.size > LIMITS.fileToolFileBytes) return { error: `${shown} is ${stat.size} bytes, over the ${LIMITS.fileToolFileBytes}-byte limit for this tool` };
+  return { text: await fs.readFile(file, 'utf8') };
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory';
+  if (code === 'ENOTDIR') return 'a parent of it is not a directory';
+  return (error as Error).message;
+}
+
+const ReadArgs = z.object({
+  path: z.string().min(1).describe('File to read, relative to the working directory.'),
+  offset: z.number().int().positive().optional().describe('First line to return (1-based). Use with limit for large files.'),
+  limit: z.number().int().positive().optional().describe(`Number of lines to return (at most ${LIMITS.readToolLines}).`),
+});
+
+export function createReadTool(options: { cwd: string }): AgentTool<z.infer<typeof ReadArgs>> {
+  return {
+    name: 'read',
+    description:
+      'Read a text file (or a PNG/JPEG/WebP/GIF image) from the working directory. Lines are numbered. ' +
+      `At most ${LIMITS.readToolLines} lines or ${LIMITS.readToolBytes / 1024} KiB come back per call; use offset and limit to page through larger files.`,
+    parameters: ReadArgs,
+    async execute(args) {
+      const file = resolvePath(options.cwd, args.path);
+      const shown = displayPath(options.cwd, file);
+      const mimeType = IMAGE_TYPES[path.extname(file).toLowerCase()];
+      if (mimeType) {
+        try {
+          const stat = await fs.stat(file);
+          if (stat.size > LIMITS.defaultImageBytes) return errorResult(`${shown} is ${stat.size} bytes, over the ${LIMITS.defaultImageBytes}-byte image limit`);
+          const data = await fs.readFile(file);
+          return { content: [{ type: 'text', text: `${shown} (${mimeType}, ${data.length} bytes)` }, { type: 'image', data: data.toString('base64'), mimeType }] };
+        } catch (error) {
+          return errorResult(`${shown}: ${describeFsError(error)}`);
+        }
+      }
+      const whole = await readWhole(file, shown);
+      if ('error' in whole) return errorResult(whole.error);
+      if (whole.text.includes('\u0000')) return errorResult(`${shown} looks binary; use bash (e.g. xxd or file) to inspect it`);
+      const lines = whole.text.split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      const start = (args.offset ?? 1) - 1;
+      if (start >= lines.length && lines.length > 0) return errorResult(`offset ${args.offset} is past the end of ${shown} (${lines.length} lines)`);
+      const wanted = Math.min(args.limit ?? LIMITS.readToolLines, LIMITS.readToolLines);
+      const out: string[] = [];
+      let bytes = 0;
+      let index = start;
+      for (; index < lines.length && out.length < wanted; index++) {
+        const line = `${index + 1}\t${clipLine(lines[index]!, LIMITS.toolLineChars)}`;
+        bytes += Buffer.byteLength(line) + 1;
+        if (bytes > LIMITS.readToolBytes) break;
+        out.push(line);
+      }
+      if (index < lines.length) out.push(`[${lines.length - index} more lines; continue with offset ${index + 1}]`);
+      return textResult(out.length ? out.join('\n') : `(${shown} is empty)`, { path: file, totalLines: lines.length });
+    },
+  };
+}
+
+const WriteArgs = z.object({
+  path: z.string().min(1).describe('File to write, relative to the working directory. Parent directories are created.'),
+  content: z.string().describe('The complete new content of the file.'),
+});
+
+export function createWriteTool(options: { cwd: string }): AgentTool<z.infer<typeof WriteArgs>> {
+  return {
+    name: 'write',
+    description: 'Create or overwrite a file with the given content. For a small change to an existing file, prefer edit.',
+    parameters: WriteArgs,
+    async execute(args) {
+      const file = resolvePath(options.cwd, args.path);
+      const shown = displayPath(options.cwd, file);
+      const bytes = Buffer.byteLength(args.content);
+      if (bytes > LIMITS.fileToolFileBytes) return errorResult(`the content is ${bytes} bytes, over the ${LIMITS.fileToolFileBytes}-byte limit`);
+      try {
+        await fs.mkdir(path.dirname(file), { recursive: true });
+        await fs.writeFile(file, args.content);
+      } catch (error) {
+        return errorResult(`${shown}: ${describeFsError(error)}`);
+      }
+      return textResult(`wrote ${bytes} bytes to ${shown}`, { path: file, bytes });
+    },
+  };
+}
+
+const EditArgs = z.object({
+  path: z.string().min(1).describe('File to edit, relative to the working directory.'),
+  old_text: z.string().min(1).describe('Exact text to replace. It must occur exactly once in the file; include surrounding lines to make it unique.'),
+  new_text: z.string().describe('The replacement text.'),
+});
+
+export function createEditTool(options: { cwd: string }): AgentTool<z.infer<typeof EditArgs>> {
+  return {
+    name: 'edit',
+    description:
+      'Replace one exact occurrence of old_text with new_text in a file. old_text must match the file exactly (whitespace included) and occur exactly once; ' +
+      'read the file first, and add surrounding lines when the text repeats.',
+    parameters: EditArgs,
+    async execute(args) {
+      const file = resolvePath(options.cwd, args.path);
+      const shown = displayPath(options.cwd, file);
+      const whole = await readWhole(file, shown);
+      if ('error' in whole) return errorResult(whole.error);
+      const first = whole.text.indexOf(args.old_text);
+      if (first === -1) return errorResult(`old_text was not found in ${shown}; read the file and copy the text exactly`);
+      let count = 0;
+      for (let at = first; at !== -1; at = whole.text.indexOf(args.old_text, at + 1)) count++;
+      if (count > 1) return errorResult(`old_text occurs ${count} times in ${shown}; include more surrounding text so it occurs once`);
+      const updated = whole.text.slice(0, first) + args.new_text + whole.text.slice(first + args.old_text.length);
+      try {
+        await fs.writeFile(file, updated);
+      } catch (error) {
+        return errorResult(`${shown}: ${describeFsError(error)}`);
+      }
+      const line = whole.text.slice(0, first).split('\n').length;
+      return textResult(`edited ${shown} at line ${line}`, { path: file, line });
+    },
+  };
+}
+
+const LsArgs = z.object({
+  path: z.string().optional().describe('Directory to list, relative to the working directory (default: the working directory).'),
+  all: z.boolean().optional().describe(`Also list hidden entries and ${[...IGNORED_DIRS].join('/')}.`),
+});
+
+export function createLsTool(options: { cwd: string }): AgentTool<z.infer<typeof LsArgs>> {
+  return {
+    name: 'ls',
+    description: `List a directory, sorted, with "/" after subdirectories. Hidden entries and ${[...IGNORED_DIRS].join(', ')} are left out unless all is true. At most ${LIMITS.listToolEntries} entries.`,
+    parameters: LsArgs,
+    async execute(args) {
+      const dir = resolvePath(options.cwd, args.path ?? '.');
+      const shown = displayPath(options.cwd, dir) || '.';
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch (error) {
+        return errorResult(`${shown}: ${describeFsError(error)}`);
+      }
+      const names = entries
+        .filter((entry) => args.all || (!entry.name.startsWith('.') && !IGNORED_DIRS.has(entry.name)))
+        .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+        .sort();
+      const shownNames = names.slice(0, LIMITS.listToolEntries);
+      if (names.length > shownNames.length) shownNames.push(`[${names.length - shownNames.length} more entries not shown]`);
+      return textResult(shownNames.length ? shownNames.join('\n') : `(${shown} is empty)`, { path: dir, count: names.length });
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The built-in tools plugin: bash, read, write, edit, ls, grep, find and
+ * current_time, all relative to the kernel's working directory, plus
+ * web_search when the config names a backend. None of them is a security
+ * boundary: the host's beforeToolCall policy decides what may run.
+ */
+import {
+  ClockToken,
+  ContainerModule,
+  ToolContribution,
+  WorkingDirectory,
+  definePlugin,
+  type AgentTool,
+  type Clock,
+  type XdogConfig,
+} from '../../core/index.js';
+import { createBashTool } from './bash.js';
+import { createCurrentTimeTool } from './current-time.js';
+import { createEditTool, createLsTool, createReadTool, createWriteTool } from './file-tools.js';
+import { createFindTool, createGrepTool } from './search-tools.js';
+import { SearxngBackend, createWebSearchTool, type WebSearchBackend } from './web-search.js';
+
+export { createBashTool, type BashDetails } from './bash.js';
+export { createCurrentTimeTool } from './current-time.js';
+export { createEditTool, createLsTool, createReadTool, createWriteTool } from './file-tools.js';
+export { createFindTool, createGrepTool } from './search-tools.js';
+export { SearxngBackend, createWebSearchTool, type WebSearchBackend, type WebSearchResult } from './web-search.js';
+export { globToRegExp, IGNORED_DIRS } from './walk.js';
+
+type ToolFactory = (options: { cwd: string; clock?: Clock }) => AgentTool;
+
+const FACTORIES: readonly ToolFactory[] = [
+  createBashTool,
+  createReadTool,
+  createWriteTool,
+  createEditTool,
+  createLsTool,
+  createGrepTool,
+  createFindTool,
+  createCurrentTimeTool,
+];
+
+/** Fresh instances of the default tools (bash, read, write, edit, ls, grep, find, current_time) for one working directory. */
+export function createBuiltinTools(options: { cwd: string; clock?: Clock }): AgentTool[] {
+  return FACTORIES.map((factory) => factory(options));
+}
+
+/** The configured web search backend, if any. */
+export function webSearchBackendFrom(config: XdogConfig, env: NodeJS.ProcessEnv = process.env): WebSearchBackend | undefined {
+  const settings = config.web_search;
+  if (!settings) return undefined;
+  return new SearxngBackend({ url: settings.url, apiKey: settings.api_key_env ? env[settings.api_key_env] : undefined });
+}
+
+export default definePlugin({
+  name: 'tools',
+  provides: { tools: ['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time', 'web_search'] },
+  module: new ContainerModule(({ bind }) => {
+    for (const factory of FACTORIES) {
+      bind(ToolContribution).toDynamicValue((context) => factory({ cwd: context.get(WorkingDirectory), clock: context.get(ClockToken) }));
+    }
+  }),
+  apply(kernel) {
+    // web_search exists only when the config names a backend, and only the kernel knows the config;
+    // binding it here is still inert (no request is made until a model calls the tool).
+    const backend = webSearchBackendFrom(kernel.config);
+    if (backend) kernel.container.bind(ToolContribution).toConstantValue(createWebSearchTool(backend));
+  },
+});

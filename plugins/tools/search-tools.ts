@@ -1,0 +1,100 @@
+/**
+ * The search tools: `find` (files by glob) and `grep` (lines by regular
+ * expression). Both walk the working directory (or a given folder), skip
+ * `.git` and `node_modules` unless asked, and bound what they return.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { LIMITS, type AgentTool } from '../../core/index.js';
+import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
+import { IGNORED_DIRS, globToRegExp, walkFiles } from './walk.js';
+
+const ignoredList = [...IGNORED_DIRS].join(' and ');
+
+const FindArgs = z.object({
+  pattern: z.string().min(1).describe('Glob such as "*.ts", "src/**/*.test.ts" or "{README,CHANGELOG}.md". Without "/" it matches file names at any depth.'),
+  path: z.string().optional().describe('Folder to search, relative to the working directory (default: the working directory).'),
+  all: z.boolean().optional().describe(`Also search ${ignoredList}.`),
+});
+
+export function createFindTool(options: { cwd: string }): AgentTool<z.infer<typeof FindArgs>> {
+  return {
+    name: 'find',
+    description: `Find files by glob pattern, listed relative to the searched folder. Skips ${ignoredList} unless all is true. At most ${LIMITS.listToolEntries} results.`,
+    parameters: FindArgs,
+    async execute(args, context) {
+      const root = resolvePath(options.cwd, args.path ?? '.');
+      const stat = await fs.stat(root).catch(() => undefined);
+      if (!stat?.isDirectory()) return errorResult(`${displayPath(options.cwd, root)} is not a directory`);
+      const matcher = globToRegExp(args.pattern);
+      const walk = await walkFiles(root, { all: args.all, signal: context.signal });
+      const matches = walk.files.filter((file) => matcher.test(file));
+      const lines = matches.slice(0, LIMITS.listToolEntries);
+      if (matches.length > lines.length) lines.push(`[${matches.length - lines.length} more matches not shown; narrow the pattern]`);
+      if (walk.capped) lines.push(`[search stopped after ${LIMITS.walkToolFiles} files; search a smaller folder]`);
+      return textResult(lines.length ? lines.join('\n') : `no files match ${args.pattern}`, { count: matches.length });
+    },
+  };
+}
+
+const GrepArgs = z.object({
+  pattern: z.string().min(1).describe('JavaScript regular expression to search for, e.g. "function \\\\w+" or "TODO".'),
+  path: z.string().optional().describe('File or folder to search, relative to the working directory (default: the working directory).'),
+  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts".'),
+  ignore_case: z.boolean().optional().describe('Match without regard to case.'),
+  all: z.boolean().optional().describe(`Also search ${ignoredList}.`),
+});
+
+export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<typeof GrepArgs>> {
+  return {
+    name: 'grep',
+    description:
+      `Search file contents for a regular expression; prints "file:line: text" for each matching line. Skips binary files, files over ${LIMITS.grepToolFileBytes / 1024 / 1024} MiB and ${ignoredList}. ` +
+      `At most ${LIMITS.grepToolMatches} matches; narrow with path or glob.`,
+    parameters: GrepArgs,
+    async execute(args, context) {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(args.pattern, args.ignore_case ? 'i' : '');
+      } catch (error) {
+        return errorResult(`invalid regular expression: ${(error as Error).message}`);
+      }
+      const target = resolvePath(options.cwd, args.path ?? '.');
+      const stat = await fs.stat(target).catch(() => undefined);
+      if (!stat) return errorResult(`${displayPath(options.cwd, target)}: no such file or directory`);
+      let files: string[];
+      let capped = false;
+      if (stat.isDirectory()) {
+        const walk = await walkFiles(target, { all: args.all, signal: context.signal });
+        const matcher = args.glob ? globToRegExp(args.glob) : undefined;
+        files = walk.files.filter((file) => !matcher || matcher.test(file)).map((file) => path.join(target, file));
+        capped = walk.capped;
+      } else files = [target];
+
+      const out: string[] = [];
+      let matches = 0;
+      let skippedLarge = 0;
+      for (const file of files) {
+        context.signal.throwIfAborted();
+        const size = (await fs.stat(file).catch(() => undefined))?.size ?? 0;
+        if (size > LIMITS.grepToolFileBytes) {
+          skippedLarge++;
+          continue;
+        }
+        const text = await fs.readFile(file, 'utf8').catch(() => '');
+        if (text.includes('\u0000')) continue;
+        const lines = text.split('\n');
+        for (let index = 0; index < lines.length; index++) {
+          if (!regex.test(lines[index]!)) continue;
+          matches++;
+          if (out.length < LIMITS.grepToolMatches) out.push(`${displayPath(options.cwd, file)}:${index + 1}: ${clipLine(lines[index]!, LIMITS.toolLineChars)}`);
+        }
+      }
+      if (matches > out.length) out.push(`[${matches - out.length} more matches not shown; narrow the search]`);
+      if (skippedLarge) out.push(`[${skippedLarge} files over ${LIMITS.grepToolFileBytes} bytes were not searched]`);
+      if (capped) out.push(`[search stopped after ${LIMITS.walkToolFiles} files; search a smaller folder]`);
+      return textResult(out.length ? out.join('\n') : `no matches for ${args.pattern}`, { matches });
+    },
+  };
+}

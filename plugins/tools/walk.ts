@@ -1,0 +1,72 @@
+/** A bounded walk over the working directory, and the glob patterns find and grep take. */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { LIMITS } from '../../core/index.js';
+
+/** Directories the search tools skip unless asked not to. */
+export const IGNORED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+
+/** What a walk found, and whether it stopped at the file bound. */
+export interface WalkResult {
+  files: string[];
+  /** True when the walk stopped at LIMITS.walkToolFiles. */
+  capped: boolean;
+}
+
+/** Every file under `root` (relative paths, sorted per directory), skipping IGNORED_DIRS unless `all`. */
+export async function walkFiles(root: string, options: { all?: boolean; signal?: AbortSignal } = {}): Promise<WalkResult> {
+  const files: string[] = [];
+  const pending = [''];
+  while (pending.length) {
+    options.signal?.throwIfAborted();
+    const relative = pending.shift()!;
+    let entries;
+    try {
+      entries = await fs.readdir(path.join(root, relative), { withFileTypes: true });
+    } catch {
+      continue; // unreadable directories are skipped, like find(1) does after reporting
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (!options.all && IGNORED_DIRS.has(entry.name)) continue;
+        pending.push(child);
+      } else if (entry.isFile()) {
+        if (files.length >= LIMITS.walkToolFiles) return { files, capped: true };
+        files.push(child);
+      }
+    }
+  }
+  return { files, capped: false };
+}
+
+/**
+ * A glob as a RegExp over "/"-separated relative paths: `*` and `?` stay in
+ * one path segment, `**` spans segments, `{a,b}` is an alternative. A pattern
+ * without "/" matches the file name at any depth.
+ */
+export function globToRegExp(glob: string): RegExp {
+  const pattern = glob.includes('/') ? glob.replace(/^\.\//, '') : `**/${glob}`;
+  let out = '';
+  let depth = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]!;
+    if (char === '*') {
+      if (pattern[i + 1] === '*') {
+        const slash = pattern[i + 2] === '/';
+        out += slash ? '(?:.*/)?' : '.*';
+        i += slash ? 2 : 1;
+      } else out += '[^/]*';
+    } else if (char === '?') out += '[^/]';
+    else if (char === '{') {
+      out += '(?:';
+      depth++;
+    } else if (char === '}' && depth > 0) {
+      out += ')';
+      depth--;
+    } else if (char === ',' && depth > 0) out += '|';
+    else out += char.replace(/[.+^$()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}

@@ -1,0 +1,74 @@
+/**
+ * The `web_search` tool, present only when a backend is configured. A
+ * backend is one interface; the built-in one speaks SearXNG's JSON API over
+ * HTTP (a self-hostable metasearch engine, so search stays local-first).
+ */
+import { z } from 'zod';
+import { LIMITS, XdogError, ErrorCodes, type AgentTool } from '../../core/index.js';
+import { errorResult, textResult } from './results.js';
+
+/** One search hit. */
+export interface WebSearchResult {
+  title: string;
+  url: string;
+  snippet: string;
+}
+
+/** A search engine the tool can ask. */
+export interface WebSearchBackend {
+  readonly name: string;
+  search(query: string, options: { count: number; signal: AbortSignal }): Promise<WebSearchResult[]>;
+}
+
+/** SearXNG's `/search?format=json` (the instance must enable the json format). */
+export class SearxngBackend implements WebSearchBackend {
+  readonly name = 'searxng';
+  constructor(private readonly options: { url: string; apiKey?: string }) {}
+
+  async search(query: string, { count, signal }: { count: number; signal: AbortSignal }): Promise<WebSearchResult[]> {
+    const url = new URL('search', this.options.url.endsWith('/') ? this.options.url : `${this.options.url}/`);
+    url.searchParams.set('q', query);
+    url.searchParams.set('format', 'json');
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    const response = await fetch(url, { headers, signal });
+    if (!response.ok) {
+      throw new XdogError(ErrorCodes.TOOL_FAILED, `SearXNG at ${url.origin} answered HTTP ${response.status}`, {
+        hint: response.status === 403 ? 'enable the json format under search.formats in its settings.yml' : 'check the web_search url in the config',
+      });
+    }
+    const length = Number(response.headers.get('content-length') ?? 0);
+    if (length > LIMITS.webSearchResponseBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the search response is ${length} bytes, over the ${LIMITS.webSearchResponseBytes}-byte limit`);
+    const text = await response.text();
+    if (Buffer.byteLength(text) > LIMITS.webSearchResponseBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the search response is over the ${LIMITS.webSearchResponseBytes}-byte limit`);
+    const body = JSON.parse(text) as { results?: Array<{ title?: unknown; url?: unknown; content?: unknown }> };
+    return (body.results ?? [])
+      .filter((hit) => typeof hit.url === 'string')
+      .slice(0, count)
+      .map((hit) => ({ title: String(hit.title ?? ''), url: hit.url as string, snippet: String(hit.content ?? '') }));
+  }
+}
+
+const SearchArgs = z.object({
+  query: z.string().min(1).describe('What to search the web for.'),
+  count: z.number().int().positive().max(LIMITS.webSearchResults).optional().describe(`Results to return (default 5, at most ${LIMITS.webSearchResults}).`),
+});
+
+export function createWebSearchTool(backend: WebSearchBackend): AgentTool<z.infer<typeof SearchArgs>> {
+  return {
+    name: 'web_search',
+    description: 'Search the web and return titles, URLs and snippets. Use it for current events or facts you are unsure of; cite the URLs you rely on.',
+    parameters: SearchArgs,
+    async execute(args, context) {
+      let results: WebSearchResult[];
+      try {
+        results = await backend.search(args.query, { count: args.count ?? 5, signal: context.signal });
+      } catch (error) {
+        return errorResult(`web search via ${backend.name} failed: ${(error as Error).message}`);
+      }
+      if (results.length === 0) return textResult(`no results for "${args.query}"`, { results });
+      const text = results.map((hit, index) => `${index + 1}. ${hit.title}\n   ${hit.url}\n   ${hit.snippet}`).join('\n');
+      return textResult(text, { results });
+    },
+  };
+}
