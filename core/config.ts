@@ -103,6 +103,11 @@ export const ConfigSchema = z
     providers: z.record(z.string(), ProviderConfigSchema).optional(),
     models: z.array(ModelConfigSchema).optional(),
     faux: z.object({ script: z.string() }).strict().optional(),
+    /** Host skill directories by name (a leading "~/" is the home directory; relative paths resolve against the working directory). */
+    skills: z
+      .object({ dirs: z.record(z.string().regex(/^[A-Za-z0-9][\w.-]{0,63}$/, 'must be a name: letters, digits, ".", "_" or "-"'), z.string().min(1)).optional() })
+      .strict()
+      .optional(),
     /** The web_search tool's backend; without it the tool is absent. */
     web_search: z
       .object({ backend: z.literal('searxng'), url: z.string().url(), api_key_env: EnvName.optional() })

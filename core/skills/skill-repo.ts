@@ -6,7 +6,9 @@
  * different definitions of one slug fail, naming both; nothing silently wins.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import type { XdogConfig } from '../config.js';
 import { discoverPlugins, type DiscoveredPlugin } from '../discovery.js';
 import { ErrorCodes, XdogError } from '../errors.js';
 import { LIMITS } from '../limits.js';
@@ -139,6 +141,20 @@ export class SkillRepo {
   /** A repo over the packaged skills of these plugins only. */
   static fromPackaged(plugins: readonly DiscoveredPlugin[]): SkillRepo {
     return new SkillRepo({ packaged: plugins });
+  }
+
+  /**
+   * The default repo of a host: packaged skills plus the directories the
+   * config names under `skills.dirs` ("~/" is the home directory; relative
+   * paths resolve against `cwd`).
+   */
+  static fromConfig(config: XdogConfig, cwd: string = process.cwd()): SkillRepo {
+    const repo = new SkillRepo({ cwd });
+    for (const [name, dir] of Object.entries(config.skills?.dirs ?? {})) {
+      const expanded = dir === '~' || dir.startsWith('~/') ? path.join(os.homedir(), dir.slice(1)) : dir;
+      repo.register({ directory: path.resolve(cwd, expanded), name });
+    }
+    return repo;
   }
 
   /** An empty repo (no packaged skills). */

@@ -108,3 +108,14 @@ describe('skill tool', () => {
     await expect(createSkillTool(repo).execute({ action: 'load', slug: 'one' }, ctx)).resolves.toMatchObject({ content: [{ text: 'Do one carefully.' }] });
   });
 });
+
+describe('SkillRepo.fromConfig', () => {
+  it('registers the directories the config names, relative to the working directory', async () => {
+    const { parseConfig } = await import('../../../core/index.js');
+    writeSkill(path.join(tmp, 'team-skills'), 'deploy', 'Ship a release');
+    const config = parseConfig('skills:\n  dirs:\n    team: ./team-skills\n');
+    const repo = SkillRepo.fromConfig(config, tmp);
+    expect(repo.get('deploy')).toMatchObject({ source: 'team' });
+    expect(() => parseConfig('skills:\n  dirs:\n    "bad name": x\n')).toThrow(/skills\.dirs/);
+  });
+});
