@@ -27,3 +27,4 @@ export * from './skills/skill-placement.js';
 export * from './capabilities/types.js';
 export * from './capabilities/capability-set.js';
 export * from './capabilities/assembly.js';
+export * from './capabilities/installed.js';

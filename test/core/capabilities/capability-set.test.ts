@@ -11,6 +11,7 @@ import {
   XdogError,
   createKernel,
   definePlugin,
+  openInstalledCapabilities,
   pluginsOfPackage,
   type AgentTool,
   type CapabilityProvider,
@@ -151,5 +152,16 @@ describe('CapabilitySet', () => {
     expect(assembly.composeTools().map((tool) => tool.name)).toEqual(['hello']);
     await assembly.close();
     await expect(set.select(['broken']).open()).rejects.toThrow(/imported although not selected/);
+  });
+
+  it('openInstalledCapabilities opens every capability the kernel provides, for the given host', async () => {
+    const log: string[] = [];
+    const other: CapabilityProvider = { name: 'other', open: () => ({ tools: [textTool('other_tool', () => 'x')] }) };
+    kernel = await createKernel({ plugins: [capabilityPlugin('counter-plugin', resourceCapability(log)), capabilityPlugin('other-plugin', other)] });
+    const assembly = await openInstalledCapabilities(kernel, { scope: 'session', id: 's9' });
+    expect(assembly.capabilities).toEqual(['counter', 'other']);
+    expect(log).toEqual(['open:session:s9']);
+    expect(assembly.composeTools().map((tool) => tool.name).sort()).toEqual(['count', 'other_tool']);
+    await assembly.close();
   });
 });
