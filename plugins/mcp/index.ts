@@ -25,6 +25,8 @@ export type { McpToolDetails } from './tool-result.js';
 export { toolAlias } from './aliases.js';
 export { compileSchema, schemaDialect, type SchemaDialect } from './schema.js';
 export { parseServerConfig, type McpServerConfig } from './server-config.js';
+export { parseJsonObject, withConfiguredServer } from './session.js';
+export { formatDocument, formatToolResult } from './text.js';
 
 /** The kernel's McpRegistry (built from the config's `mcp_servers`). */
 export const McpRegistryToken = token<McpRegistry>('McpRegistry');

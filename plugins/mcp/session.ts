@@ -1,0 +1,45 @@
+/**
+ * One-shot use of a configured server, as the CLI does it: build a registry
+ * from the config's `mcp_servers`, connect the one server asked for, run one
+ * action, and always disconnect (terminating a stdio server) afterwards.
+ */
+import { ErrorCodes, XdogError, type XdogConfig } from '../../core/index.js';
+import { McpRegistry } from './registry.js';
+
+/** Runs `action` with `server` connected; the registry is closed whatever happens. */
+export async function withConfiguredServer<T>(
+  config: XdogConfig,
+  server: string,
+  cwd: string,
+  action: (registry: McpRegistry) => Promise<T>,
+): Promise<T> {
+  const registry = McpRegistry.fromConfig(config.mcp_servers, { cwd });
+  try {
+    if (!registry.servers().includes(server)) {
+      throw new XdogError(ErrorCodes.NOT_FOUND, `no MCP server "${server}" in the config file`, {
+        hint: `configured: ${registry.servers().join(', ') || 'none'}; add it under mcp_servers (see docs/config.md)`,
+      });
+    }
+    await registry.connect(server);
+    return await action(registry);
+  } finally {
+    await registry.close();
+  }
+}
+
+/** Parses a JSON object given on the command line. */
+export function parseJsonObject(text: string | undefined, what: string): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `${what} is not valid JSON: ${(error as Error).message}`, {
+      hint: `quote it for the shell, e.g. '{"message":"hi"}'`,
+    });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `${what} must be a JSON object`, { hint: `e.g. '{"message":"hi"}'` });
+  }
+  return value as Record<string, unknown>;
+}
