@@ -1,7 +1,7 @@
 /** Shared test helpers for the agent runtime: scripted agents, tools and event collection. */
 import { z } from 'zod';
 import { Agent, type AgentConfig, type AgentEvent, type AgentOptions, type AgentTool, type PromptStream } from '../../../core/index.js';
-import { createFauxStreamFn, type FauxResponse, type FauxStreamFn } from '../../../plugins/faux/index.js';
+import { createFauxStreamFn, type FauxModelOverrides, type FauxResponse, type FauxStreamFn } from '../../../plugins/faux/index.js';
 
 export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
@@ -10,8 +10,9 @@ export function scripted(
   responses: FauxResponse[],
   options: AgentOptions = {},
   config: Partial<AgentConfig> = {},
+  metadata?: FauxModelOverrides,
 ): { agent: Agent; model: FauxStreamFn } {
-  const model = createFauxStreamFn({ responses });
+  const model = createFauxStreamFn({ responses, ...(metadata ? { model: metadata } : {}) });
   return { agent: new Agent(model, { model: 'faux/test', ...config }, options), model };
 }
 
