@@ -1,0 +1,108 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Agent, ModelProviderContribution, createKernel, type AssistantStreamEvent, type ModelProvider } from '../../../core/index.js';
+import fauxPlugin, { createFauxStreamFn, fauxOptionsFrom } from '../../../plugins/faux/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'xdog-faux-'));
+
+async function events(stream: AsyncIterable<AssistantStreamEvent>): Promise<AssistantStreamEvent[]> {
+  const out: AssistantStreamEvent[] = [];
+  for await (const event of stream) out.push(event);
+  return out;
+}
+
+const context = { messages: [{ role: 'user' as const, content: 'hi', timestamp: 1 }], tools: [] };
+
+describe('faux stream function', () => {
+  it('streams thinking, text and tool calls, then done with usage and stopReason', async () => {
+    const model = createFauxStreamFn({ responses: [{ thinking: 'let me see', text: 'calling now', toolCalls: [{ name: 'ls', arguments: { path: '.' }, id: 'c1' }], usage: { input: 12, output: 5 } }] });
+    const out = await events(model('faux/demo', context, {}));
+    expect(out.map((event) => event.type)).toEqual(['start', 'thinking_delta', 'thinking_delta', 'thinking_delta', 'text_delta', 'text_delta', 'toolcall_delta', 'toolcall_end', 'done']);
+    const done = out.at(-1) as Extract<AssistantStreamEvent, { type: 'done' }>;
+    expect(done.message).toMatchObject({
+      content: [{ type: 'thinking', thinking: 'let me see' }, { type: 'text', text: 'calling now' }, { type: 'toolCall', id: 'c1', name: 'ls', arguments: { path: '.' } }],
+      usage: { input: 12, output: 5 },
+      stopReason: 'toolUse',
+      model: 'faux/demo',
+    });
+  });
+
+  it('an error response ends with stopReason error; running out of responses says the script is exhausted', async () => {
+    const model = createFauxStreamFn({ responses: [{ text: 'partial', error: 'rate limited' }] });
+    const first = (await events(model('faux/x', context, {}))).at(-1)!;
+    expect(first).toMatchObject({ type: 'error', message: { stopReason: 'error', errorMessage: 'rate limited', content: [{ type: 'text', text: 'partial' }] } });
+    const second = (await events(model('faux/x', context, {}))).at(-1)!;
+    expect(second).toMatchObject({ type: 'error', message: { stopReason: 'error', errorMessage: expect.stringContaining('exhausted') } });
+  });
+
+  it('honours abort during a delay', async () => {
+    const model = createFauxStreamFn({ responses: [{ text: 'late', delayMs: 60_000 }] });
+    const controller = new AbortController();
+    const pending = events(model('faux/x', context, { signal: controller.signal }));
+    controller.abort();
+    expect((await pending).at(-1)).toMatchObject({ type: 'error', message: { stopReason: 'aborted' } });
+  });
+
+  it('plays a JSON script file with metadata overrides, and logs every request to XDOG_FAUX_LOG', async () => {
+    const script = join(dir, 'script.json');
+    const log = join(dir, 'requests.jsonl');
+    writeFileSync(script, JSON.stringify({ model: { contextWindow: 4096, images: { maxCount: 1 } }, responses: [{ text: 'one' }, { text: 'two' }] }));
+    const model = createFauxStreamFn(fauxOptionsFrom({}, dir, { XDOG_FAUX_SCRIPT: 'script.json', XDOG_FAUX_LOG: log }));
+    expect(model.resolveModel!('faux/demo')).toMatchObject({ id: 'demo', provider: 'faux', contextWindow: 4096, images: { maxCount: 1, maxBytes: expect.any(Number) } });
+    const agent = new Agent(model, { model: 'faux/demo', systemPrompt: 'be terse' });
+    await agent.prompt('first').result();
+    await agent.prompt('second').result();
+    const lines = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatchObject({ model: 'faux/demo', systemPrompt: 'be terse', tools: [] });
+    expect(lines[1].messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it('runs an ES module script: the default export maps the request to a response', async () => {
+    const script = join(dir, 'echo.mjs');
+    writeFileSync(
+      script,
+      `export const model = { maxOutputTokens: 99 };
+export default function respond(request) {
+  const last = request.messages.at(-1);
+  return { text: 'echo: ' + last.content + ' (' + request.tools.length + ' tools)' };
+}`,
+    );
+    const model = createFauxStreamFn({ script });
+    const agent = new Agent(model, { model: 'faux/echo' });
+    await agent.prompt('ping').result();
+    expect(agent.messages.at(-1)).toMatchObject({ content: [{ type: 'text', text: 'echo: ping (0 tools)' }] });
+    expect(model.resolveModel!('faux/echo').maxOutputTokens).toBe(99);
+  });
+
+  it('a broken or missing script becomes an error message, not a throw', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ responses: [{ txt: 'typo' }] }));
+    const out = await events(createFauxStreamFn({ script: bad })('faux/x', context, {}));
+    expect(out.at(-1)).toMatchObject({ type: 'error', message: { errorMessage: expect.stringContaining('responses.0') } });
+    const none = await events(createFauxStreamFn()('faux/x', context, {}));
+    expect(none.at(-1)).toMatchObject({ type: 'error', message: { errorMessage: expect.stringContaining('no faux script') } });
+  });
+});
+
+describe('faux plugin', () => {
+  it('binds a "faux" ModelProvider that reads faux.script from the config', async () => {
+    const script = join(dir, 'plugin.json');
+    writeFileSync(script, JSON.stringify({ responses: [{ text: 'from the plugin' }] }));
+    const kernel = await createKernel({ plugins: [fauxPlugin], config: { faux: { script: 'plugin.json' } }, cwd: dir });
+    const providers = kernel.getAll<ModelProvider>(ModelProviderContribution);
+    const faux = providers.find((provider) => provider.name === 'faux')!;
+    expect(faux).toBeDefined();
+    const agent = kernel.createAgent(faux.stream, { model: 'faux/any' });
+    await agent.prompt('hello').result();
+    expect(agent.messages.at(-1)).toMatchObject({ content: [{ type: 'text', text: 'from the plugin' }] });
+  });
+
+  it('XDOG_FAUX_SCRIPT wins over the config key', () => {
+    expect(fauxOptionsFrom({ faux: { script: 'a.json' } }, '/w', { XDOG_FAUX_SCRIPT: '/abs/b.json' })).toEqual({ script: '/abs/b.json' });
+    expect(fauxOptionsFrom({ faux: { script: 'a.json' } }, '/w', {})).toEqual({ script: '/w/a.json' });
+  });
+});
