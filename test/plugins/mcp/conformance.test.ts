@@ -1,0 +1,30 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../support/cli.js';
+
+// The official conformance runner, client mode, every client scenario it offers
+// (`--suite all`), against dist/plugins/mcp (built by the global setup).
+describe('MCP conformance (client mode, @modelcontextprotocol/conformance 0.1.13)', () => {
+  it('passes every client scenario except the listed expected failures', () => {
+    const result = spawnSync(
+      process.execPath,
+      [
+        path.join(repoRoot, 'node_modules/@modelcontextprotocol/conformance/dist/index.js'),
+        'client',
+        '--command',
+        `"${process.execPath}" test/plugins/mcp/conformance/client.mjs`,
+        '--suite',
+        'all',
+        '--expected-failures',
+        'test/plugins/mcp/conformance/expected-failures.yml',
+      ],
+      { cwd: repoRoot, encoding: 'utf8', timeout: 300_000 },
+    );
+    expect(result.stdout).toMatch(/✓ initialize: \d+ passed, 0 failed/);
+    expect(result.stdout).toMatch(/✓ tools_call: \d+ passed, 0 failed/);
+    expect(result.stdout).toMatch(/✓ sse-retry: \d+ passed, 0 failed/);
+    expect(result.stdout).toContain('Baseline check passed');
+    expect(result.status).toBe(0);
+  }, 300_000);
+});
