@@ -135,8 +135,9 @@ export class ModelRegistryImpl implements ModelRegistry {
   #infoOf(name: string, id: string, qualified: string): ModelInfo {
     const known = this.#modelsOf(name);
     if (known === undefined) return this.#providers.get(name)!.stream.resolveModel?.(id) ?? { id, provider: name };
-    const info = known.find((entry) => entry.id === id);
-    if (info) return info;
+    // A listed model, else whatever the provider itself resolves (a provider may serve ids it does not list).
+    const info = known.find((entry) => entry.id === id) ?? this.#providers.get(name)!.stream.resolveModel?.(id);
+    if (info) return { ...info, provider: name };
     throw new XdogError(ErrorCodes.MODEL_UNKNOWN, `unknown model "${qualified}"; ${name} knows: ${known.map((entry) => `${name}/${entry.id}`).join(', ') || 'none'}`, {
       hint: `declare it in the config: models: [{ id: ${qualified}, context_window: ..., max_output: ... }]`,
     });

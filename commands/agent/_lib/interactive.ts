@@ -1,0 +1,71 @@
+/**
+ * The interactive chat on a TTY: each line is a prompt; while a run streams,
+ * `/steer TEXT` and `/follow-up TEXT` queue input into it. Ctrl+C aborts the
+ * running run; a second Ctrl+C (or one while idle) exits. `/quit` exits.
+ */
+import readline from 'node:readline';
+import type { Agent, RunResult } from '../../../core/index.js';
+import type { EventRenderer, Output } from './render.js';
+
+const HELP = 'commands: /steer TEXT (add to the running turn), /follow-up TEXT (after it), /quit; Ctrl+C aborts a run, twice exits';
+
+export async function runInteractive(agent: Agent, renderer: EventRenderer, output: Output, input: NodeJS.ReadableStream = process.stdin): Promise<void> {
+  const rl = readline.createInterface({ input, output: process.stderr, terminal: true, prompt: '> ' });
+  let running: Promise<RunResult> | undefined;
+  let interrupted = false;
+  output.stderr(`xdog chat with ${agent.config.model}; ${HELP}\n`);
+
+  const start = (text: string): void => {
+    const stream = agent.prompt(text);
+    running = (async () => {
+      for await (const event of stream) renderer.event(event);
+      return stream.result();
+    })();
+    running
+      .then((result) => {
+        if (result.status === 'error') output.stderr(`xdog: ${result.errorMessage ?? 'the model failed'}\n`);
+        if (result.status === 'aborted') output.stderr('(aborted)\n');
+      })
+      .catch((error: Error) => output.stderr(`xdog: ${error.message}\n`))
+      .finally(() => {
+        running = undefined;
+        interrupted = false;
+        rl.prompt();
+      });
+  };
+
+  return new Promise<void>((resolve) => {
+    const quit = (): void => {
+      rl.close();
+    };
+    rl.on('close', () => {
+      void agent.cancelAndWait().then(resolve, resolve);
+    });
+    rl.on('SIGINT', () => {
+      if (running && !interrupted) {
+        interrupted = true;
+        agent.abort();
+        output.stderr('\n(aborting; Ctrl+C again to exit)\n');
+      } else quit();
+    });
+    rl.on('line', (line) => {
+      const text = line.trim();
+      const [command, ...rest] = text.split(/\s+/);
+      const argument = rest.join(' ');
+      if (text === '') {
+        if (!running) rl.prompt();
+      } else if (command === '/quit' || command === '/exit') quit();
+      else if (command === '/help') {
+        output.stderr(`${HELP}\n`);
+        if (!running) rl.prompt();
+      } else if (command === '/steer' || command === '/follow-up') {
+        if (!argument) output.stderr(`usage: ${command} TEXT\n`);
+        else if (!running) start(argument);
+        else if (command === '/steer') agent.steer(argument);
+        else agent.followUp(argument);
+      } else if (running) output.stderr('a run is streaming: use /steer TEXT or /follow-up TEXT, or Ctrl+C to abort it\n');
+      else start(line);
+    });
+    rl.prompt();
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * How a chat shows a run: in human mode, the answer's text streams to stdout
+ * and tool activity, retries and thinking go to stderr; in --json mode every
+ * event is one JSON line on stdout.
+ */
+import type { AgentEvent, AgentToolResult, AssistantStreamEvent } from '../../../core/index.js';
+
+export interface Output {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export const processOutput: Output = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+};
+
+function firstLine(result: AgentToolResult): string {
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : `[${part.mimeType} image]`)).join(' ');
+  const line = text.split('\n').find((candidate) => candidate.trim()) ?? '';
+  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
+}
+
+function compactArgs(args: Record<string, unknown>): string {
+  const json = JSON.stringify(args);
+  return json.length > 200 ? `${json.slice(0, 200)}…` : json;
+}
+
+/** Renders the events of one run; `json` switches to one JSON line per event. */
+export class EventRenderer {
+  #midLine = false;
+  constructor(
+    private readonly output: Output,
+    private readonly json: boolean,
+  ) {}
+
+  retry(event: Extract<AssistantStreamEvent, { type: 'retry' }>): void {
+    if (this.json) this.output.stdout(`${JSON.stringify(event)}\n`);
+    else this.#note(`[retry ${event.attempt}] in ${(event.delayMs / 1000).toFixed(1)}s: ${event.reason}`);
+  }
+
+  event(event: AgentEvent): void {
+    if (this.json) {
+      this.output.stdout(`${JSON.stringify(event)}\n`);
+      return;
+    }
+    switch (event.type) {
+      case 'message_update':
+        if (event.delta.type === 'text_delta') {
+          this.output.stdout(event.delta.delta);
+          this.#midLine = !event.delta.delta.endsWith('\n');
+        }
+        break;
+      case 'message_end':
+        if (event.message.role === 'assistant') this.#endLine();
+        break;
+      case 'tool_start':
+        this.#note(`[tool] ${event.toolName} ${compactArgs(event.args)}`);
+        break;
+      case 'tool_end':
+        this.#note(`[tool] ${event.toolName} ${event.isError ? 'failed' : 'done'}: ${firstLine(event.result)}`);
+        break;
+      case 'input_consumed':
+        this.#note(`[${event.lane === 'steer' ? 'steer' : 'follow-up'}] ${typeof event.message.content === 'string' ? event.message.content : '(message)'}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** A line on stderr, after ending any half-written answer line. */
+  #note(text: string): void {
+    this.#endLine();
+    this.output.stderr(`${text}\n`);
+  }
+
+  #endLine(): void {
+    if (this.#midLine) this.output.stdout('\n');
+    this.#midLine = false;
+  }
+}

@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import { Args, Flags } from '@oclif/core';
+import { ErrorCodes, XdogError, type RunResult } from '../../core/index.js';
+import { XdogCommand } from '../base-command.js';
+import { runInteractive } from './_lib/interactive.js';
+import { EventRenderer, processOutput } from './_lib/render.js';
+import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
+import { parseToolCtx } from './_lib/tool-ctx.js';
+
+export default class AgentChat extends XdogCommand {
+  static override summary = 'Chat with a model: one-shot with a prompt, interactive on a TTY without one';
+  static override description = `The answer streams to stdout; tool activity, retries and errors go to stderr.
+With --json every agent event is one JSON line on stdout (for scripts).
+Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, and web_search when configured). Tools are not a sandbox: use them only in trusted directories.
+Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
+  static override enableJsonFlag = true;
+  static override args = {
+    model: Args.string({ description: 'provider/model, e.g. openai/gpt-4.1 (see xdog agent models)', required: true }),
+    prompt: Args.string({ description: 'the prompt; without it: interactive on a TTY, else read from stdin' }),
+  };
+  static override flags = {
+    tools: Flags.boolean({ description: 'give the agent the built-in tools (--no-tools: no tools and no capability startup)', default: true, allowNo: true }),
+    'tool-ctx': Flags.string({ description: 'tool context: a JSON object or @file.json (does not enable submit_result)' }),
+    system: Flags.string({ description: 'system prompt' }),
+    thinking: Flags.string({ description: 'reasoning effort, one the model declares (e.g. low, medium, high)' }),
+    cwd: Flags.string({ description: 'working directory for tools (default: the current directory)' }),
+  };
+  static override examples = [
+    '<%= config.bin %> agent chat openai/gpt-4.1 "Summarise README.md"',
+    '<%= config.bin %> agent chat anthropic/claude-sonnet-4-6 --no-tools "Explain this runtime"',
+    '<%= config.bin %> agent chat local/qwen3 --json "list the files" | jq -c .type',
+    'XDOG_FAUX_SCRIPT=script.json <%= config.bin %> agent chat faux/demo "hi"',
+  ];
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(AgentChat);
+    const cwd = workingDirectory(flags.cwd);
+    const toolCtx = parseToolCtx(flags['tool-ctx'], cwd);
+    const interactive = args.prompt === undefined && process.stdin.isTTY === true && !this.jsonEnabled();
+    const prompt = args.prompt ?? (interactive ? undefined : readStdinPrompt());
+
+    const session = await openChatSession({ configFile: flags.config, cwd, tools: flags.tools });
+    try {
+      const model = session.resolve(args.model);
+      checkThinking(flags.thinking, model);
+      const renderer = new EventRenderer(processOutput, this.jsonEnabled());
+      const agent = session.kernel.createAgent(
+        session.streamFn((event) => renderer.retry(event)),
+        { model: model.qualified, systemPrompt: flags.system, thinking: flags.thinking },
+        { tools: session.tools, toolCtx },
+      );
+      try {
+        if (prompt === undefined) return await runInteractive(agent, renderer, processOutput);
+        const stream = agent.prompt(prompt);
+        const onSigint = (): void => agent.abort();
+        process.once('SIGINT', onSigint);
+        try {
+          for await (const event of stream) renderer.event(event);
+          failOn(await stream.result());
+        } finally {
+          process.removeListener('SIGINT', onSigint);
+        }
+      } finally {
+        await agent.close();
+      }
+    } finally {
+      await session.close();
+    }
+  }
+}
+
+/** A prompt piped on stdin (one-shot without a TTY). */
+function readStdinPrompt(): string {
+  const text = process.stdin.isTTY ? '' : fs.readFileSync(0, 'utf8').trim();
+  if (!text) throw new XdogError(ErrorCodes.USAGE, 'no prompt given', { hint: 'pass a PROMPT argument, pipe one on stdin, or run on a TTY for an interactive chat' });
+  return text;
+}
+
+/** Maps a finished run to the exit code: 0 done, 1 for a model failure or abort. */
+function failOn(result: RunResult): void {
+  if (result.status === 'error') throw new XdogError(ErrorCodes.MODEL_FAILED, result.errorMessage ?? 'the model failed', { hint: 'see the error above; rerun with --debug for details' });
+  if (result.status === 'aborted') throw new XdogError(ErrorCodes.ABORTED, 'the run was aborted');
+  if (result.status === 'rejected') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, result.errorMessage ?? 'the prompt was rejected');
+}
