@@ -28,5 +28,5 @@ export function schemaProblems(schema: JsonSchema, value: unknown): string | und
 }
 
 function describeAjvError(error: ErrorObject): string {
-  return `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`;
+  return `${error.instancePath || 'the value'} ${error.message ?? 'is invalid'}`;
 }
