@@ -18,7 +18,9 @@ export interface McpBindableAgent {
  * removes both. The registry stays host-owned: closing the agent does not close it.
  */
 export function bindMcpRegistry(agent: McpBindableAgent, registry: McpRegistry): Disposer {
-  const untap = tapHook(agent.hooks.beforeToolCall, 'mcp', (context: { tool: unknown; args: unknown; remote: boolean }) => {
+  // Attach first: a local/remote name conflict fails here and leaves nothing behind.
+  agent.setRemoteTools(registry.toolSource());
+  const untap = tapHook(agent.hooks.beforeToolCall, 'mcp', (context: { tool: unknown; args: unknown }) => {
     const tool = context.tool as Partial<McpProxyTool>;
     if (!tool.mcp || !tool.validateArguments) return undefined;
     const blocked = registry.blockReason(tool as McpProxyTool);
@@ -30,7 +32,6 @@ export function bindMcpRegistry(agent: McpBindableAgent, registry: McpRegistry):
     }
     return undefined;
   });
-  agent.setRemoteTools(registry.toolSource());
   let bound = true;
   return () => {
     if (!bound) return;
@@ -39,3 +40,6 @@ export function bindMcpRegistry(agent: McpBindableAgent, registry: McpRegistry):
     agent.setRemoteTools(undefined);
   };
 }
+
+/** The seed's name for binding: `agent.set_mcp_registry(registry)` becomes `setMcpRegistry(agent, registry)`. */
+export const setMcpRegistry = bindMcpRegistry;

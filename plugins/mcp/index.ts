@@ -8,7 +8,7 @@ import { ContainerModule, Config, KernelToken, WorkingDirectory, definePlugin, t
 import { bindMcpRegistry, type McpBindableAgent } from './agent-binding.js';
 import { McpRegistry } from './registry.js';
 
-export { bindMcpRegistry, type McpBindableAgent } from './agent-binding.js';
+export { bindMcpRegistry, setMcpRegistry, type McpBindableAgent } from './agent-binding.js';
 export { McpRegistry } from './registry.js';
 export type {
   McpCompletionRequest,

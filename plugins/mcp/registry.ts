@@ -22,7 +22,7 @@ import {
   type McpResourceEntry,
   type McpTemplateEntry,
 } from './documents.js';
-import { compileSchema, type CompiledSchema } from './schema.js';
+import { compileSchema, schemaDialect, type CompiledSchema } from './schema.js';
 import { parseServerConfig, type McpServerConfig } from './server-config.js';
 import { toAgentResult, type McpToolDetails } from './tool-result.js';
 
@@ -383,7 +383,7 @@ export class McpRegistry implements AsyncDisposable {
     return Object.freeze({
       name: spec.alias,
       description: spec.description || `MCP tool ${spec.name} on server ${entry.id}`,
-      parameters: spec.inputSchema,
+      parameters: modelParameters(spec.inputSchema),
       mcp: Object.freeze({ server: entry.id, tool: spec.name }),
       validateArguments: (args: unknown) => spec.input.check(args, `arguments of ${spec.alias}`),
       execute: async (args: Record<string, unknown>, context: { signal: AbortSignal }) => {
@@ -497,6 +497,15 @@ function toolSpec(server: string, raw: unknown, index: number): ToolSpec {
     input,
     ...(output ? { output } : {}),
   };
+}
+
+/**
+ * The schema the agent and the model get. Our own check keeps the advertised
+ * dialect; a draft-06 schema is handed on as draft-07 (same keywords for
+ * argument objects), since generic validators rarely ship the draft-06 meta-schema.
+ */
+function modelParameters(schema: Record<string, unknown>): Record<string, unknown> {
+  return schemaDialect(schema) === 'draft-06' ? { ...schema, $schema: 'http://json-schema.org/draft-07/schema#' } : schema;
 }
 
 function publicInfo(spec: ToolSpec): McpToolInfo {
