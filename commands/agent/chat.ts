@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { ErrorCodes, XdogError, type RunResult } from '../../core/index.js';
+import { connectMcpServer } from '../../plugins/mcp/index.js';
 import { XdogCommand } from '../base-command.js';
 import { runInteractive } from './_lib/interactive.js';
 import { EventRenderer, processOutput } from './_lib/render.js';
@@ -24,6 +25,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
     system: Flags.string({ description: 'system prompt' }),
     thinking: Flags.string({ description: 'reasoning effort, one the model declares (e.g. low, medium, high)' }),
     cwd: Flags.string({ description: 'working directory for tools (default: the current directory)' }),
+    mcp: Flags.string({ description: 'connect this server from mcp_servers and give its tools to the agent (repeatable; allow_tools still decides)', multiple: true, multipleNonGreedy: true }),
   };
   static override examples = [
     '<%= config.bin %> agent chat openai/gpt-4.1 "Summarise README.md"',
@@ -43,6 +45,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
     try {
       const model = session.resolve(args.model);
       checkThinking(flags.thinking, model);
+      for (const server of flags.mcp ?? []) await connectMcpServer(session.kernel, server);
       const renderer = new EventRenderer(processOutput, this.jsonEnabled());
       const agent = session.kernel.createAgent(
         session.streamFn((event) => renderer.retry(event)),
