@@ -20,8 +20,11 @@ export interface ToolExecuteContext {
   toolCallId: string;
   /** Aborted when the run is aborted; long-running tools must honour it. */
   signal: AbortSignal;
-  /** Reports partial progress (a `tool_update` event). */
-  onUpdate(partial: AgentToolResult): void;
+  /**
+   * Reports partial progress (a `tool_update` event). Updates are delivered in
+   * order; await the returned promise to respect the event stream's back-pressure.
+   */
+  onUpdate(partial: AgentToolResult): void | Promise<void>;
   /** A shallow copy of the agent's tool context, made for this call only. */
   toolCtx: Record<string, unknown>;
 }

@@ -75,7 +75,7 @@ export default function respond(request) {
     const agent = new Agent(model, { model: 'faux/echo' });
     await agent.prompt('ping').result();
     expect(agent.messages.at(-1)).toMatchObject({ content: [{ type: 'text', text: 'echo: ping (0 tools)' }] });
-    expect(model.resolveModel!('faux/echo').maxOutputTokens).toBe(99);
+    expect(model.resolveModel!('faux/echo')?.maxOutputTokens).toBe(99);
   });
 
   it('a broken or missing script becomes an error message, not a throw', async () => {
