@@ -9,7 +9,7 @@ import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { ModelStreamFn } from '../model/types.js';
 import { Agent } from '../agent/agent.js';
-import { ToolRepo } from '../agent/tool-repo.js';
+import type { ToolRepo } from '../agent/tool-repo.js';
 import type { AgentTool } from '../agent/tool-types.js';
 import type { AgentConfig, AgentOptions } from '../agent/types.js';
 import { SkillRepo } from '../skills/skill-repo.js';
@@ -167,6 +167,7 @@ export class CapabilityAssembly {
 }
 
 function toolsOf(tools: ToolRepo | readonly AgentTool[] | undefined, source: string): Sourced<AgentTool>[] {
-  const list = tools instanceof ToolRepo ? tools.tools : (tools ?? []);
+  // Duck-typed, so a ToolRepo from another copy of xdog works too.
+  const list: readonly AgentTool[] = Array.isArray(tools) ? tools : ((tools as ToolRepo | undefined)?.tools ?? []);
   return list.map((item) => ({ item, source }));
 }

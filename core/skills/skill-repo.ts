@@ -44,6 +44,8 @@ export interface SkillRepoOptions {
 interface SkillLocation {
   slug: string;
   folder: string;
+  /** The source label, when it differs per skill (a merged repo). */
+  label?: string;
 }
 
 /** A place skills come from. */
@@ -112,6 +114,14 @@ function directorySource(name: string, directory: string): SkillSource {
         .filter((slug) => SKILL_SLUG_PATTERN.test(slug) && fs.existsSync(path.join(directory, slug, SKILL_FILE)))
         .map((slug) => ({ slug, folder: path.join(directory, slug) }));
     },
+  };
+}
+
+/** A source over any object with SkillRepo's public index. */
+function repoSource(repo: Pick<SkillRepo, 'list'>): SkillSource {
+  return {
+    label: 'a merged skill repo',
+    locate: () => repo.list().map((skill) => ({ slug: skill.slug, folder: path.dirname(skill.file), label: skill.source })),
   };
 }
 
@@ -227,7 +237,9 @@ export class SkillRepo {
 
   /** A new repo with the skills of both; two definitions of one slug fail when the index is read. */
   merge(other: SkillRepo): SkillRepo {
-    const merged = this.#derive([...this.#allEntries(), ...other.#allEntries()]);
+    // Another copy of xdog (a plugin with its own install) has its own class: merge it through its public index.
+    const theirs = #entries in other ? other.#allEntries() : [{ source: repoSource(other) }];
+    const merged = this.#derive([...this.#allEntries(), ...theirs]);
     merged.#index();
     return merged;
   }
@@ -250,18 +262,18 @@ export class SkillRepo {
   #index(): Map<string, SkillInfo> {
     const index = new Map<string, SkillInfo>();
     for (const entry of this.#allEntries()) {
-      for (const { slug, folder } of entry.source.locate()) {
+      for (const { slug, folder, label = entry.source.label } of entry.source.locate()) {
         if (entry.only && !entry.only.has(slug)) continue;
         const file = realpath(path.join(folder, SKILL_FILE));
         const previous = index.get(slug);
         if (previous) {
           if (previous.file === file) continue;
-          throw new XdogError(ErrorCodes.CONFLICT, `skill "${slug}" is defined twice: by ${previous.source} (${previous.file}) and by ${entry.source.label} (${file})`, {
+          throw new XdogError(ErrorCodes.CONFLICT, `skill "${slug}" is defined twice: by ${previous.source} (${previous.file}) and by ${label} (${file})`, {
             hint: 'remove or rename one of them; no source overrides another',
           });
         }
         const { frontMatter } = readSkillFolder(folder);
-        index.set(slug, { slug, title: frontMatter.title, description: frontMatter.description, source: entry.source.label, file });
+        index.set(slug, { slug, title: frontMatter.title, description: frontMatter.description, source: label, file });
         if (index.size > LIMITS.skillsPerRepo) {
           throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the skill index holds more than ${LIMITS.skillsPerRepo} skills`, {
             hint: 'register fewer skill directories or select the skills you need',
