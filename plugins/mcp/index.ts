@@ -4,9 +4,10 @@
  * until someone calls `connect`), binds it to each kernel-created agent, and
  * closes it (terminating any server it started) when the kernel closes.
  */
-import { ContainerModule, Config, KernelToken, WorkingDirectory, definePlugin, token, type Kernel, type XdogConfig } from '../../core/index.js';
+import { ContainerModule, Config, KernelToken, WorkingDirectory, definePlugin, type Kernel, type XdogConfig } from '../../core/index.js';
 import { bindMcpRegistry, type McpBindableAgent } from './agent-binding.js';
 import { McpRegistry } from './registry.js';
+import { McpRegistryToken } from './session.js';
 
 export { bindMcpRegistry, setMcpRegistry, type McpBindableAgent } from './agent-binding.js';
 export { McpRegistry } from './registry.js';
@@ -25,11 +26,9 @@ export type { McpToolDetails } from './tool-result.js';
 export { toolAlias } from './aliases.js';
 export { compileSchema, schemaDialect, type SchemaDialect } from './schema.js';
 export { parseServerConfig, type McpServerConfig } from './server-config.js';
-export { parseJsonObject, withConfiguredServer } from './session.js';
+export { connectMcpServer, McpRegistryToken, parseJsonObject, withConfiguredServer } from './session.js';
 export { formatDocument, formatToolResult } from './text.js';
 
-/** The kernel's McpRegistry (built from the config's `mcp_servers`). */
-export const McpRegistryToken = token<McpRegistry>('McpRegistry');
 
 /**
  * Registries this plugin built, by kernel. `close()` receives no kernel, so it

@@ -3,8 +3,11 @@
  * from the config's `mcp_servers`, connect the one server asked for, run one
  * action, and always disconnect (terminating a stdio server) afterwards.
  */
-import { ErrorCodes, XdogError, type XdogConfig } from '../../core/index.js';
+import { ErrorCodes, XdogError, token, type Kernel, type XdogConfig } from '../../core/index.js';
 import { McpRegistry } from './registry.js';
+
+/** The kernel's McpRegistry (the mcp plugin binds it, built from the config's `mcp_servers`). */
+export const McpRegistryToken = token<McpRegistry>('McpRegistry');
 
 /** Runs `action` with `server` connected; the registry is closed whatever happens. */
 export async function withConfiguredServer<T>(
@@ -42,4 +45,15 @@ export function parseJsonObject(text: string | undefined, what: string): Record<
     throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `${what} must be a JSON object`, { hint: `e.g. '{"message":"hi"}'` });
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * Connects one configured server on a kernel's registry (the mcp plugin's),
+ * so kernel-created agents get its tools. The kernel's close disconnects it.
+ */
+export async function connectMcpServer(kernel: Kernel, server: string): Promise<void> {
+  if (!kernel.isBound(McpRegistryToken)) {
+    throw new XdogError(ErrorCodes.NOT_FOUND, 'the mcp plugin is not loaded', { hint: 'xdog plugins list shows what is installed' });
+  }
+  await kernel.get(McpRegistryToken).connect(server);
 }
