@@ -9,8 +9,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, ModelContext, ModelStreamFn } from '../../../core/index.js';
 
-const xdog = (await import('../../../dist/core/index.js')) as typeof import('../../../core/index.js');
-const { createBuiltinTools } = (await import('../../../dist/plugins/tools/index.js')) as typeof import('../../../plugins/tools/index.js');
+// Imported by URL so the type check does not need dist/; the types are those of the sources it is built from.
+const dist = (file: string) => new URL(`../../../dist/${file}`, import.meta.url).href;
+const xdog: typeof import('../../../core/index.js') = await import(dist('core/index.js'));
+const { createBuiltinTools }: typeof import('../../../plugins/tools/index.js') = await import(dist('plugins/tools/index.js'));
 
 describe('offline capability example (SDK)', () => {
   it('opens only Flow: tools are exactly flow, skill and current_time, and no workflow runs', async () => {
