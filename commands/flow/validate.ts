@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
-import { bootKernel } from '../../core/index.js';
-import { compileFlowFile, flowToolsOf, toolSignature } from '../../plugins/flow/index.js';
+import { XdogError, bootKernel } from '../../core/index.js';
+import { compileFlowFile, flowToolsOf, formatProblem, toolSignature, type FlowPlan, type FlowProblem } from '../../plugins/flow/index.js';
 import { XdogCommand } from '../base-command.js';
 
 /** What `xdog flow validate` reports. */
@@ -22,7 +22,15 @@ export default class FlowValidate extends XdogCommand {
     const { args, flags } = await this.parse(FlowValidate);
     const kernel = await bootKernel({ config: this.loadConfig(flags).config });
     try {
-      const plan = compileFlowFile(args.file, { tools: flowToolsOf(kernel).map(toolSignature) });
+      let plan: FlowPlan;
+      try {
+        plan = compileFlowFile(args.file, { tools: flowToolsOf(kernel).map(toolSignature) });
+      } catch (error) {
+        // People get one problem per line; --json keeps the one-line error object.
+        if (this.jsonEnabled() || !XdogError.is(error, 'FLOW_INVALID')) throw error;
+        for (const problem of error.details!.problems as FlowProblem[]) process.stderr.write(`${formatProblem(problem)}\n`);
+        this.exit(1);
+      }
       const result = { file: args.file, flow: plan.flow, steps: plan.steps.length, inputs: Object.keys(plan.inputs) };
       if (!this.jsonEnabled()) this.log(`${args.file}: valid (flow "${plan.flow}", ${plan.steps.length} steps)`);
       return result;

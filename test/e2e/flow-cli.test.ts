@@ -44,6 +44,18 @@ describe('xdog flow (built CLI)', () => {
     expect(error.message).toMatch(new RegExp(`${broken}:\\d+: \\{\\{ steps.sumarize.output.title \\}\\}: unknown step "sumarize" \\(fix: reference an earlier step: clock, collect, summarize\\)`));
   });
 
+  it('prints one problem per line for people', () => {
+    const dir = tempDir('xdog-flow-');
+    const broken = path.join(dir, 'broken.yaml');
+    fs.writeFileSync(broken, fs.readFileSync(EXAMPLE, 'utf8').replace('{{ steps.collect.output.facts.0.category }}', '{{ steps.collect.output.facts.0.kind }}').replace('default: 3', 'default: 0'));
+    const result = runCli(['flow', 'validate', broken], { env: isolatedEnv() });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `${broken}:9: the default of input "count" does not fit its schema: the value must be >= 1 (fix: change the default or the type)`,
+      `${broken}:52: {{ steps.collect.output.facts.0.kind }}: the output of step "collect" at "facts.0" has no property "kind" (fix: use a property its schema declares (it has: fact, category), or add "kind" to that schema)`,
+    ]);
+  });
+
   it('compiles to a JSON plan', () => {
     const result = runCli(['flow', 'compile', EXAMPLE, '--json'], { env: isolatedEnv() });
     expect(result.status).toBe(0);
