@@ -1,0 +1,56 @@
+import { Readable, Writable } from 'node:stream';
+import { Flags } from '@oclif/core';
+import * as acp from '@agentclientprotocol/sdk';
+import { ErrorCodes, XdogError } from '../../core/index.js';
+import { createAcpAgent } from '../../plugins/acp/index.js';
+import { XdogCommand } from '../base-command.js';
+import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
+
+export default class AgentAcp extends XdogCommand {
+  static override summary = 'Serve xdog agents to an editor over the Agent Client Protocol (stdio)';
+  static override description = `stdout carries ACP messages only; diagnostics go to stderr.
+Each ACP session gets its own agent working in the session's cwd, with the built-in tools unless --no-tools.
+Every tool call is first put to the client as a permission request; a rejected or cancelled request blocks it.
+Sessions live as long as this process (session/load replays one created earlier).`;
+  static override flags = {
+    model: Flags.string({ description: 'provider/model for every session (default: model: in the config)' }),
+    tools: Flags.boolean({ description: 'give agents the built-in tools (--no-tools: none, and no capability startup)', default: true, allowNo: true }),
+    system: Flags.string({ description: 'system prompt' }),
+    thinking: Flags.string({ description: 'reasoning effort the model declares' }),
+  };
+  static override examples = ['<%= config.bin %> agent acp --model anthropic/claude-sonnet-4-6'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(AgentAcp);
+    // Protocol only on stdout: anything a library logs goes to stderr.
+    console.log = console.info = console.warn = console.debug = console.error;
+    const configFile = flags.config;
+    const model = flags.model ?? this.loadConfig(flags).config.model;
+    if (!model) throw new XdogError(ErrorCodes.USAGE, 'no model to serve', { hint: 'pass --model provider/model or set model: in the config' });
+    // Fail at start, not at the first session, when the model cannot be served.
+    const probe = await openChatSession({ configFile, cwd: process.cwd(), tools: false });
+    try {
+      checkThinking(flags.thinking, probe.resolve(model));
+    } finally {
+      await probe.close();
+    }
+
+    const app = createAcpAgent({
+      name: 'xdog',
+      version: this.config.version,
+      createAgent: async (cwd) => {
+        const session = await openChatSession({ configFile, cwd: workingDirectory(cwd), tools: flags.tools });
+        const resolved = session.resolve(model);
+        const agent = session.kernel.createAgent(
+          session.streamFn((retry) => process.stderr.write(`[retry ${retry.attempt}] in ${retry.delayMs}ms: ${retry.reason}\n`)),
+          { model: resolved.qualified, systemPrompt: flags.system, thinking: flags.thinking },
+          { tools: session.tools },
+        );
+        agent.onClose(() => void session.close());
+        return agent;
+      },
+    });
+    const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>));
+    await connection.closed;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * An Agent Client Protocol agent over any ACP stream (stdio in the CLI).
+ * Each ACP session owns one xdog Agent; prompts stream as `session/update`
+ * notifications (text, thinking, tool calls); `session/cancel` aborts the
+ * run. Tool permission is asked of the client with `session/request_permission`
+ * from the agent's `beforeToolCall` hook: the client (the host) owns policy,
+ * and a cancelled or rejected request blocks the call.
+ */
+import { randomUUID } from 'node:crypto';
+import * as acp from '@agentclientprotocol/sdk';
+import type { ContentBlock, PermissionOption, RequestPermissionRequest, StopReason } from '@agentclientprotocol/sdk';
+import { tapHook, type Agent, type ImageContent, type RunResult, type TextContent } from '../../core/index.js';
+import { replayUpdates, toolKind, toolTitle, updateFor } from './updates.js';
+
+/** What the ACP agent needs from its host. */
+export interface AcpAgentOptions {
+  /** Creates the xdog Agent of a new session working in `cwd`. */
+  createAgent(cwd: string): Agent | Promise<Agent>;
+  /** Shown to the client in `initialize`. */
+  name?: string;
+  version?: string;
+}
+
+interface Session {
+  agent: Agent;
+  cwd: string;
+  running?: Promise<RunResult>;
+}
+
+const PERMISSION_OPTIONS: PermissionOption[] = [
+  { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+  { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+];
+
+/** Converts prompt content blocks: text and images become the user message; other blocks are refused. */
+function promptContent(prompt: ContentBlock[]): { text: string; images: ImageContent[] } {
+  const texts: string[] = [];
+  const images: ImageContent[] = [];
+  for (const block of prompt) {
+    if (block.type === 'text') texts.push(block.text);
+    else if (block.type === 'image') images.push({ type: 'image', data: block.data, mimeType: block.mimeType });
+    else if (block.type === 'resource' && 'text' in block.resource) texts.push(`${block.resource.uri}:\n${block.resource.text}`);
+    else if (block.type === 'resource_link') texts.push(`(linked: ${block.uri})`);
+    else throw acp.RequestError.invalidParams(undefined, `prompt content of type "${block.type}" is not supported`);
+  }
+  return { text: texts.join('\n'), images };
+}
+
+function stopReasonOf(result: RunResult): StopReason {
+  if (result.status === 'aborted') return 'cancelled';
+  if (result.stopReason === 'length') return 'max_tokens';
+  return 'end_turn';
+}
+
+/** Builds the ACP agent app; connect it to a stream with `.connect(stream)`. */
+export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
+  const sessions = new Map<string, Session>();
+  const sessionOf = (sessionId: string): Session => {
+    const session = sessions.get(sessionId);
+    if (!session) throw acp.RequestError.sessionNotFound(sessionId);
+    return session;
+  };
+
+  const app = acp.agent({ name: options.name ?? 'xdog' });
+  app.onRequest(acp.methods.agent.initialize, ({ params }) => ({
+    protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
+    agentCapabilities: { loadSession: true, promptCapabilities: { image: true, embeddedContext: true } },
+    agentInfo: { name: options.name ?? 'xdog', version: options.version ?? '0.0.0' },
+    authMethods: [],
+  }));
+
+  app.onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
+    const sessionId = randomUUID();
+    const agent = await options.createAgent(params.cwd);
+    tapHook(agent.hooks.beforeToolCall, 'acp-permission', async (call: { toolCall: { id: string; name: string }; args: Record<string, unknown>; signal: AbortSignal }) => {
+      const request: RequestPermissionRequest = {
+        sessionId,
+        toolCall: { toolCallId: call.toolCall.id, title: toolTitle(call.toolCall.name, call.args), kind: toolKind(call.toolCall.name), status: 'pending', rawInput: call.args },
+        options: PERMISSION_OPTIONS,
+      };
+      const answer = await client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: call.signal });
+      if (answer.outcome.outcome === 'selected' && answer.outcome.optionId === 'allow') return undefined;
+      return { block: true, reason: answer.outcome.outcome === 'cancelled' ? 'the permission request was cancelled' : 'the user denied permission for this tool call' };
+    });
+    sessions.set(sessionId, { agent, cwd: params.cwd });
+    return { sessionId };
+  });
+
+  app.onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+    // Sessions live as long as this process: load replays one created earlier on it.
+    const session = sessionOf(params.sessionId);
+    for (const update of replayUpdates(session.agent.messages)) await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
+    return {};
+  });
+
+  app.onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+    const session = sessionOf(params.sessionId);
+    if (session.running) throw acp.RequestError.invalidRequest(undefined, 'a prompt is already running in this session; cancel it first');
+    const { text, images } = promptContent(params.prompt);
+    const content: Array<TextContent | ImageContent> = [{ type: 'text', text }, ...images];
+    const stream = session.agent.prompt(images.length ? { role: 'user', content, timestamp: Date.now() } : text);
+    session.running = (async () => {
+      for await (const event of stream) {
+        const update = updateFor(event);
+        if (update) await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
+      }
+      return stream.result();
+    })();
+    try {
+      const result = await session.running;
+      if (result.status === 'error') throw acp.RequestError.internalError({ stopReason: result.stopReason }, result.errorMessage ?? 'the model failed');
+      return { stopReason: stopReasonOf(result) };
+    } finally {
+      session.running = undefined;
+    }
+  });
+
+  app.onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+    sessions.get(params.sessionId)?.agent.abort();
+  });
+
+  app.onConnect((connection) => {
+    void connection.closed.finally(async () => {
+      for (const session of sessions.values()) await session.agent.close();
+      sessions.clear();
+    });
+  });
+  return app;
+}
