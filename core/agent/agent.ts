@@ -34,6 +34,7 @@ import { ToolRepo, assertAgentTool } from './tool-repo.js';
 import { SkillPlacement, type ActiveSkill, type SkillScope } from '../skills/skill-placement.js';
 import type { SkillRepo } from '../skills/skill-repo.js';
 import type { AgentTool, RemoteToolSource } from './tool-types.js';
+import { findPairingProblem } from './transcript.js';
 import type {
   AgentConfig,
   AgentOptions,
@@ -517,6 +518,11 @@ export class Agent {
       messages = [parsed.data];
     }
     for (const message of messages) if (message.role === 'user') checkMessageText(textOf(message));
+    if (messages.some((message) => message.role !== 'user')) {
+      // History is always paired; a list that adds assistant or tool messages must keep it so.
+      const problem = findPairingProblem([...this.#messages, ...messages]);
+      if (problem) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the prompt's messages break the conversation: ${problem}`, { hint: 'give every tool call its tool result, in order' });
+    }
     return messages;
   }
 

@@ -78,6 +78,14 @@ describe('prompt streams', () => {
     expect(() => agent.prompt('again')).toThrow(expect.objectContaining({ code: 'CLOSED' }));
   });
 
+  it('a message list that breaks tool pairing is refused before anything runs', () => {
+    const { agent, model } = scripted([{ text: 'never' }]);
+    const orphan = { role: 'toolResult' as const, toolCallId: 'c9', toolName: 'x', content: [], isError: false, timestamp: 1 };
+    expect(() => agent.prompt([orphan])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(model.callCount).toBe(0);
+    expect(agent.isIdle).toBe(true);
+  });
+
   it('a message list is one turn and setStreamFn works while idle', async () => {
     const { agent } = scripted([{ text: 'from the first model' }]);
     await agent.prompt([{ role: 'user', content: 'one', timestamp: 1 }, { role: 'user', content: 'two', timestamp: 2 }]).result();
