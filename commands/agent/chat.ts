@@ -81,7 +81,7 @@ function readStdinPrompt(): string {
 
 /** Maps a finished run to the exit code: 0 done, 1 for a model failure or abort. */
 function failOn(result: RunResult): void {
-  if (result.status === 'error') throw new XdogError(ErrorCodes.MODEL_FAILED, result.errorMessage ?? 'the model failed', { hint: 'see the error above; rerun with --debug for details' });
+  if (result.status === 'error') throw new XdogError(ErrorCodes.MODEL_FAILED, result.errorMessage ?? 'the model failed');
   if (result.status === 'aborted') throw new XdogError(ErrorCodes.ABORTED, 'the run was aborted');
   if (result.status === 'rejected') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, result.errorMessage ?? 'the prompt was rejected');
 }
