@@ -109,8 +109,9 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<LoopOutcome
     if (failed) return { status: message.stopReason === 'aborted' ? 'aborted' : 'error', lastMessage };
     if (config.signal.aborted) return { status: 'aborted', lastMessage };
     if (await config.admitSteer()) continue;
-    if (calls.length) continue;
+    if (calls.length && !config.signal.aborted) continue;
     if (await config.admitFollowUp()) continue;
-    return { status: 'completed', lastMessage };
+    // An abort that arrived while inputs were being admitted still counts.
+    return { status: config.signal.aborted ? 'aborted' : 'completed', lastMessage };
   }
 }

@@ -83,6 +83,19 @@ describe('steering and queued inputs', () => {
     expect(requestTexts(model, 2).slice(-2)).toEqual(['first answer', 'and then summarise']);
   });
 
+  it('an input selected but not admitted when the run is aborted stays queued and recoverable', async () => {
+    const { agent, model } = scripted([{ text: 'first' }, { text: 'never' }]);
+    tapHook(agent.hooks.inputTransform, 'abort-on-select', (request: InputTransformRequest) => {
+      if (request.id === 'q:1') agent.abort();
+    });
+    agent.queueInput('q:1', 'later please', 'followUp');
+    const result = await agent.prompt('hello').result();
+    expect(result.status).toBe('aborted');
+    expect(model.callCount).toBe(1);
+    expect(agent.pendingInputs()).toMatchObject([{ id: 'q:1', state: 'queued', text: 'later please' }]);
+    expect(agent.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+  });
+
   it('scenario 9: drainInputs(prefix) removes only unconsumed inputs with that prefix', async () => {
     const { agent } = scripted([{ text: 'idle' }]);
     agent.queueInput('a:1', 'one', 'followUp');
