@@ -129,6 +129,8 @@ export const LIMITS = Object.freeze({
   mcpToolAliasLength: 64,
   /** MCP: completion values one answer may carry. */
   mcpCompletionValues: 100,
+  /** MCP: completion requests per server at once (one running, one waiting). */
+  mcpCompletionsPending: 2,
   /** MCP: milliseconds a stdio server gets after SIGTERM before SIGKILL. */
   mcpKillGraceMs: 2000,
 });

@@ -5,7 +5,7 @@
  * reconnects or replays on its own. Tool proxies bind to an Agent (never a
  * ToolRepo) through `toolSource()` / `bindMcpRegistry()`.
  */
-import { ErrorCodes, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource } from '../../core/index.js';
 import { toolAlias } from './aliases.js';
 import { McpConnection, type RequestOptions } from './connection.js';
 import {
@@ -96,6 +96,8 @@ interface ServerEntry {
   diagnostics: string[];
   stale: boolean;
   error?: string;
+  /** Completion requests in flight (running + waiting) and the end of their queue. */
+  completions: { pending: number; tail: Promise<void> };
 }
 
 export interface McpRegistryOptions {
@@ -139,7 +141,15 @@ export class McpRegistry implements AsyncDisposable {
     if (this.#servers.has(id)) {
       throw new XdogError(ErrorCodes.CONFLICT, `MCP server "${id}" is already registered`, { hint: 'unregister it first or choose another id' });
     }
-    this.#servers.set(id, { id, config: parsed, state: 'registered', tools: [], diagnostics: [], stale: false });
+    this.#servers.set(id, {
+      id,
+      config: parsed,
+      state: 'registered',
+      tools: [],
+      diagnostics: [],
+      stale: false,
+      completions: { pending: 0, tail: Promise.resolve() },
+    });
   }
 
   /** Forgets a server that is not connected. */
@@ -307,15 +317,39 @@ export class McpRegistry implements AsyncDisposable {
     return promptDocument(id, name, result);
   }
 
-  /** Asks the server to complete an argument of a prompt or resource (template). */
+  /**
+   * Asks the server to complete an argument of a prompt or resource (template).
+   * Per server one completion runs and one waits; a third is refused.
+   */
   async complete(id: string, request: McpCompletionRequest, options: RequestOptions = {}): Promise<McpCompletion> {
     const entry = this.#connected(id);
     this.#requireCapability(entry, 'completions');
     if (request.context && Object.hasOwn(request.context, request.argument)) {
       throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `completion context may not contain the argument being completed ("${request.argument}")`);
     }
+    if (entry.completions.pending >= LIMITS.mcpCompletionsPending) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `MCP server "${id}" already has a completion running and one waiting`, {
+        hint: 'wait for them, or cancel one, before asking again',
+      });
+    }
+    entry.completions.pending++;
+    const previous = entry.completions.tail;
+    const run = previous.then(() => this.#completeNow(entry, request, options));
+    entry.completions.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      return await run;
+    } finally {
+      entry.completions.pending--;
+    }
+  }
+
+  async #completeNow(entry: ServerEntry, request: McpCompletionRequest, options: RequestOptions): Promise<McpCompletion> {
+    const id = entry.id;
     const ref = request.kind === 'prompt' ? { type: 'ref/prompt', name: request.name } : { type: 'ref/resource', uri: request.name };
-    const result = await entry.connection!.request(
+    const result = await this.#connected(id).connection!.request(
       'completion/complete',
       {
         ref,

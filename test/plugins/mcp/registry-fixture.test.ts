@@ -76,6 +76,15 @@ describe('McpRegistry against the edge-case fixture server', () => {
     expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual([{ uri: 'file:///tmp/xdog-root', name: 'Workspace' }]);
   });
 
+  it('marks the server stale on a list-changed notice without refreshing by itself', async () => {
+    expect(registry.status('fx')[0]!.stale).toBe(false);
+    await registry.callTool('fx', 'announce-change', {});
+    for (let i = 0; i < 100 && !registry.status('fx')[0]!.stale; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(registry.status('fx')[0]!.stale).toBe(true);
+    await registry.refresh('fx');
+    expect(registry.status('fx')[0]!.stale).toBe(false);
+  });
+
   it('settles a cancelled call without retrying it', async () => {
     const controller = new AbortController();
     const call = registry.callTool('fx', 'hang', {}, { signal: controller.signal });
@@ -98,6 +107,19 @@ describe('failures', () => {
     expect(status!.error).toMatch(/exited/);
     expect(registry.tools('boom')).toEqual([]);
     await expect(registry.callTool('boom', 'add', { a: 1, b: 1 })).rejects.toThrow(/not connected/);
+    expect(groupAlive(pid!)).toBe(false);
+    await registry.close();
+  });
+
+  it.each([
+    ['garbage', /malformed JSON-RPC frame/],
+    ['flood', /frame over the 8388608-byte message limit/],
+  ])('a server that writes %s to stdout is disconnected with the reason', async (tool, reason) => {
+    const registry = new McpRegistry();
+    registry.register('bad', fixtureStdio());
+    const { pid } = await registry.connect('bad');
+    await expect(registry.callTool('bad', tool, {})).rejects.toThrow(reason);
+    expect(registry.status('bad')[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(reason) });
     expect(groupAlive(pid!)).toBe(false);
     await registry.close();
   });

@@ -122,6 +122,16 @@ describe('McpRegistry over stdio against server-everything', () => {
     ).rejects.toThrow(/may not contain the argument/);
   });
 
+  it('runs one completion per server with one waiting, and refuses a third', async () => {
+    const ask = () => registry.complete('every', { kind: 'prompt', name: 'completable-prompt', argument: 'department', prefix: 'M' });
+    const first = ask();
+    const second = ask();
+    await expect(ask()).rejects.toThrow(/already has a completion running and one waiting/);
+    expect((await first).values).toEqual(['Marketing']);
+    expect((await second).values).toEqual(['Marketing']);
+    expect((await ask()).values).toEqual(['Marketing']);
+  });
+
   it('completes a resource template argument', async () => {
     const completion = await registry.complete('every', {
       kind: 'resource',
