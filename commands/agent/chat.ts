@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
-import { ErrorCodes, XdogError, type RunResult } from '../../core/index.js';
+import { ErrorCodes, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
 import { connectMcpServer } from '../../plugins/mcp/index.js';
 import { XdogCommand } from '../base-command.js';
 import { runInteractive } from './_lib/interactive.js';
@@ -12,7 +12,7 @@ export default class AgentChat extends XdogCommand {
   static override summary = 'Chat with a model: one-shot with a prompt, interactive on a TTY without one';
   static override description = `The answer streams to stdout; tool activity, retries and errors go to stderr.
 With --json every agent event is one JSON line on stdout (for scripts).
-Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, and web_search when configured). Tools are not a sandbox: use them only in trusted directories.
+Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, and web_search when configured) and the installed capabilities (flow, with the read-only skill tool). Tools are not a sandbox: use them only in trusted directories.
 Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
   static override enableJsonFlag = true;
   static override args = {
@@ -42,15 +42,22 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
     const prompt = args.prompt ?? (interactive ? undefined : readStdinPrompt());
 
     const session = await openChatSession({ configFile: flags.config, cwd, tools: flags.tools });
+    let capabilities: CapabilityAssembly | undefined;
     try {
       const model = session.resolve(args.model);
       checkThinking(flags.thinking, model);
       for (const server of flags.mcp ?? []) await connectMcpServer(session.kernel, server);
       const renderer = new EventRenderer(processOutput, this.jsonEnabled());
+      const streamFn = session.streamFn((event) => renderer.retry(event));
+      // Installed capabilities (Flow, ...) open unless --no-tools; their tools and skills join the built-in ones.
+      capabilities = flags.tools
+        ? await openInstalledCapabilities(session.kernel, { scope: 'application', id: 'application', cwd, runtime: { streamFn, model: model.qualified } }, { toolRepo: new ToolRepo(session.tools) })
+        : undefined;
+      const skills = capabilities?.composeSkills(SkillRepo.fromConfig(session.kernel.config, cwd));
       const agent = session.kernel.createAgent(
-        session.streamFn((event) => renderer.retry(event)),
+        streamFn,
         { model: model.qualified, systemPrompt: flags.system, thinking: flags.thinking },
-        { tools: session.tools, toolCtx },
+        { tools: capabilities ? capabilities.composeTools(undefined, skills) : session.tools, toolCtx, skills },
       );
       try {
         if (prompt === undefined) return await runInteractive(agent, renderer, processOutput);
@@ -67,6 +74,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
         await agent.close();
       }
     } finally {
+      await capabilities?.close();
       await session.close();
     }
   }

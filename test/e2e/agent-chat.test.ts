@@ -36,7 +36,7 @@ describe('xdog agent chat (faux model)', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toBe('The command printed hi.\n');
     const [first, second] = requests();
-    expect(first!.tools.map((tool) => tool.name)).toEqual(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time']);
+    expect(first!.tools.map((tool) => tool.name)).toEqual(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time', 'flow', 'skill']);
     expect(second!.messages.at(-1)).toMatchObject({ role: 'toolResult', toolName: 'bash', content: [{ type: 'text', text: 'hi\n' }], isError: false });
   });
 
