@@ -2,7 +2,7 @@
  * The Streamable HTTP transport, on the SDK's client with a guarded fetch:
  * explicit endpoints only (no userinfo, no fragment, TLS unless loopback or
  * `allow_insecure_http`), no redirects, 401/403 as explicit failures, and
- * every response body bounded by LIMITS.mcpMessageBytes.
+ * every JSON body and SSE event bounded by LIMITS.mcpMessageBytes.
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
@@ -75,7 +75,8 @@ export function guardedFetch(base: typeof fetch = fetch): typeof fetch {
       });
     }
     if (!response.body) return response;
-    return new Response(response.body.pipeThrough(boundedStream(LIMITS.mcpMessageBytes, where)), {
+    const sse = response.headers.get('content-type')?.includes('text/event-stream') ?? false;
+    return new Response(response.body.pipeThrough(boundedStream(LIMITS.mcpMessageBytes, where, sse)), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
@@ -83,15 +84,30 @@ export function guardedFetch(base: typeof fetch = fetch): typeof fetch {
   };
 }
 
-/** Fails the stream once more than `limit` bytes have passed (one SSE stream or JSON body). */
-function boundedStream(limit: number, where: string): TransformStream<Uint8Array, Uint8Array> {
-  let seen = 0;
+/**
+ * Fails the stream once one message is over `limit` bytes: a JSON body as a
+ * whole, or one SSE event (bytes since the last blank line), so a long-lived
+ * event stream is bounded per event, not in total.
+ */
+export function boundedStream(limit: number, where: string, sse: boolean): TransformStream<Uint8Array, Uint8Array> {
+  let size = 0;
+  let previous = 0; // last byte that was not a CR
   return new TransformStream({
     transform(chunk, controller) {
-      seen += chunk.byteLength;
-      if (seen > limit) {
+      if (sse) {
+        for (const byte of chunk) {
+          size++;
+          if (byte === 13) continue;
+          if (byte === 10 && previous === 10) size = 0;
+          previous = byte;
+          if (size > limit) break;
+        }
+      } else {
+        size += chunk.byteLength;
+      }
+      if (size > limit) {
         controller.error(
-          new XdogError(ErrorCodes.LIMIT_EXCEEDED, `MCP response from ${where} is over the ${limit}-byte message limit`),
+          new XdogError(ErrorCodes.LIMIT_EXCEEDED, `MCP ${sse ? 'event' : 'response'} from ${where} is over the ${limit}-byte message limit`),
         );
         return;
       }

@@ -3,6 +3,7 @@ import { LIMITS } from '../../../core/index.js';
 import { compileSchema, toolAlias } from '../../../plugins/mcp/index.js';
 import { parseBlock } from '../../../plugins/mcp/content.js';
 import { BoundedTail } from '../../../plugins/mcp/stdio-transport.js';
+import { boundedStream } from '../../../plugins/mcp/http-transport.js';
 import { canonicalJson, toAgentResult } from '../../../plugins/mcp/tool-result.js';
 
 const convert = (raw: Record<string, unknown>) => toAgentResult(raw, { server: 's', tool: 't' });
@@ -78,5 +79,28 @@ describe('BoundedTail', () => {
     tail.push(Buffer.from('0123456789'));
     tail.push(Buffer.from('ab'));
     expect(tail.text()).toBe('[4 earlier bytes of stderr discarded]\n456789ab');
+  });
+});
+
+describe('HTTP body bounds', () => {
+  async function pump(sse: boolean, chunks: string[]): Promise<string> {
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+    return new Response(source.pipeThrough(boundedStream(10, 'test', sse))).text();
+  }
+
+  it('bounds an SSE stream per event, not in total', async () => {
+    const events = Array.from({ length: 5 }, (_, i) => `data: ${i}\r\n\r\n`);
+    await expect(pump(true, events)).resolves.toBe(events.join(''));
+    await expect(pump(true, ['data: 0123456789\n\n'])).rejects.toThrow(/event from test is over the 10-byte message limit/);
+  });
+
+  it('bounds a JSON body as a whole', async () => {
+    await expect(pump(false, ['{"a":', '"0123456"}'])).rejects.toThrow(/response from test is over the 10-byte/);
+    await expect(pump(false, ['{"a":1}'])).resolves.toBe('{"a":1}');
   });
 });
