@@ -78,7 +78,13 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
         toolCall: { toolCallId: call.toolCall.id, title: toolTitle(call.toolCall.name, call.args), kind: toolKind(call.toolCall.name), status: 'pending', rawInput: call.args },
         options: PERMISSION_OPTIONS,
       };
-      const answer = await client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: call.signal });
+      // The run's abort settles the question at once (the client is told to cancel its request too).
+      const aborted = new Promise<'aborted'>((resolve) => {
+        if (call.signal.aborted) resolve('aborted');
+        call.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+      });
+      const answer = await Promise.race([client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: call.signal }), aborted]);
+      if (answer === 'aborted' || call.signal.aborted) return { block: true, reason: 'the turn was cancelled while permission was pending' };
       if (answer.outcome.outcome === 'selected' && answer.outcome.optionId === 'allow') return undefined;
       return { block: true, reason: answer.outcome.outcome === 'cancelled' ? 'the permission request was cancelled' : 'the user denied permission for this tool call' };
     });
