@@ -73,17 +73,20 @@ export class McpConnection {
     };
   }
 
-  /** Starts the transport and runs the initialize handshake. */
-  static async open(options: ConnectionOptions): Promise<McpConnection> {
-    const connection = new McpConnection(options);
+  /** A connection that has not started yet: nothing runs until `open()`. */
+  static create(options: ConnectionOptions): McpConnection {
+    return new McpConnection(options);
+  }
+
+  /** Starts the transport and runs the initialize handshake; `close()` during it ends both. */
+  async open(): Promise<void> {
     try {
-      await connection.client.connect(connection.#transport, { timeout: connection.#timeout });
+      await this.client.connect(this.#transport, { timeout: this.#timeout });
     } catch (error) {
-      const failure = connection.#toError(error, 'initialize');
-      await connection.close();
+      const failure = this.#toError(error, 'initialize');
+      await this.close();
       throw failure;
     }
-    return connection;
   }
 
   /** The negotiated protocol version. */

@@ -96,6 +96,8 @@ interface ServerEntry {
   diagnostics: string[];
   stale: boolean;
   error?: string;
+  /** Bumped by connect and disconnect, so a connect can tell it was overtaken. */
+  attempt: number;
   /** Completion requests in flight (running + waiting) and the end of their queue. */
   completions: { pending: number; tail: Promise<void> };
 }
@@ -148,6 +150,7 @@ export class McpRegistry implements AsyncDisposable {
       tools: [],
       diagnostics: [],
       stale: false,
+      attempt: 0,
       completions: { pending: 0, tail: Promise.resolve() },
     });
   }
@@ -174,22 +177,25 @@ export class McpRegistry implements AsyncDisposable {
     entry.state = 'connecting';
     entry.error = undefined;
     entry.diagnostics = [];
+    const attempt = ++entry.attempt;
+    const connection = McpConnection.create({
+      id,
+      config: entry.config,
+      cwd: this.#cwd,
+      env: this.#env,
+      onLost: (reason) => this.#lost(entry, connection, reason),
+    });
+    // Visible to disconnect()/close() while the handshake runs, so they can stop it.
+    entry.connection = connection;
     try {
-      // A loss during the handshake fails open() itself; afterwards it marks the entry failed.
-      let connection: McpConnection | undefined = undefined;
-      connection = await McpConnection.open({
-        id,
-        config: entry.config,
-        cwd: this.#cwd,
-        env: this.#env,
-        onLost: (reason) => connection && this.#lost(entry, connection, reason),
-      });
-      entry.connection = connection;
+      await connection.open();
       this.#watchListChanges(entry, connection);
       await this.#discover(entry, options);
-      entry.state = 'connected';
     } catch (error) {
-      await entry.connection?.close().catch(() => undefined);
+      await connection.close().catch(() => undefined);
+      if (entry.attempt !== attempt) {
+        throw new XdogError(ErrorCodes.CLOSED, `MCP server "${id}" was disconnected while connecting`, { cause: error });
+      }
       entry.connection = undefined;
       entry.tools = [];
       entry.state = 'failed';
@@ -197,6 +203,7 @@ export class McpRegistry implements AsyncDisposable {
       this.#changed();
       throw error;
     }
+    entry.state = 'connected';
     this.#changed();
     return this.status(id)[0]!;
   }
@@ -212,6 +219,7 @@ export class McpRegistry implements AsyncDisposable {
   /** Ends the connection; a stdio server's process group is terminated and reaped. */
   async disconnect(id: string): Promise<void> {
     const entry = this.#entry(id);
+    entry.attempt++; // a connect still in its handshake gives up
     const connection = entry.connection;
     entry.connection = undefined;
     entry.tools = [];

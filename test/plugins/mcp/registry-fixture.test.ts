@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpRegistry } from '../../../plugins/mcp/index.js';
-import { fixtureStdio, groupAlive } from './support.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { FIXTURE, fixtureStdio, groupAlive, processesMatching } from './support.js';
 
 describe('McpRegistry against the edge-case fixture server', () => {
   const registry = new McpRegistry();
@@ -130,6 +133,21 @@ describe('failures', () => {
     await registry.connect('slow');
     await expect(registry.callTool('slow', 'hang', {})).rejects.toThrow(/timed out after 3 s.*not retried/);
     await registry.close();
+  });
+
+  it('disconnect during the handshake stops the connect and leaves no process', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-mcp-race-'));
+    const marker = path.join(dir, 'node-handshake-marker');
+    fs.symlinkSync(process.execPath, marker);
+    const registry = new McpRegistry();
+    registry.register('race', { command: marker, args: [FIXTURE] });
+    const connecting = registry.connect('race');
+    await registry.disconnect('race');
+    await expect(connecting).rejects.toThrow(/disconnected while connecting/);
+    expect(registry.status('race')[0]!.state).toBe('disconnected');
+    expect(processesMatching(marker)).toEqual([]);
+    await registry.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('a command that cannot start fails the connect with a hint', async () => {
