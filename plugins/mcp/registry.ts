@@ -275,6 +275,27 @@ export class McpRegistry implements AsyncDisposable {
     };
   }
 
+  /**
+   * An explicit grant: a tool source with only the named aliases (the seed's
+   * `McpRegistry.from_tools` manifest), e.g. for a child agent. It shares this
+   * registry's connections but cannot connect, refresh or disconnect anything,
+   * and allow_tools still applies. Every alias must exist when granted.
+   */
+  grant(aliases: readonly string[]): RemoteToolSource {
+    const known = new Set(this.#proxies.map((tool) => tool.name));
+    const missing = aliases.filter((alias) => !known.has(alias));
+    if (missing.length > 0) {
+      throw new XdogError(ErrorCodes.NOT_FOUND, `cannot grant unknown MCP tool(s) ${missing.join(', ')}`, {
+        hint: `connected tools: ${[...known].join(', ') || 'none'}`,
+      });
+    }
+    const granted = new Set(aliases);
+    return {
+      tools: () => this.#proxies.filter((tool) => granted.has(tool.name)),
+      onChange: (listener) => this.onChange(listener),
+    };
+  }
+
   /** Listens for tool-set changes (connect, refresh, disconnect, loss); returns a disposer. */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);

@@ -110,6 +110,19 @@ describe('explicit active selection and reconnects', () => {
   });
 });
 
+describe('grants', () => {
+  it('gives a child only the granted tools, still under allow_tools', async () => {
+    const registry = new McpRegistry();
+    registry.register('fx', fixtureStdio({ allow_tools: true }));
+    await registry.connect('fx');
+    expect(() => registry.grant(['fx__nope'])).toThrow(/cannot grant unknown MCP tool\(s\) fx__nope/);
+    const child = new Agent(createFauxStreamFn({ responses: [] }), { model: 'faux/test' }, { remoteTools: registry.grant(['fx__add']) });
+    expect(child.tools.map((tool) => tool.name)).toEqual(['fx__add']);
+    await child.close();
+    await registry.close();
+  });
+});
+
 describe('the mcp plugin in a kernel', () => {
   it('registers the config servers inertly, binds kernel agents, and closes what it started', async () => {
     const kernel = await createKernel({
