@@ -26,7 +26,15 @@ export default class FlowRun extends XdogCommand {
       const plan = compileFlowFile(args.file, { tools: tools.map(toolSignature) });
       const inputs = parseInputPairs(plan, flags.input);
       const runtime = plan.steps.some((step) => step.kind === 'agent') ? flowRuntimeOf(kernel, flags.model) : undefined;
-      result = await runFlow(plan, inputs, { runtime, tools, onEvent: (event) => this.progress(event) });
+      // Ctrl-C cancels the running step cooperatively; the run then reports it as failed with the outputs so far.
+      const controller = new AbortController();
+      const onSigint = (): void => controller.abort();
+      process.once('SIGINT', onSigint);
+      try {
+        result = await runFlow(plan, inputs, { runtime, tools, signal: controller.signal, onEvent: (event) => this.progress(event) });
+      } finally {
+        process.removeListener('SIGINT', onSigint);
+      }
     } finally {
       await kernel.close();
     }

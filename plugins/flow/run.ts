@@ -134,6 +134,7 @@ async function runAgentStep(step: AgentStepPlan, tools: Map<string, AgentTool>, 
       // Events are consumed so the run is not held back by the bounded buffer.
     }
     const run = await stream.result();
+    if (options.signal?.aborted) throw new XdogError(ErrorCodes.ABORTED, 'the flow run was cancelled', { hint: 'run it again' });
     if (run.status !== 'completed') {
       throw new XdogError(run.status === 'aborted' ? ErrorCodes.ABORTED : ErrorCodes.MODEL_FAILED, `the agent run ended with status "${run.status}"${run.errorMessage ? `: ${run.errorMessage}` : ''}`, {
         hint: 'check the model and its credentials, then run the flow again',

@@ -145,6 +145,19 @@ describe('runFlow', () => {
   });
 });
 
+describe('runFlow cancellation', () => {
+  it('stops when the signal aborts mid-run, keeping the outputs so far', async () => {
+    const controller = new AbortController();
+    const model = responder(() => {
+      controller.abort();
+      return { text: 'interrupted' };
+    });
+    const result = await runFlow(compileFlow(FLOW), { topic: 'x' }, { runtime: { streamFn: model.streamFn, model: 'test/m' }, tools: [clock], signal: controller.signal });
+    expect(result).toMatchObject({ status: 'failed', failedStep: 'collect', error: { code: 'ABORTED' }, steps: { now: '12:00 UTC' } });
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
 describe('the flow tool', () => {
   it('can be called by an agent, and runs the flow with the host runtime', async () => {
     const model = happyModel();
