@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { bootKernel } from '../../core/index.js';
+import { ErrorCodes, XdogError, bootKernel } from '../../core/index.js';
 import { compileFlowFile, flowRuntimeOf, flowToolsOf, parseInputPairs, runFlow, toolSignature, type FlowEvent, type FlowRunResult } from '../../plugins/flow/index.js';
 import { XdogCommand } from '../base-command.js';
 
@@ -25,7 +25,11 @@ export default class FlowRun extends XdogCommand {
       const tools = flowToolsOf(kernel);
       const plan = compileFlowFile(args.file, { tools: tools.map(toolSignature) });
       const inputs = parseInputPairs(plan, flags.input);
-      const runtime = plan.steps.some((step) => step.kind === 'agent') ? flowRuntimeOf(kernel, flags.model) : undefined;
+      const needsModel = plan.steps.some((step) => step.kind === 'agent');
+      const runtime = needsModel ? flowRuntimeOf(kernel, flags.model) : undefined;
+      if (needsModel && !runtime) {
+        throw new XdogError(ErrorCodes.MODEL_UNKNOWN, `flow "${plan.flow}" has agent steps but no model is set`, { hint: 'pass --model provider/model or set "model:" in the config file' });
+      }
       // Ctrl-C cancels the running step cooperatively; the run then reports it as failed with the outputs so far.
       const controller = new AbortController();
       const onSigint = (): void => controller.abort();

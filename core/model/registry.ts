@@ -33,6 +33,8 @@ export interface ResolvedModel {
   qualified: string;
   /** Metadata, when the provider or the config declares any. */
   info: ModelInfo;
+  /** True when the model is in its provider's list or the config's `models:` (its metadata is declared, not assumed). */
+  listed: boolean;
 }
 
 /** The model registry service (DI token `ModelRegistryToken`). */
@@ -118,7 +120,8 @@ export class ModelRegistryImpl implements ModelRegistry {
       const id = model.slice(slash + 1);
       const provider = this.#providers.get(name);
       if (!provider) throw this.#unknownProvider(name, model);
-      return { provider, id, qualified: model, info: this.#infoOf(name, id, model) };
+      const listed = this.#modelsOf(name)?.some((info) => info.id === id) ?? false;
+      return { provider, id, qualified: model, info: this.#infoOf(name, id, model), listed };
     }
     const offering = this.providers().filter((name) => this.#modelsOf(name)?.some((info) => info.id === model));
     if (offering.length === 1) return this.resolve(`${offering[0]}/${model}`);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
 import { tempDir, writeTree } from '../support/temp.js';
 
-describe('xdog agent acp', () => {
+describe('xdog agent acp', { timeout: 120_000 }, () => {
   it('initialize → new session → prompt with a permitted, then a denied tool call → load → cancel', async () => {
     const root = tempDir('xdog-e2e-acp-');
     const work = path.join(root, 'work');

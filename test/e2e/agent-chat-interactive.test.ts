@@ -34,7 +34,7 @@ afterEach(() => {
   }
 });
 
-describe.skipIf(!hasTmux)('xdog agent chat on a TTY', () => {
+describe.skipIf(!hasTmux)('xdog agent chat on a TTY', { timeout: 120_000 }, () => {
   it('streams answers, takes /steer and /follow-up mid-run, aborts on Ctrl+C and exits on the second', async () => {
     const root = tempDir('xdog-e2e-tty-');
     writeTree(root, {

@@ -28,7 +28,8 @@ function setup(responses: unknown[]) {
 
 const echoThenAnswer = [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo hi' } }] }, { text: 'The command printed hi.' }];
 
-describe('xdog agent chat (faux model)', () => {
+// Each case spawns the CLI one or more times; allow for a loaded machine.
+describe('xdog agent chat (faux model)', { timeout: 120_000 }, () => {
   it('runs a scripted bash call, feeds its output to the next request, and prints the answer', () => {
     const { env, cwd, requests } = setup(echoThenAnswer);
     const result = runCli(['agent', 'chat', 'faux/demo', 'run echo hi', '--cwd', cwd], { env, cwd });
@@ -80,6 +81,7 @@ describe('xdog agent chat (faux model)', () => {
       ['agent', 'chat'],
       ['agent', 'chat', 'faux/demo', 'hi', '--tool-ctx', '[1,2]'],
       ['agent', 'chat', 'nope/model', 'hi'],
+      ['agent', 'chat', 'faux/demo', 'hi', '--thinking', 'extreme'],
     ];
     for (const args of cases) {
       const result = runCli(args, { env, cwd });

@@ -32,7 +32,7 @@ function home() {
   return { root, env, configFile: path.join(root, 'config/xdog/config.yaml') };
 }
 
-describe('providers through the CLI', () => {
+describe('providers through the CLI', { timeout: 120_000 }, () => {
   it('login stores a private key that chat then sends to the configured OpenAI-compatible server', async () => {
     const { env, configFile } = home();
     server = await startVendorServer([

@@ -47,7 +47,8 @@ describe('ModelRegistry', () => {
 
   it('routes provider/model to that provider with the bare id', async () => {
     const resolved = registry.resolve('copilot/claude');
-    expect(resolved).toMatchObject({ id: 'claude', qualified: 'copilot/claude', info: { id: 'claude', provider: 'copilot', contextWindow: 1000 } });
+    expect(resolved).toMatchObject({ id: 'claude', qualified: 'copilot/claude', listed: true, info: { id: 'claude', provider: 'copilot', contextWindow: 1000 } });
+    expect(registry.resolve('faux/anything').listed).toBe(false);
     expect(await textOf(registry.streamFn('copilot/claude', { messages: [], tools: [] }, {}))).toContain('copilot:claude');
   });
 
