@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError, type AgentTool, type JsonSchema } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, toolDefinition, type AgentTool, type JsonSchema } from '../../core/index.js';
 import { compileSchema, schemaProblems } from './json-schema.js';
 import { FLOW_PLAN_FORMAT, type FlowPlan, type StepPlan } from './plan.js';
 import { describeType, schemaAtPath, typeFits } from './schema-path.js';
@@ -72,11 +72,10 @@ type FlowSource = z.infer<typeof FlowSchema>;
 type StepSource = z.infer<typeof StepSchema>;
 type Path = Array<string | number>;
 
-/** Tool parameters as JSON Schema (zod schemas are converted). */
-export function toolSignature(tool: Pick<AgentTool, 'name' | 'parameters'>): ToolSignature {
-  const parameters = tool.parameters as unknown;
-  const isZod = typeof parameters === 'object' && parameters !== null && '_zod' in parameters;
-  return { name: tool.name, parameters: isZod ? (z.toJSONSchema(parameters as z.ZodType) as JsonSchema) : (parameters as JsonSchema) };
+/** Tool parameters as JSON Schema: what the model is told about the tool. */
+export function toolSignature(tool: AgentTool): ToolSignature {
+  const { name, parameters } = toolDefinition(tool);
+  return { name, parameters };
 }
 
 /** Reads and compiles a workflow file. */
@@ -121,7 +120,10 @@ class Compiler {
       this.#problem(['steps'], `the flow has ${flow.steps.length} steps, over the limit of ${LIMITS.flowSteps}`, 'split it into smaller flows');
     }
     const inputs = this.#inputs(flow);
-    const allIds = new Map(flow.steps.map((step, index) => [step.id, index]));
+    const allIds = new Map<string, number>();
+    flow.steps.forEach((step, index) => {
+      if (!allIds.has(step.id)) allIds.set(step.id, index);
+    });
     const steps: StepPlan[] = [];
     flow.steps.forEach((step, index) => {
       const plan = this.#step(step, index, inputs, allIds);
@@ -174,7 +176,7 @@ class Compiler {
     const at: Path = ['steps', index];
     const firstIndex = allIds.get(step.id);
     let valid = true;
-    if (firstIndex !== index || this.#stepOutputs.has(step.id)) {
+    if (firstIndex !== index) {
       this.#problem([...at, 'id'], `step id "${step.id}" is used twice`, 'give every step its own id');
       valid = false;
     }
@@ -219,7 +221,7 @@ class Compiler {
       valid = false;
     }
     // Later steps may reference this one even when it had problems, so its schema counts if it is usable.
-    this.#stepOutputs.set(step.id, valid && plan ? plan.output : {});
+    if (firstIndex === index) this.#stepOutputs.set(step.id, valid && plan ? plan.output : {});
     return plan;
   }
 

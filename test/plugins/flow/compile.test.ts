@@ -107,6 +107,7 @@ output: { x: "{{ steps.a.output }}" }
       expect.stringMatching(/^5: step id "a" is used twice/),
       expect.stringMatching(/^6: a flow cannot use the "flow" tool/),
     ]));
+    expect(messages.filter((m) => m.includes('used twice'))).toHaveLength(1);
   });
 
   it('checks literal arguments and required ones against the tool schema', () => {
