@@ -29,7 +29,6 @@ export { parseServerConfig, type McpServerConfig } from './server-config.js';
 export { connectMcpServer, McpRegistryToken, parseJsonObject, withConfiguredServer } from './session.js';
 export { formatDocument, formatToolResult } from './text.js';
 
-
 /**
  * Registries this plugin built, by kernel. `close()` receives no kernel, so it
  * closes every registry it built; a process with two kernels closes both.

@@ -305,11 +305,14 @@ export class McpRegistry implements AsyncDisposable {
   /** Why a proxy call must not run, or undefined when it may: the host's allow_tools policy. */
   blockReason(tool: AgentTool): string | undefined {
     const mcp = (tool as Partial<McpProxyTool>).mcp;
-    if (!mcp) return undefined;
-    const entry = this.#servers.get(mcp.server);
-    if (!entry) return `MCP server "${mcp.server}" is no longer registered`;
+    return mcp ? this.#policyBlock(mcp.server) : undefined;
+  }
+
+  #policyBlock(server: string): string | undefined {
+    const entry = this.#servers.get(server);
+    if (!entry) return `MCP server "${server}" is no longer registered`;
     if (entry.config.allow_tools !== true) {
-      return `MCP server "${mcp.server}" is not allowed to run tools: set allow_tools: true for it in mcp_servers (host policy)`;
+      return `MCP server "${server}" is not allowed to run tools: set allow_tools: true for it in mcp_servers (host policy)`;
     }
     return undefined;
   }
@@ -450,7 +453,7 @@ export class McpRegistry implements AsyncDisposable {
       mcp: Object.freeze({ server: entry.id, tool: spec.name }),
       validateArguments: (args: unknown) => spec.input.check(args, `arguments of ${spec.alias}`),
       execute: async (args: Record<string, unknown>, context: { signal: AbortSignal }) => {
-        const reason = this.blockReason({ mcp: { server: entry.id, tool: spec.name } } as unknown as AgentTool);
+        const reason = this.#policyBlock(entry.id);
         if (reason) throw new XdogError(ErrorCodes.TOOL_FAILED, reason);
         // A stale proxy never borrows a refreshed spec or a replacement connection.
         if (!entry.tools.includes(spec) || this.#servers.get(entry.id) !== entry) {
