@@ -42,6 +42,17 @@ describe('xdog mcp (built CLI against server-everything)', () => {
     expect(call.stderr).toMatch(/^xdog: arguments of everything__get-sum do not match the schema: \/a must be number \[INVALID_ARGUMENT\]/m);
   });
 
+  it('exits 1 on a tool error result and prints its content; --json gives the typed result', () => {
+    const failed = runCli(['mcp', 'call', 'everything', 'gzip-file-as-resource', '{"name":"x.gz","data":"ftp://example.invalid/x"}'], { env });
+    expect(failed.status).toBe(1);
+    expect(failed.stdout).toMatch(/Unsupported URL protocol/);
+    const image = runCli(['mcp', 'call', 'everything', 'get-tiny-image', '--json'], { env });
+    expect(image.status).toBe(0);
+    const result = JSON.parse(image.stdout);
+    expect(result.details.blocks.map((block: { contentType: string }) => block.contentType)).toContain('image');
+    expect(result.isError).toBe(false);
+  });
+
   it('reads resources and prompts', () => {
     const resources = runCli(['mcp', 'resources', 'everything'], { env });
     expect(resources.status).toBe(0);
