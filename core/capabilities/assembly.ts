@@ -30,8 +30,8 @@ export interface AssemblyOptions {
   ownedKernel?: Kernel;
 }
 
-/** Options of `createAgent`: the agent's config, supplemental repos, and the ordinary Agent options except tools. */
-export interface AssemblyAgentOptions extends Omit<AgentOptions, 'tools'> {
+/** Options of `createAgent`: the agent's config, supplemental repos, and the ordinary Agent options except tools and skills (no second enable list). */
+export interface AssemblyAgentOptions extends Omit<AgentOptions, 'tools' | 'skills'> {
   config: AgentConfig;
   /** Added to the set's and the capabilities' tools. */
   toolRepo?: ToolRepo;
