@@ -70,6 +70,10 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
   }));
 
   app.onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
+    // MCP servers are host policy (mcp_servers in the config); a client's list is refused, not silently ignored.
+    if (params.mcpServers?.length) {
+      throw acp.RequestError.invalidParams(undefined, 'xdog does not connect MCP servers named by the client; configure them under mcp_servers in the xdog config');
+    }
     const sessionId = randomUUID();
     const agent = await options.createAgent(params.cwd);
     tapHook(agent.hooks.beforeToolCall, 'acp-permission', async (call: { toolCall: { id: string; name: string }; args: Record<string, unknown>; signal: AbortSignal }) => {

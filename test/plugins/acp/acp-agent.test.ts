@@ -71,3 +71,15 @@ describe('createAcpAgent', () => {
     ]);
   });
 });
+
+describe('createAcpAgent session/new', () => {
+  it('refuses MCP servers named by the client instead of ignoring them', async () => {
+    const app = createAcpAgent({ createAgent: () => new Agent(createFauxStreamFn({ responses: [] }), { model: 'faux/demo' }) });
+    await acp.client({ name: 'test' }).connectWith(app, async (ctx) => {
+      await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      await expect(
+        ctx.request(acp.methods.agent.session.new, { cwd: '/tmp', mcpServers: [{ name: 'fs', command: 'npx', args: [], env: [] }] }),
+      ).rejects.toThrow(/configure them under mcp_servers/);
+    });
+  });
+});
