@@ -40,6 +40,7 @@ export class McpConnection {
   readonly #transport: Transport;
   readonly #id: string;
   readonly #timeout: number;
+  readonly #secrets: string[];
   #closing = false;
   #ended?: string;
 
@@ -47,6 +48,7 @@ export class McpConnection {
     const { config } = options;
     this.#id = options.id;
     this.#timeout = timeoutMs(config);
+    this.#secrets = Object.values(config.transport === 'stdio' ? (config.env ?? {}) : {}).filter((value) => value.length > 0);
     if (config.transport === 'stdio') {
       this.stdio = new StdioProcessTransport({
         command: config.command,
@@ -157,7 +159,12 @@ export class McpConnection {
   #describeEnd(): string {
     const reason = this.stdio?.endReason ?? 'the server closed the connection';
     const stderr = this.stdio?.stderr.text().trim();
-    return stderr ? `${reason}; stderr: ${stderr.slice(-2000)}` : reason;
+    return stderr ? `${reason}; stderr: ${this.#redact(stderr.slice(-2000))}` : reason;
+  }
+
+  /** Configured env values never reach status or errors, even when a server prints them. */
+  #redact(text: string): string {
+    return this.#secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
   }
 
   #toError(error: unknown, method: string): XdogError {

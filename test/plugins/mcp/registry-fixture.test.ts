@@ -100,7 +100,7 @@ describe('McpRegistry against the edge-case fixture server', () => {
 describe('failures', () => {
   it('a server that crashes mid-call gives a visible error, no hang, and a failed status', async () => {
     const registry = new McpRegistry();
-    registry.register('boom', fixtureStdio());
+    registry.register('boom', fixtureStdio({ env: { FIXTURE_SECRET: 'sekrit-42' } }));
     const { pid } = await registry.connect('boom');
     const error = await registry.callTool('boom', 'crash', {}).catch((caught: Error) => caught);
     expect(error).toBeInstanceOf(Error);
@@ -108,6 +108,9 @@ describe('failures', () => {
     const [status] = registry.status('boom');
     expect(status!.state).toBe('failed');
     expect(status!.error).toMatch(/exited/);
+    // The server printed its secret env value; it is redacted from errors and status.
+    expect((error as Error).message).toContain('FIXTURE_SECRET=[redacted]');
+    expect(JSON.stringify(registry.status())).not.toContain('sekrit-42');
     expect(registry.tools('boom')).toEqual([]);
     await expect(registry.callTool('boom', 'add', { a: 1, b: 1 })).rejects.toThrow(/not connected/);
     expect(groupAlive(pid!)).toBe(false);
