@@ -377,19 +377,19 @@ export class Agent {
 
   /** Queues a plain steer: admitted at the next checkpoint, after the current tool batch. */
   steer(text: string, images: readonly ImageContent[] = []): void {
-    this.#assertOpen();
+    this.#assertRoomForInput();
     this.#queue.add({ text, images: [...images], lane: 'steer' });
   }
 
   /** Queues a plain follow-up: admitted only when the agent would otherwise stop. */
   followUp(text: string, images: readonly ImageContent[] = []): void {
-    this.#assertOpen();
+    this.#assertRoomForInput();
     this.#queue.add({ text, images: [...images], lane: 'followUp' });
   }
 
   /** Queues an identified input in a lane; returns its immutable view. */
   queueInput(id: string, text: string, lane: InputLane, images: readonly ImageContent[] = []): QueuedInput {
-    this.#assertOpen();
+    this.#assertRoomForInput();
     if (typeof id !== 'string' || id.length === 0) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'queueInput() needs a non-empty id');
     this.#queue.add({ id, text, images: [...images], lane });
     return this.#queue.pending().find((input) => input.id === id)!;
@@ -409,6 +409,20 @@ export class Agent {
   drainInputs(prefix = ''): QueuedInput[] {
     this.#assertIdle('drainInputs()');
     return this.#queue.drain(prefix);
+  }
+
+  /**
+   * Inputs set aside (rejected plain ones, handled receipts) count against the
+   * queue capacity until the host drains them, so neither list grows unbounded.
+   */
+  #assertRoomForInput(): void {
+    this.#assertOpen();
+    const setAside = this.#rejected.length + this.#handled.length;
+    if (setAside > 0 && this.#queue.size + setAside >= LIMITS.queuedInputs) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${setAside} rejected or handled inputs are waiting to be drained; with ${this.#queue.size} queued that is the limit of ${LIMITS.queuedInputs}`, {
+        hint: 'call drainRejectedMessages() and drainHandledInputs() to take them',
+      });
+    }
   }
 
   /** Returns and forgets the plain steers/follow-ups an input transform rejected. */
@@ -433,7 +447,7 @@ export class Agent {
    * from the current history. Throws when the agent is busy or closed.
    */
   prompt(input: PromptInput): PromptStream {
-    this.#assertOpen();
+    this.#assertRoomForInput();
     if (this.#run) {
       throw new XdogError(ErrorCodes.INVALID_STATE, 'the agent is already running', {
         hint: 'use steer() or followUp() to add input, or await agent.waitForIdle() first',

@@ -169,6 +169,16 @@ describe('inputTransform', () => {
     expect(agent.messages).toEqual([]);
   });
 
+  it('set-aside inputs count against the queue limit until drained (no unbounded quarantine)', async () => {
+    const { agent } = scripted([]);
+    tapHook(agent.hooks.inputTransform, 'answer-all', () => ({ action: 'handled', feedback: 'done here' }));
+    for (let i = 0; i < 32; i++) await agent.prompt(`local ${i}`).result();
+    expect(() => agent.steer('one more')).toThrow(/32 rejected or handled inputs are waiting to be drained/);
+    expect(() => agent.prompt('and another')).toThrow(/drainHandledInputs/);
+    expect(agent.drainHandledInputs()).toHaveLength(32);
+    expect((await agent.prompt('after draining').result()).status).toBe('handled');
+  });
+
   it('scenario 12: transform changes the text, keeps the images, and "/quit" reaches the model verbatim', async () => {
     const { agent, model } = scripted([{ text: 'ok' }]);
     const seen: InputTransformRequest[] = [];
