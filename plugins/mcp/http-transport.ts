@@ -11,7 +11,7 @@ import type { McpHttpConfig } from './server-config.js';
 /** Headers the transport owns; a config may not set them. */
 const RESERVED_HEADERS = new Set(['mcp-session-id', 'mcp-protocol-version', 'content-type', 'accept', 'last-event-id', 'host']);
 
-/** Legacy SSE recovery: at most 3 GETs, delays kept within 50 ms to 5 s. */
+/** Legacy SSE recovery: at most 3 GETs; delays start at 50 ms and stay under 5 s. */
 const RECONNECTION = { maxRetries: 3, initialReconnectionDelay: 50, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 };
 
 /** Checks an endpoint URL against the transport policy; returns it parsed. */
@@ -76,7 +76,9 @@ export function guardedFetch(base: typeof fetch = fetch): typeof fetch {
     }
     if (!response.body) return response;
     const sse = response.headers.get('content-type')?.includes('text/event-stream') ?? false;
-    return new Response(response.body.pipeThrough(boundedStream(LIMITS.mcpMessageBytes, where, sse)), {
+    const bounded = response.body.pipeThrough(boundedStream(LIMITS.mcpMessageBytes, where, sse));
+    const body = sse ? bounded.pipeThrough(new TextDecoderStream()).pipeThrough(clampRetry()).pipeThrough(new TextEncoderStream()) : bounded;
+    return new Response(body, {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
@@ -112,6 +114,30 @@ export function boundedStream(limit: number, where: string, sse: boolean): Trans
         return;
       }
       controller.enqueue(chunk);
+    },
+  });
+}
+
+/** Legacy SSE recovery waits between 50 ms and 5 s, whatever `retry:` a server asks for. */
+export const RETRY_BOUNDS_MS = { min: 50, max: 5000 } as const;
+
+/** Rewrites SSE `retry:` fields into RETRY_BOUNDS_MS; everything else passes unchanged. */
+export function clampRetry(): TransformStream<string, string> {
+  let partial = '';
+  const rewrite = (line: string): string => {
+    const match = /^retry:\s?(\d+)(\r?)$/.exec(line);
+    if (!match) return line;
+    const clamped = Math.min(RETRY_BOUNDS_MS.max, Math.max(RETRY_BOUNDS_MS.min, Number(match[1])));
+    return `retry: ${clamped}${match[2]}`;
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      if (lines.length > 0) controller.enqueue(lines.map(rewrite).join('\n') + '\n');
+    },
+    flush(controller) {
+      if (partial) controller.enqueue(rewrite(partial));
     },
   });
 }

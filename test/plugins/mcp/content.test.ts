@@ -3,7 +3,7 @@ import { LIMITS } from '../../../core/index.js';
 import { compileSchema, toolAlias } from '../../../plugins/mcp/index.js';
 import { parseBlock } from '../../../plugins/mcp/content.js';
 import { BoundedTail } from '../../../plugins/mcp/stdio-transport.js';
-import { boundedStream } from '../../../plugins/mcp/http-transport.js';
+import { boundedStream, clampRetry } from '../../../plugins/mcp/http-transport.js';
 import { canonicalJson, toAgentResult } from '../../../plugins/mcp/tool-result.js';
 
 const convert = (raw: Record<string, unknown>) => toAgentResult(raw, { server: 's', tool: 't' });
@@ -102,5 +102,23 @@ describe('HTTP body bounds', () => {
   it('bounds a JSON body as a whole', async () => {
     await expect(pump(false, ['{"a":', '"0123456"}'])).rejects.toThrow(/response from test is over the 10-byte/);
     await expect(pump(false, ['{"a":1}'])).resolves.toBe('{"a":1}');
+  });
+});
+
+describe('SSE retry bounds', () => {
+  async function through(chunks: string[]): Promise<string> {
+    const source = new ReadableStream<string>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    return new Response(source.pipeThrough(clampRetry()).pipeThrough(new TextEncoderStream())).text();
+  }
+
+  it('clamps a server retry field to 50 ms - 5 s and leaves other lines alone', async () => {
+    expect(await through(['id: 1\nretry: 3600', '000\ndata: {}\n\n'])).toBe('id: 1\nretry: 5000\ndata: {}\n\n');
+    expect(await through(['retry: 1\r\n\r\n'])).toBe('retry: 50\r\n\r\n');
+    expect(await through(['retry: 500\n', 'data: retry: 9\n\n'])).toBe('retry: 500\ndata: retry: 9\n\n');
   });
 });
