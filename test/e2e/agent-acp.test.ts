@@ -92,7 +92,8 @@ describe('xdog agent acp', { timeout: 120_000 }, () => {
         // cancel stops a slow turn with stopReason "cancelled".
         const third = session.prompt('take your time');
         // Cancel once the model request is under way (the faux log has its fifth request).
-        while (fs.readFileSync(log, 'utf8').trim().split('\n').length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+        for (let i = 0; i < 2000 && fs.readFileSync(log, 'utf8').trim().split('\n').length < 5; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(5);
         await ctx.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId });
         expect((await third).stopReason).toBe('cancelled');
       });
