@@ -62,7 +62,8 @@ export class MessageBuilder {
       this.message.content.push(pending.call);
     } else {
       if (part.id) pending.call.id = part.id;
-      if (part.name) pending.call.name += part.name;
+      // Names normally arrive once; some compatible servers repeat the whole name in later chunks.
+      if (part.name && part.name !== pending.call.name) pending.call.name += part.name;
     }
     pending.json += part.arguments ?? '';
     return { type: 'toolcall_delta', delta: part.arguments ?? '', partial: this.snapshot() };
