@@ -93,6 +93,14 @@ describe('xdog agent chat (faux model)', { timeout: 120_000 }, () => {
     expect(requests()).toHaveLength(0);
   });
 
+  it('shows thinking on stderr and only the answer on stdout', () => {
+    const { env, cwd } = setup([{ thinking: 'weighing it up', text: 'forty-two' }]);
+    const result = runCli(['agent', 'chat', 'faux/demo', 'answer?', '--no-tools', '--thinking', 'high'], { env, cwd });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe('forty-two\n');
+    expect(result.stderr).toBe('[thinking] weighing it up\n');
+  });
+
   it('a model failure exits 1 with the model error', () => {
     const { env, cwd } = setup([{ error: 'the scripted model broke' }]);
     const result = runCli(['agent', 'chat', 'faux/demo', 'hi', '--no-tools'], { env, cwd });

@@ -1,6 +1,6 @@
 /**
  * How a chat shows a run: in human mode, the answer's text streams to stdout
- * and tool activity, retries and thinking go to stderr; in --json mode every
+ * and tool activity, retries and thinking (as `[thinking] ...`) go to stderr; in --json mode every
  * event is one JSON line on stdout.
  */
 import type { AgentEvent, AgentToolResult, AssistantStreamEvent } from '../../../core/index.js';
@@ -29,6 +29,8 @@ function compactArgs(args: Record<string, unknown>): string {
 /** Renders the events of one run; `json` switches to one JSON line per event. */
 export class EventRenderer {
   #midLine = false;
+  /** True while a thinking block is being written to stderr. */
+  #thinking = false;
   constructor(
     private readonly output: Output,
     private readonly json: boolean,
@@ -46,12 +48,18 @@ export class EventRenderer {
     }
     switch (event.type) {
       case 'message_update':
-        if (event.delta.type === 'text_delta') {
+        if (event.delta.type === 'thinking_delta') {
+          if (!this.#thinking) this.output.stderr('[thinking] ');
+          this.#thinking = true;
+          this.output.stderr(event.delta.delta);
+        } else if (event.delta.type === 'text_delta') {
+          this.#endThinking();
           this.output.stdout(event.delta.delta);
           this.#midLine = !event.delta.delta.endsWith('\n');
         }
         break;
       case 'message_end':
+        this.#endThinking();
         if (event.message.role === 'assistant') this.#endLine();
         break;
       case 'tool_start':
@@ -70,8 +78,14 @@ export class EventRenderer {
 
   /** A line on stderr, after ending any half-written answer line. */
   #note(text: string): void {
+    this.#endThinking();
     this.#endLine();
     this.output.stderr(`${text}\n`);
+  }
+
+  #endThinking(): void {
+    if (this.#thinking) this.output.stderr('\n');
+    this.#thinking = false;
   }
 
   #endLine(): void {
