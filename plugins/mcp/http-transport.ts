@@ -60,8 +60,17 @@ export function resolveHeaders(config: McpHttpConfig, env: NodeJS.ProcessEnv): R
 /** A fetch that refuses redirects, names auth failures and bounds bodies. */
 export function guardedFetch(base: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
-    const response = await base(input, { ...init, redirect: 'manual' });
-    const where = `${new URL(String(input instanceof Request ? input.url : input)).origin}`;
+    const where = new URL(String(input instanceof Request ? input.url : input)).origin;
+    let response: Response;
+    try {
+      response = await base(input, { ...init, redirect: 'manual' });
+    } catch (error) {
+      if ((error as Error).name === 'AbortError') throw error;
+      const cause = (error as { cause?: { message?: string; code?: string } }).cause;
+      throw new XdogError(ErrorCodes.MCP_FAILED, `cannot reach the MCP server at ${where}: ${cause?.code ?? cause?.message ?? (error as Error).message}; the request was not retried`, {
+        hint: 'check that the server is running and the url in mcp_servers',
+      });
+    }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
       throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server at ${where} answered with a redirect (HTTP ${response.status}); redirects are not followed`, {

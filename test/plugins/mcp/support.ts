@@ -88,3 +88,18 @@ export const FIXTURE = path.join(here, 'fixtures/fixture-server.mjs');
 export function fixtureStdio(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { command: process.execPath, args: [FIXTURE], timeout: 20, ...extra };
 }
+
+/** Starts the fixture server over stateless Streamable HTTP on 127.0.0.1. */
+export async function startFixtureHttp(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [FIXTURE, 'http'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let output = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (\d+)/.exec(output);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`fixture exited (${code}): ${output}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
