@@ -4,7 +4,16 @@
  * host's policy: arguments must match the advertised schema, and a server
  * without `allow_tools: true` is blocked with a reason the model can read.
  */
-import { tapHook, type AgentHooks, type Disposer, type RemoteToolSource } from '../../core/index.js';
+import {
+  Agent,
+  tapHook,
+  type AgentConfig,
+  type AgentHooks,
+  type AgentOptions,
+  type Disposer,
+  type ModelStreamFn,
+  type RemoteToolSource,
+} from '../../core/index.js';
 import type { McpProxyTool, McpRegistry } from './registry.js';
 
 /** What binding needs from an Agent. */
@@ -43,3 +52,19 @@ export function bindMcpRegistry(agent: McpBindableAgent, registry: McpRegistry):
 
 /** The seed's name for binding: `agent.set_mcp_registry(registry)` becomes `setMcpRegistry(agent, registry)`. */
 export const setMcpRegistry = bindMcpRegistry;
+
+/**
+ * The seed's `Agent(stream_fn, config, mcp_registry=registry)`: a new Agent
+ * bound to `mcpRegistry`. The registry stays host-owned; close it after the agent.
+ */
+export function createMcpAgent(streamFn: ModelStreamFn, config: AgentConfig, options: AgentOptions & { mcpRegistry: McpRegistry }): Agent {
+  const { mcpRegistry, ...agentOptions } = options;
+  const agent = new Agent(streamFn, config, agentOptions);
+  try {
+    bindMcpRegistry(agent, mcpRegistry);
+  } catch (error) {
+    void agent.close();
+    throw error;
+  }
+  return agent;
+}

@@ -9,7 +9,7 @@ import { bindMcpRegistry, type McpBindableAgent } from './agent-binding.js';
 import { McpRegistry } from './registry.js';
 import { McpRegistryToken } from './session.js';
 
-export { bindMcpRegistry, setMcpRegistry, type McpBindableAgent } from './agent-binding.js';
+export { bindMcpRegistry, createMcpAgent, setMcpRegistry, type McpBindableAgent } from './agent-binding.js';
 export { McpRegistry } from './registry.js';
 export type {
   McpCompletionRequest,

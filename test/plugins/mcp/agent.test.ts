@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, createKernel, type AgentEvent, type ToolResultMessage } from '../../../core/index.js';
 import { createFauxStreamFn, type FauxResponse } from '../../../plugins/faux/index.js';
-import mcpPlugin, { bindMcpRegistry, McpRegistry, McpRegistryToken } from '../../../plugins/mcp/index.js';
+import mcpPlugin, { bindMcpRegistry, createMcpAgent, McpRegistry, McpRegistryToken } from '../../../plugins/mcp/index.js';
 import { everythingStdio, fixtureStdio } from './support.js';
 
 const callEcho: FauxResponse[] = [
@@ -56,6 +56,13 @@ describe('an Agent with MCP tools (faux model, server-everything over stdio)', (
     await agent.close();
     // The registry is host-owned: closing the agent leaves it connected.
     expect(allowed.status('every')[0]!.state).toBe('connected');
+  });
+
+  it('takes the registry as an mcpRegistry option (createMcpAgent)', async () => {
+    const agent = createMcpAgent(createFauxStreamFn({ responses: callEcho }), { model: 'faux/test' }, { mcpRegistry: allowed });
+    await run(agent, 'echo something');
+    expect(toolResults(agent)[0]).toMatchObject({ isError: false, content: [{ type: 'text', text: 'Echo: from the model' }] });
+    await agent.close();
   });
 
   it('rejects invalid arguments before the call', async () => {
