@@ -4,7 +4,7 @@
  * until someone calls `connect`), binds it to each kernel-created agent, and
  * closes it (terminating any server it started) when the kernel closes.
  */
-import { ContainerModule, Config, KernelToken, WorkingDirectory, definePlugin, type Kernel, type XdogConfig } from '../../core/index.js';
+import { ContainerModule, Config, KernelToken, WorkingDirectory, definePlugin, type Kernel, type PluginContext, type XdogConfig } from '../../core/index.js';
 import { bindMcpRegistry, type McpBindableAgent } from './agent-binding.js';
 import { McpRegistry } from './registry.js';
 import { McpRegistryToken } from './session.js';
@@ -30,8 +30,9 @@ export { connectMcpServer, McpRegistryToken, parseJsonObject, withConfiguredServ
 export { formatDocument, formatToolResult } from './text.js';
 
 /**
- * Registries this plugin built, by kernel. `close()` receives no kernel, so it
- * closes every registry it built; a process with two kernels closes both.
+ * Registries this plugin built, by kernel. The kernel does not yet pass its
+ * context to `close()`; until it does, `close()` closes every registry it
+ * built (a process with two kernels closes both).
  */
 const owned = new Map<Kernel, McpRegistry>();
 
@@ -62,9 +63,10 @@ export default definePlugin({
       }
     });
   },
-  async close() {
-    const registries = [...owned.values()];
-    owned.clear();
+  async close(context?: Partial<PluginContext>) {
+    const kernels = context?.kernel ? [context.kernel] : [...owned.keys()];
+    const registries = kernels.flatMap((kernel) => owned.get(kernel) ?? []);
+    for (const kernel of kernels) owned.delete(kernel);
     await Promise.all(registries.map((registry) => registry.close()));
   },
 });
