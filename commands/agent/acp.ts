@@ -42,10 +42,14 @@ Sessions live as long as this process (session/load replays one created earlier)
         const session = await openChatSession({ configFile, cwd: workingDirectory(cwd), tools: flags.tools });
         const resolved = session.resolve(model);
         const agent = session.kernel.createAgent(
-          session.streamFn((retry) => process.stderr.write(`[retry ${retry.attempt}] in ${retry.delayMs}ms: ${retry.reason}\n`)),
+          session.streamFn,
           { model: resolved.qualified, systemPrompt: flags.system, thinking: flags.thinking },
           { tools: session.tools },
         );
+        // stdout carries protocol only: retries are reported on stderr.
+        agent.subscribe((event) => {
+          if (event.type === 'model_retry') process.stderr.write(`[retry ${event.attempt}] in ${event.delayMs}ms: ${event.reason}\n`);
+        });
         agent.onClose(() => void session.close());
         return agent;
       },

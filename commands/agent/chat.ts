@@ -48,7 +48,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
       checkThinking(flags.thinking, model);
       for (const server of flags.mcp ?? []) await connectMcpServer(session.kernel, server);
       const renderer = new EventRenderer(processOutput, this.jsonEnabled());
-      const streamFn = session.streamFn((event) => renderer.retry(event));
+      const streamFn = session.streamFn;
       // Installed capabilities (Flow, ...) open unless --no-tools; their tools and skills join the built-in ones.
       capabilities = flags.tools
         ? await openInstalledCapabilities(session.kernel, { scope: 'application', id: 'application', cwd, runtime: { streamFn, model: model.qualified } }, { toolRepo: new ToolRepo(session.tools) })

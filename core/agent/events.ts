@@ -40,6 +40,13 @@ export interface MessageUpdateEvent {
   message: AssistantMessage;
   delta: AssistantStreamEvent;
 }
+/** The provider retries the model request (429, 5xx or a dropped connection before any output). */
+export interface ModelRetryEvent {
+  type: 'model_retry';
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
 /** A message is final and part of history. */
 export interface MessageEndEvent {
   type: 'message_end';
@@ -95,6 +102,7 @@ export type AgentEvent =
   | MessageStartEvent
   | MessageUpdateEvent
   | MessageEndEvent
+  | ModelRetryEvent
   | ToolStartEvent
   | ToolUpdateEvent
   | ToolEndEvent

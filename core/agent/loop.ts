@@ -58,7 +58,10 @@ export async function streamAssistant(config: AgentLoopConfig, context: ModelCon
         final = event.message;
         break;
       }
-      if (event.type === 'retry') continue;
+      if (event.type === 'retry') {
+        await config.emit({ type: 'model_retry', attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
+        continue;
+      }
       await startWith(event.partial);
       if (event.type !== 'start') await config.emit({ type: 'message_update', message: event.partial, delta: event });
     }

@@ -3,7 +3,7 @@
  * and tool activity, retries and thinking (as `[thinking] ...`) go to stderr; in --json mode every
  * event is one JSON line on stdout.
  */
-import type { AgentEvent, AgentToolResult, AssistantStreamEvent } from '../../../core/index.js';
+import type { AgentEvent, AgentToolResult } from '../../../core/index.js';
 
 export interface Output {
   stdout(text: string): void;
@@ -36,17 +36,15 @@ export class EventRenderer {
     private readonly json: boolean,
   ) {}
 
-  retry(event: Extract<AssistantStreamEvent, { type: 'retry' }>): void {
-    if (this.json) this.output.stdout(`${JSON.stringify(event)}\n`);
-    else this.#note(`[retry ${event.attempt}] in ${(event.delayMs / 1000).toFixed(1)}s: ${event.reason}`);
-  }
-
   event(event: AgentEvent): void {
     if (this.json) {
       this.output.stdout(`${JSON.stringify(event)}\n`);
       return;
     }
     switch (event.type) {
+      case 'model_retry':
+        this.#note(`[retry ${event.attempt}] in ${(event.delayMs / 1000).toFixed(1)}s: ${event.reason}`);
+        break;
       case 'message_update':
         if (event.delta.type === 'thinking_delta') {
           if (!this.#thinking) this.output.stderr('[thinking] ');

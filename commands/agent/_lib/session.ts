@@ -12,7 +12,6 @@ import {
   bootKernel,
   modelRegistryFor,
   type AgentTool,
-  type AssistantStreamEvent,
   type DiscoveredPlugin,
   type Kernel,
   type ModelStreamFn,
@@ -31,8 +30,8 @@ export interface ChatSession {
   kernel: Kernel;
   tools: AgentTool[];
   resolve(model: string): ResolvedModel;
-  /** The registry's stream function, reporting each provider retry to `onRetry`. */
-  streamFn(onRetry: (event: Extract<AssistantStreamEvent, { type: 'retry' }>) => void): ModelStreamFn;
+  /** The registry's stream function; provider retries reach the agent as `model_retry` events. */
+  streamFn: ModelStreamFn;
   close(): Promise<void>;
 }
 
@@ -62,16 +61,7 @@ export async function openChatSession(options: SessionOptions): Promise<ChatSess
       kernel,
       tools: options.tools ? kernel.getAll(ToolContribution) : [],
       resolve: (model) => registry.resolve(model),
-      streamFn: (onRetry) => {
-        const observed = (model: string, context: Parameters<ModelStreamFn>[1], streamOptions: Parameters<ModelStreamFn>[2]) =>
-          (async function* () {
-            for await (const event of registry.streamFn(model, context, streamOptions)) {
-              if (event.type === 'retry') onRetry(event);
-              yield event;
-            }
-          })();
-        return Object.assign(observed, { resolveModel: registry.streamFn.resolveModel, models: registry.streamFn.models });
-      },
+      streamFn: registry.streamFn,
       close: () => kernel.close(),
     };
   } catch (error) {

@@ -4,6 +4,23 @@ import { createFauxStreamFn } from '../../../plugins/faux/index.js';
 import { collect, scripted } from './helpers.js';
 
 describe('prompt streams', () => {
+  it('reports each provider retry as a model_retry event before the message', async () => {
+    const reply = createFauxStreamFn({ responses: [{ text: 'after retry' }] });
+    const retrying = Object.assign(
+      async function* (model: string, context: Parameters<typeof reply>[1], options: Parameters<typeof reply>[2]) {
+        yield { type: 'retry' as const, attempt: 1, delayMs: 250, reason: 'HTTP 429 rate limited' };
+        yield* reply(model, context, options);
+      },
+      { resolveModel: reply.resolveModel },
+    );
+    const agent = new Agent(retrying, { model: 'faux/test' });
+    const events = await collect(agent.prompt('hi'));
+    const retryIndex = events.findIndex((event) => event.type === 'model_retry');
+    expect(events[retryIndex]).toEqual({ type: 'model_retry', attempt: 1, delayMs: 250, reason: 'HTTP 429 rate limited' });
+    expect(retryIndex).toBeLessThan(events.findIndex((event) => event.type === 'message_start' && event.message.role === 'assistant'));
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'after retry' }] });
+  });
+
   it('emits the lifecycle in order and ends with the whole history', async () => {
     const { agent } = scripted([{ thinking: 'hmm', text: 'hello there' }]);
     const events = await collect(agent.prompt('hi'));
