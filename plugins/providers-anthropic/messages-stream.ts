@@ -6,7 +6,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { AssistantStreamEvent, ModelContext, ModelInfo, ModelStreamFn, ModelStreamOptions, StopReason } from '../../core/index.js';
-import { IncompleteStreamError, ProviderProtocolError, runProviderStream, type MessageBuilder, type RetryPolicy } from '../providers-shared/index.js';
+import { IncompleteStreamError, ProviderProtocolError, runProviderStream, trackedRequest, type MessageBuilder, type RetryPolicy } from '../providers-shared/index.js';
 import { toAnthropicMessages, toAnthropicTools } from './convert.js';
 
 export interface AnthropicConnection {
@@ -41,25 +41,10 @@ const STOP_REASONS: Record<string, StopReason> = {
 export function createMessagesStream(options: AnthropicStreamOptions): ModelStreamFn {
   const resolveModel = (id: string): ModelInfo | undefined => options.models().find((info) => info.id === id);
   const stream = (model: string, context: ModelContext, streamOptions: ModelStreamOptions): AsyncIterable<AssistantStreamEvent> => {
-    let secrets: string[] = [];
-    let endpoint = '(not connected)';
-    const request = {
-      provider: options.provider,
-      authHint: options.authHint,
-      model,
-      signal: streamOptions.signal,
-      policy: options.policy,
-      get endpoint() {
-        return endpoint;
-      },
-      get secrets() {
-        return secrets;
-      },
-    };
-    return runProviderStream(request, async function* (builder, signal) {
+    const request = trackedRequest({ provider: options.provider, authHint: options.authHint, model, signal: streamOptions.signal, policy: options.policy });
+    return runProviderStream(request.options, async function* (builder, signal) {
       const connection = await options.connect(signal);
-      endpoint = connection.baseURL;
-      secrets = [connection.apiKey];
+      request.connected(connection);
       const client = new Anthropic({
         apiKey: connection.apiKey,
         baseURL: connection.baseURL,

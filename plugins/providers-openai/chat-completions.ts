@@ -7,7 +7,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { AssistantStreamEvent, ModelContext, ModelInfo, ModelStreamFn, ModelStreamOptions, StopReason } from '../../core/index.js';
-import { IncompleteStreamError, runProviderStream, type MessageBuilder, type RetryPolicy } from '../providers-shared/index.js';
+import { IncompleteStreamError, runProviderStream, trackedRequest, type MessageBuilder, type RetryPolicy } from '../providers-shared/index.js';
 import { toChatMessages, toChatTools } from './convert.js';
 
 /** Where and how one request connects; resolved per request so logins and token refreshes apply. */
@@ -40,26 +40,13 @@ type ReasoningDelta = { reasoning_content?: string | null; reasoning?: string | 
 
 export function createChatCompletionsStream(options: ChatCompletionsOptions): ModelStreamFn {
   const stream = (model: string, context: ModelContext, streamOptions: ModelStreamOptions): AsyncIterable<AssistantStreamEvent> => {
-    let secrets: string[] = options.secrets?.() ?? [];
-    let endpoint = '(not connected)';
-    // Getters: the endpoint and key are known only once the attempt has connected.
-    const request = {
-      provider: options.provider,
-      authHint: options.authHint,
-      model,
-      signal: streamOptions.signal,
-      policy: options.policy,
-      get endpoint() {
-        return endpoint;
-      },
-      get secrets() {
-        return secrets;
-      },
-    };
-    return runProviderStream(request, async function* (builder, signal) {
+    const request = trackedRequest(
+      { provider: options.provider, authHint: options.authHint, model, signal: streamOptions.signal, policy: options.policy },
+      options.secrets?.(),
+    );
+    return runProviderStream(request.options, async function* (builder, signal) {
       const connection = await options.connect(signal);
-      endpoint = connection.baseURL;
-      if (connection.apiKey) secrets = [...secrets, connection.apiKey];
+      request.connected(connection);
       const client = new OpenAI({
         apiKey: connection.apiKey ?? 'unused',
         baseURL: connection.baseURL,

@@ -19,6 +19,32 @@ export interface ProviderStreamOptions extends FailureContext {
   policy?: RetryPolicy;
 }
 
+/**
+ * The options of one request whose endpoint and key become known only once an
+ * attempt has connected; `connected()` records them so failure messages name
+ * the endpoint and redact the key.
+ */
+export function trackedRequest(base: Omit<ProviderStreamOptions, 'endpoint' | 'secrets'>, knownSecrets: readonly string[] = []) {
+  let endpoint = '(not connected)';
+  let secrets = [...knownSecrets];
+  const options: ProviderStreamOptions = {
+    ...base,
+    get endpoint() {
+      return endpoint;
+    },
+    get secrets() {
+      return secrets;
+    },
+  };
+  return {
+    options,
+    connected(connection: { baseURL: string; apiKey?: string }): void {
+      endpoint = connection.baseURL;
+      if (connection.apiKey) secrets = [...secrets, connection.apiKey];
+    },
+  };
+}
+
 export async function* runProviderStream(options: ProviderStreamOptions, attempt: ProviderAttempt): AsyncIterable<AssistantStreamEvent> {
   const policy = options.policy ?? DEFAULT_RETRY_POLICY;
   let builder = new MessageBuilder(options.model);
