@@ -141,7 +141,7 @@ export class Kernel {
     const errors: string[] = [];
     for (const entry of this.#opened.reverse()) {
       try {
-        await entry.plugin.close?.();
+        await entry.plugin.close?.({ kernel: this, dir: entry.discovered?.dir });
         entry.state = 'closed';
       } catch (error) {
         entry.state = 'failed';

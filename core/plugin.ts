@@ -36,8 +36,12 @@ export interface XdogPlugin {
   apply?(kernel: Kernel): void;
   /** Starts owned resources. Runs only when the kernel is opened. */
   open?(context: PluginContext): Promise<void> | void;
-  /** Releases them. Runs in reverse open order, also after a failed open. */
-  close?(): Promise<void> | void;
+  /**
+   * Releases them. Runs in reverse open order, also after a failed open. The
+   * context names the closing kernel: a plugin object is shared by every
+   * kernel in the process, so per-kernel state is keyed by `context.kernel`.
+   */
+  close?(context: PluginContext): Promise<void> | void;
 }
 
 const NAME_PATTERN = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/;

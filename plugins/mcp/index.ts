@@ -29,11 +29,7 @@ export { parseServerConfig, type McpServerConfig } from './server-config.js';
 export { connectMcpServer, McpRegistryToken, parseJsonObject, withConfiguredServer } from './session.js';
 export { formatDocument, formatToolResult } from './text.js';
 
-/**
- * Registries this plugin built, by kernel. The kernel does not yet pass its
- * context to `close()`; until it does, `close()` closes every registry it
- * built (a process with two kernels closes both).
- */
+/** Registries this plugin built, by kernel: closing one kernel closes only its own. */
 const owned = new Map<Kernel, McpRegistry>();
 
 export default definePlugin({
@@ -63,10 +59,9 @@ export default definePlugin({
       }
     });
   },
-  async close(context?: Partial<PluginContext>) {
-    const kernels = context?.kernel ? [context.kernel] : [...owned.keys()];
-    const registries = kernels.flatMap((kernel) => owned.get(kernel) ?? []);
-    for (const kernel of kernels) owned.delete(kernel);
-    await Promise.all(registries.map((registry) => registry.close()));
+  async close({ kernel }: PluginContext) {
+    const registry = owned.get(kernel);
+    owned.delete(kernel);
+    await registry?.close();
   },
 });

@@ -150,4 +150,20 @@ describe('the mcp plugin in a kernel', () => {
     expect(registry.status('every')[0]!.state).toBe('disconnected');
     expect(() => process.kill(-pid!, 0)).toThrow();
   });
+
+  it('closing one kernel closes only its own servers, not another kernel\'s', async () => {
+    const config = { mcp_servers: { every: { transport: 'stdio' as const, command: process.execPath, args: everythingStdio().args as string[] } } };
+    const first = await createKernel({ plugins: [mcpPlugin], config });
+    const second = await createKernel({ plugins: [mcpPlugin], config });
+    await first.open();
+    await second.open();
+    await first.get(McpRegistryToken).connect('every');
+    const { pid } = await second.get(McpRegistryToken).connect('every');
+    await first.close();
+    expect(first.get(McpRegistryToken).status('every')[0]!.state).toBe('disconnected');
+    expect(second.get(McpRegistryToken).status('every')[0]!.state).toBe('connected');
+    expect(() => process.kill(-pid!, 0)).not.toThrow();
+    await second.close();
+    expect(() => process.kill(-pid!, 0)).toThrow();
+  });
 });
