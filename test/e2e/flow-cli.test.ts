@@ -67,12 +67,8 @@ describe('xdog flow (built CLI)', () => {
   it('runs the three-step flow end to end with the faux provider and prints a result that validates', () => {
     const dir = tempDir('xdog-flow-');
     const log = path.join(dir, 'requests.jsonl');
-    const script = fauxScript(dir, [
-      { toolCalls: [{ name: 'submit_result', arguments: { result: { facts: FACTS } } }] },
-      { text: 'Submitted the facts.' },
-      { toolCalls: [{ name: 'submit_result', arguments: { result: { title: 'Tides in brief', digest: 'The moon pulls the sea. Two tides a day.' } } }] },
-      { text: 'Submitted the digest.' },
-    ]);
+    // The documented offline script (docs/flow.md), so the doc's command is what runs here.
+    const script = path.join(path.dirname(EXAMPLE), 'topic-digest.faux.json');
     const result = runCli(['flow', 'run', EXAMPLE, '--input', 'topic=tides', '--input', 'count=2', '--model', 'faux/scripted', '--json'], {
       env: isolatedEnv({ XDOG_FAUX_SCRIPT: script, XDOG_FAUX_LOG: log }),
     });
