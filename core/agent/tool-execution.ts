@@ -148,8 +148,15 @@ async function start(call: ToolCall, config: ToolBatchConfig): Promise<Prepared>
   return prepare(call, config);
 }
 
+function notExecuted(why: string): string {
+  return `Tool call not executed: ${why}`;
+}
+
 function run(prepared: Prepared, config: ToolBatchConfig): Promise<Outcome> {
-  return prepared.kind === 'ready' ? execute(prepared, config) : Promise.resolve(prepared.outcome);
+  if (prepared.kind !== 'ready') return Promise.resolve(prepared.outcome);
+  // Nothing starts after an abort: a call the run was cancelled before is answered, never begun.
+  if (config.signal.aborted) return Promise.resolve(errorOutcome(notExecuted('the run was aborted')));
+  return execute(prepared, config);
 }
 
 /** Runs a batch; returns the tool-result messages in call order (the caller appends them). */
@@ -175,7 +182,7 @@ export function skippedToolResults(calls: readonly ToolCall[], why: string, now:
     role: 'toolResult',
     toolCallId: call.id,
     toolName: call.name,
-    content: [{ type: 'text', text: `Tool call not executed: ${why}` }],
+    content: [{ type: 'text', text: notExecuted(why) }],
     isError: true,
     timestamp: now,
   }));
