@@ -173,7 +173,8 @@ function checkSize(what: string, value: unknown): void {
 function lookup(value: unknown, ref: FlowReference): unknown {
   let current = value;
   for (const segment of ref.path) {
-    if (current !== null && typeof current === 'object' && segment in current) current = (current as Record<string, unknown>)[segment];
+    // Own properties only: an inherited member (toString, constructor) is not data.
+    if (current !== null && typeof current === 'object' && Object.hasOwn(current, segment)) current = (current as Record<string, unknown>)[segment];
     else {
       throw new XdogError(ErrorCodes.FLOW_STEP_FAILED, `{{ ${ref.text} }} has no value at "${segment}"`, {
         hint: 'mark that property required in the referenced output schema, or reference one that is',

@@ -38,7 +38,7 @@ export function schemaAtPath(schema: JsonSchema, path: readonly string[]): PathL
     const types = schemaTypes(current);
     if (!types) return { ok: true, schema: {} };
     const properties = isSchema(current.properties) ? (current.properties as Record<string, JsonSchema>) : undefined;
-    if (types.has('object') && properties && segment in properties) {
+    if (types.has('object') && properties && Object.hasOwn(properties, segment)) {
       current = properties[segment]!;
     } else if (types.has('object') && isSchema(current.additionalProperties)) {
       current = current.additionalProperties as JsonSchema;

@@ -79,6 +79,12 @@ describe('compileFlow', () => {
     expect(problem!.hint).toContain('facts, total');
   });
 
+  it('does not take an inherited member such as "constructor" for a declared property', () => {
+    const text = VALID.replace('{{ steps.collect.output.facts }}', '{{ steps.collect.output.constructor }}');
+    const [problem] = problemsOf(text);
+    expect(problem).toMatchObject({ line: 24, message: expect.stringContaining('has no property "constructor"') });
+  });
+
   it('reports a type mismatch between a reference and a tool argument', () => {
     const text = VALID.replace('times: "{{ steps.collect.output.total }}"', 'times: "{{ steps.collect.output.facts }}"');
     const [problem] = problemsOf(text);

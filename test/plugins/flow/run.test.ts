@@ -145,6 +145,34 @@ describe('runFlow', () => {
   });
 });
 
+describe('runFlow references', () => {
+  it('reads only own properties: an inherited member of an open object is a missing value, not a function', async () => {
+    const echo: AgentTool = {
+      name: 'echo',
+      description: 'echoes',
+      parameters: { type: 'object', properties: { text: {} }, required: ['text'] },
+      execute: async (args: { text: unknown }) => ({ content: [{ type: 'text', text: `got ${typeof args.text}` }] }),
+    };
+    const plan = compileFlow(
+      `flow: own
+inputs:
+  bag: { type: object, additionalProperties: { type: string } }
+steps:
+  - id: say
+    tool: echo
+    args: { text: "{{ inputs.bag.toString }}" }
+output:
+  said: "{{ steps.say.output }}"
+`,
+      { tools: [toolSignature(echo)] },
+    );
+    const result = await runFlow(plan, { bag: { a: 'x' } }, { tools: [echo] });
+    expect(result).toMatchObject({ status: 'failed', failedStep: 'say', error: { code: 'FLOW_STEP_FAILED', message: expect.stringContaining('has no value at "toString"') } });
+    const ok = await runFlow(plan, { bag: { toString: 'own value' } }, { tools: [echo] });
+    expect(ok).toMatchObject({ status: 'completed', output: { said: 'got string' } });
+  });
+});
+
 describe('runFlow cancellation', () => {
   it('stops when the signal aborts mid-run, keeping the outputs so far', async () => {
     const controller = new AbortController();
