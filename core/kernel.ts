@@ -45,6 +45,8 @@ export class Kernel {
   readonly #plugins: LoadedPlugin[] = [];
   #opened: LoadedPlugin[] = [];
   #state: 'loaded' | 'open' | 'closed' = 'loaded';
+  /** The running open(), so a close() meanwhile can wait for it. */
+  #opening?: Promise<void>;
 
   /** Use `createKernel()`. */
   constructor(config: XdogConfig, cwd: string) {
@@ -102,11 +104,29 @@ export class Kernel {
     this.#plugins.push(entry);
   }
 
-  /** Opens every plugin in order. On a failure, closes the opened ones in reverse order and throws. */
+  /**
+   * Opens every plugin in order. On a failure, closes the opened ones in
+   * reverse order and throws. A `close()` meanwhile stops it after the plugin
+   * being opened (open() then fails with CLOSED).
+   */
   async open(): Promise<void> {
     if (this.#state !== 'loaded') throw new XdogError(ErrorCodes.INVALID_STATE, `kernel is ${this.#state}; open() runs once`);
     this.#state = 'open';
+    this.#opening = this.#openAll();
+    try {
+      await this.#opening;
+    } finally {
+      this.#opening = undefined;
+    }
+  }
+
+  async #openAll(): Promise<void> {
     for (const entry of this.#plugins) {
+      if (this.#state === 'closed') {
+        throw new XdogError(ErrorCodes.CLOSED, `the kernel was closed while opening; plugin "${entry.plugin.name}" and those after it were not opened`, {
+          hint: 'create a new kernel to open the plugins again',
+        });
+      }
       entry.state = 'opening';
       try {
         await entry.plugin.open?.({ kernel: this, dir: entry.discovered?.dir });
@@ -129,6 +149,8 @@ export class Kernel {
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
+    // A plugin still opening is waited for, so it is closed too rather than leaked.
+    await this.#opening?.catch(() => undefined);
     const errors = await this.#closeOpened();
     if (errors.length) throw new XdogError(ErrorCodes.PLUGIN_OPEN_FAILED, `closing plugins failed: ${errors.join('; ')}`);
   }

@@ -47,6 +47,30 @@ describe('kernel lifecycle', () => {
     expect(log.slice(-2)).toEqual(['close b', 'close a']);
   });
 
+  it('close() during open() waits for the plugin being opened, closes it, and opens no further plugin', async () => {
+    const log: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = definePlugin({
+      name: 'slow',
+      open: async () => {
+        log.push('open slow');
+        await gate;
+      },
+      close: async () => void log.push('close slow'),
+    });
+    const kernel = await createKernel({ plugins: [recordingPlugin('a', log), slow, recordingPlugin('b', log)] });
+    const opening = kernel.open().catch((error: unknown) => error);
+    while (!log.includes('open slow')) await new Promise((resolve) => setImmediate(resolve));
+    const closing = kernel.close();
+    release();
+    await closing;
+    const failure = await opening;
+    expect(XdogError.is(failure, ErrorCodes.CLOSED)).toBe(true);
+    expect(log.filter((line) => !line.startsWith('apply'))).toEqual(['open a', 'open slow', 'close slow', 'close a']);
+    expect(kernel.plugins().map((entry) => entry.state)).toEqual(['closed', 'closed', 'loaded']);
+  });
+
   it('lets a host ContainerModule rebind a token; the host module wins over plugins', async () => {
     const fixed: Clock = { now: () => 42 };
     const Answer = token<string>('test:Answer');
