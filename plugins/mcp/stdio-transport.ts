@@ -107,6 +107,8 @@ export class StdioProcessTransport implements Transport {
     child.stdin!.on('error', (error) => this.onerror?.(error));
     child.once('exit', (code, signal) => {
       this.endReason ??= `server process exited (${signal ? `signal ${signal}` : `code ${code}`})`;
+      // The server is gone; what it left in its group (holding our pipes open) goes too, so 'close' follows.
+      signalGroup(child, 'SIGKILL');
     });
     child.once('close', () => this.#finish());
   }
@@ -145,6 +147,11 @@ export class StdioProcessTransport implements Transport {
   #read(chunk: Buffer): void {
     let start = 0;
     for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
+      // The bound covers the whole frame, including the part that arrives with its newline.
+      if (this.#pendingBytes + (newline - start) > LIMITS.mcpMessageBytes) {
+        this.#fail(`server sent a frame over the ${LIMITS.mcpMessageBytes}-byte message limit`);
+        return;
+      }
       this.#pending.push(chunk.subarray(start, newline));
       const line = Buffer.concat(this.#pending).toString('utf8').replace(/\r$/, '');
       this.#pending = [];
