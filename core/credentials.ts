@@ -55,8 +55,19 @@ export class FileCredentialStore implements CredentialStore {
   }
 
   set(provider: string, credential: Credential): void {
+    if (typeof provider !== 'string' || provider.length === 0) {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'a credential needs a provider name', { hint: 'name the provider, e.g. openai' });
+    }
+    const parsed = CredentialSchema.safeParse(credential);
+    if (!parsed.success) {
+      // Key paths only; values may be secrets.
+      const where = parsed.error.issues.map((issue) => issue.path.join('.') || issue.message).join(', ');
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the credential for ${provider} is invalid: ${where}`, {
+        hint: 'store { type: "api_key", key } or { type: "oauth", refresh, access?, expires? }',
+      });
+    }
     const all = this.#read();
-    all[provider] = CredentialSchema.parse(credential);
+    all[provider] = parsed.data;
     this.#write(all);
   }
 
@@ -122,14 +133,15 @@ export class FileCredentialStore implements CredentialStore {
     const temp = path.join(dir, `.credentials.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`);
     const fd = fs.openSync(temp, 'wx', 0o600);
     try {
-      fs.writeFileSync(fd, `${JSON.stringify(all, null, 2)}\n`);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    try {
+      try {
+        fs.writeFileSync(fd, `${JSON.stringify(all, null, 2)}\n`);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
       fs.renameSync(temp, this.file);
     } catch (error) {
+      // A failed write or rename must not leave a copy of the secrets behind.
       fs.rmSync(temp, { force: true });
       throw error;
     }

@@ -54,6 +54,29 @@ describe('FileCredentialStore', () => {
     }
   });
 
+  it('refuses an invalid credential or an empty provider name with a typed error, leaving the file as it was', () => {
+    const file = path.join(dir, 'credentials.json');
+    const store = new FileCredentialStore(file);
+    store.set('openai', { type: 'api_key', key: 'sk-kept' });
+    const before = fs.readFileSync(file, 'utf8');
+    const failure = (write: () => void) => {
+      try {
+        write();
+      } catch (error) {
+        return error as XdogError;
+      }
+      throw new Error('expected the write to be refused');
+    };
+    const bad = failure(() => store.set('anthropic', { type: 'api_key', key: 'sk-new', extra: 'sk-extra' } as never));
+    expect(XdogError.is(bad, 'INVALID_ARGUMENT')).toBe(true);
+    expect(bad.message).toContain('anthropic');
+    expect(JSON.stringify({ message: bad.message, hint: bad.hint })).not.toContain('sk-');
+    const unnamed = failure(() => store.set('', { type: 'api_key', key: 'sk-new' }));
+    expect(XdogError.is(unnamed, 'INVALID_ARGUMENT')).toBe(true);
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    expect(store.get('openai')).toEqual({ type: 'api_key', key: 'sk-kept' });
+  });
+
   it('prefers the environment over the store', () => {
     const store = new FileCredentialStore(path.join(dir, 'c.json'));
     store.set('openai', { type: 'api_key', key: 'from-store' });
