@@ -25,6 +25,7 @@ import {
   parseSnapshot,
   type AgentSnapshot,
   type RestoreOptions,
+  type SkillBindings,
   type SnapshotMetadata,
   type SnapshotState,
 } from './snapshot.js';
@@ -709,6 +710,7 @@ export class Agent {
       ...(this.#config.thinking === undefined ? {} : { thinking: this.#config.thinking }),
       usage: this.#usage,
       messages: this.#messages,
+      skills: this.#skills.bindings(),
     };
   }
 
@@ -726,7 +728,7 @@ export class Agent {
   restore(snapshot: unknown, options: RestoreOptions = {}): void {
     this.#assertIdle('restore()');
     const parsed = parseSnapshot(snapshot, options, this.#config.model);
-    this.#adopt(parsed.model, parsed.usage, parsed.messages);
+    this.#adopt(parsed.model, parsed.usage, parsed.messages, parsed.skills);
   }
 
   /** The metadata half of a split snapshot (pair it with `encodeSnapshotMessages(agent.messages)`); idle only. */
@@ -739,13 +741,16 @@ export class Agent {
   restoreParts(metadata: unknown, messages: readonly unknown[], options: RestoreOptions = {}): void {
     this.#assertIdle('restoreParts()');
     const parsed = parseParts(metadata, messages, options, this.#config.model);
-    this.#adopt(parsed.metadata.model, parsed.metadata.usage, parsed.messages);
+    this.#adopt(parsed.metadata.model, parsed.metadata.usage, parsed.messages, parsed.metadata.skills);
   }
 
-  #adopt(model: string, usage: Usage, messages: Message[]): void {
+  /** Saved skill bindings are checked against this agent's index before anything changes; without them the active skills stay. */
+  #adopt(model: string, usage: Usage, messages: Message[], skills?: SkillBindings): void {
+    const adoptSkills = skills && this.#skills.prepareRestore(skills);
     this.#config = { ...this.#config, model };
     this.#usage = { ...usage };
     this.#messages = messages;
+    adoptSkills?.();
   }
 
   // ---- guards ------------------------------------------------------------

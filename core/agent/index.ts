@@ -12,6 +12,7 @@ export {
   messagesDigest,
   type AgentSnapshot,
   type RestoreOptions,
+  type SkillBindings,
   type SnapshotMetadata,
 } from './snapshot.js';
 export { findPairingProblem } from './transcript.js';

@@ -15,12 +15,22 @@ import { findPairingProblem } from './transcript.js';
 
 export const SNAPSHOT_VERSION = 1;
 
+/** One active skill as saved: its slug and the SHA-256 of the body it had (the body itself is not saved). */
+const SkillBindingSchema = z.object({ slug: z.string().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/) }).strict();
+/** The saved skill lifecycle: session skills, and turn skills still pending (a running turn's are consumed, so not saved). */
+export const SkillBindingsSchema = z
+  .object({ session: z.array(SkillBindingSchema).max(LIMITS.activeSkills), pending: z.array(SkillBindingSchema).max(LIMITS.activeSkills) })
+  .strict();
+/** Skill bindings in a snapshot (present when the agent has a skill index). */
+export type SkillBindings = z.infer<typeof SkillBindingsSchema>;
+
 const StateFields = {
   version: z.literal(SNAPSHOT_VERSION),
   model: z.string().min(1),
   systemPrompt: z.string().optional(),
   thinking: z.string().optional(),
   usage: UsageSchema,
+  skills: SkillBindingsSchema.optional(),
 };
 
 /** A whole snapshot: the state plus every message. */
@@ -47,6 +57,7 @@ export interface SnapshotState {
   thinking?: string;
   usage: Usage;
   messages: readonly Message[];
+  skills?: SkillBindings;
 }
 
 /** Options of `restore()` and `restoreParts()`. */
@@ -66,6 +77,7 @@ function stateFields(state: SnapshotState) {
     ...(state.systemPrompt === undefined ? {} : { systemPrompt: state.systemPrompt }),
     ...(state.thinking === undefined ? {} : { thinking: state.thinking }),
     usage: { ...state.usage },
+    ...(state.skills === undefined ? {} : { skills: structuredClone(state.skills) }),
   } as const;
 }
 

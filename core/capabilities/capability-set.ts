@@ -12,7 +12,7 @@ import { CapabilityContribution } from '../tokens.js';
 import type { ToolRepo } from '../agent/tool-repo.js';
 import { SkillRepo } from '../skills/skill-repo.js';
 import { CapabilityAssembly, type OpenedCapability } from './assembly.js';
-import type { CapabilityHost, CapabilityInfo, CapabilityProvider, CapabilityScope } from './types.js';
+import type { CapabilityBinding, CapabilityHost, CapabilityInfo, CapabilityProvider, CapabilityScope } from './types.js';
 
 /** Options of `new CapabilitySet()`. */
 export interface CapabilitySetOptions {
@@ -118,6 +118,7 @@ export class CapabilitySet {
           });
         }
         opened.push({ name, binding });
+        assertSessionSkills(name, binding);
       }
     } catch (error) {
       await CapabilityAssembly.closeAll(opened, owned ? kernel : undefined).catch(() => undefined);
@@ -127,6 +128,8 @@ export class CapabilitySet {
       toolRepo: this.#options.toolRepo,
       skillRepo: this.#options.skillRepo,
       ownedKernel: owned ? kernel : undefined,
+      scope: this.scope,
+      hostId: port.id,
     });
   }
 
@@ -179,5 +182,16 @@ export class CapabilitySet {
   #packagedSkills(kernel: Kernel, capability: string): SkillRepo {
     const entry = kernel.plugins().find(({ plugin }) => plugin.provides?.capabilities?.includes(capability));
     return entry?.discovered ? SkillRepo.fromPackaged([entry.discovered]) : SkillRepo.empty();
+  }
+}
+
+/** A binding's default session skills must be among its own skills (they are read when an agent is created). */
+function assertSessionSkills(name: string, binding: CapabilityBinding): void {
+  for (const slug of binding.sessionSkills ?? []) {
+    if (!binding.skills?.has(slug)) {
+      throw new XdogError(ErrorCodes.PLUGIN_INVALID, `capability "${name}" names session skill "${slug}" but contributes no skill of that name`, {
+        hint: 'list only slugs of the binding\'s own skills in sessionSkills; the capabilities opened so far were closed',
+      });
+    }
   }
 }

@@ -52,8 +52,14 @@ export interface CapabilityContext {
 export interface CapabilityBinding {
   /** Tools for agents created from the assembly. */
   tools?: readonly AgentTool[];
-  /** Skills for their index (never activated by default). */
+  /** Skills for their index (never activated unless named in `sessionSkills`). */
   skills?: SkillRepo;
+  /**
+   * Slugs of `skills` that agents of the assembly start with as session
+   * skills (the host may change them). None by default; a capability's
+   * packaged bodies stay inactive unless it names them here.
+   */
+  sessionSkills?: readonly string[];
   /** Releases what `open` started. Runs once, when the set closes. */
   close?(): Promise<void> | void;
 }

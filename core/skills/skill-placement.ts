@@ -7,9 +7,11 @@
  * activation, so an unknown or unreadable skill fails there, not mid-run.
  * Nothing here writes to the transcript.
  */
+import { createHash } from 'node:crypto';
 import { ErrorCodes, XdogError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { Message, UserMessage } from '../agent/messages.js';
+import type { SkillBindings } from '../agent/snapshot.js';
 import type { SkillDocument, SkillRepo } from './skill-repo.js';
 
 /** Where an active skill is placed. */
@@ -86,6 +88,49 @@ export class SkillPlacement {
     else this.#pending = documents;
   }
 
+  /**
+   * The lifecycle a snapshot saves: session and pending turn skills by slug
+   * and body digest. Undefined without a skill index (nothing to bind to).
+   * A running turn's skills are consumed when it ends, so they are not saved.
+   */
+  bindings(): SkillBindings | undefined {
+    if (!this.#repo) return undefined;
+    return { session: this.#session.map(bindingOf), pending: this.#pending.map(bindingOf) };
+  }
+
+  /**
+   * Checks saved bindings against the current index and returns the commit
+   * that adopts them. Saved slugs grant nothing: each must be in this index
+   * with the same body digest, or this fails and changes nothing.
+   */
+  prepareRestore(saved: SkillBindings): () => void {
+    if (saved.session.length + saved.pending.length > LIMITS.activeSkills) {
+      throw restoreError(`the snapshot activates ${saved.session.length + saved.pending.length} skills, over the limit of ${LIMITS.activeSkills}`, 'restore from an intact snapshot');
+    }
+    const resolve = (binding: SkillBindings['session'][number], scope: string): SkillDocument => {
+      if (!this.#repo?.has(binding.slug)) {
+        throw restoreError(`the snapshot's ${scope} skill "${binding.slug}" is not in this agent's skill index`, 'supply a skill repo that provides it before restoring (saved names grant nothing)');
+      }
+      const document = this.#repo.read(binding.slug);
+      if (bindingOf(document).sha256 !== binding.sha256) {
+        throw restoreError(`the snapshot's ${scope} skill "${binding.slug}" has changed since it was saved`, 'restore with the skill version it was saved with, or activate the current one yourself after restoring without it');
+      }
+      return document;
+    };
+    for (const list of [saved.session, saved.pending]) {
+      const slugs = list.map((binding) => binding.slug);
+      const twice = slugs.find((slug, index) => slugs.indexOf(slug) !== index);
+      if (twice) throw restoreError(`the snapshot names skill "${twice}" twice in one scope`, 'restore from an intact snapshot');
+    }
+    const session = saved.session.map((binding) => resolve(binding, 'session'));
+    const pending = saved.pending.map((binding) => resolve(binding, 'pending turn'));
+    return () => {
+      this.#session = session;
+      this.#pending = pending;
+      this.#current = [];
+    };
+  }
+
   /** A run starts: pending turn skills become this run's. */
   beginTurn(): void {
     this.#current = this.#pending;
@@ -120,6 +165,14 @@ export class SkillPlacement {
 function renderSkills(heading: string, skills: readonly SkillDocument[]): string {
   const blocks = skills.map((skill) => `<skill name="${skill.slug}">\n${skill.body}\n</skill>`);
   return `# ${heading}\n\n${blocks.join('\n\n')}`;
+}
+
+function bindingOf(skill: SkillDocument): SkillBindings['session'][number] {
+  return { slug: skill.slug, sha256: createHash('sha256').update(skill.body).digest('hex') };
+}
+
+function restoreError(message: string, hint: string): XdogError {
+  return new XdogError(ErrorCodes.SNAPSHOT_INVALID, message, { hint: `${hint}; the agent was left unchanged` });
 }
 
 function assertDistinct(slugs: readonly string[]): void {
