@@ -4,10 +4,16 @@
  * running run; a second Ctrl+C (or one while idle) exits. `/quit` exits.
  */
 import readline from 'node:readline';
-import type { Agent, RunResult } from '../../../core/index.js';
+import { XdogError, type Agent, type RunResult } from '../../../core/index.js';
 import type { EventRenderer, Output } from './render.js';
 
 const HELP = 'commands: /steer TEXT (add to the running turn), /follow-up TEXT (after it), /quit; Ctrl+C aborts a run, twice exits';
+
+/** One error line in the CLI's form, `xdog: message [CODE] (hint)`. */
+function errorLine(error: unknown): string {
+  if (!XdogError.is(error)) return `xdog: ${(error as Error)?.message ?? String(error)}\n`;
+  return `xdog: ${error.message} [${error.code}]${error.hint ? ` (${error.hint})` : ''}\n`;
+}
 
 export async function runInteractive(agent: Agent, renderer: EventRenderer, output: Output, input: NodeJS.ReadableStream = process.stdin): Promise<void> {
   const rl = readline.createInterface({ input, output: process.stderr, terminal: true, prompt: '> ' });
@@ -26,7 +32,7 @@ export async function runInteractive(agent: Agent, renderer: EventRenderer, outp
         if (result.status === 'error') output.stderr(`xdog: ${result.errorMessage ?? 'the model failed'}\n`);
         if (result.status === 'aborted') output.stderr('(aborted)\n');
       })
-      .catch((error: Error) => output.stderr(`xdog: ${error.message}\n`))
+      .catch((error: unknown) => output.stderr(errorLine(error)))
       .finally(() => {
         running = undefined;
         interrupted = false;
@@ -49,6 +55,15 @@ export async function runInteractive(agent: Agent, renderer: EventRenderer, outp
       } else quit();
     });
     rl.on('line', (line) => {
+      // The agent refuses input it cannot take (over a limit, closed); say so and keep the chat going.
+      try {
+        onLine(line);
+      } catch (error) {
+        output.stderr(errorLine(error));
+        if (!running) rl.prompt();
+      }
+    });
+    const onLine = (line: string): void => {
       const text = line.trim();
       const [command, ...rest] = text.split(/\s+/);
       const argument = rest.join(' ');
@@ -65,7 +80,7 @@ export async function runInteractive(agent: Agent, renderer: EventRenderer, outp
         else agent.followUp(argument);
       } else if (running) output.stderr('a run is streaming: use /steer TEXT or /follow-up TEXT, or Ctrl+C to abort it\n');
       else start(line);
-    });
+    };
     rl.prompt();
   });
 }
