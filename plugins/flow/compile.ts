@@ -259,7 +259,7 @@ class Compiler {
       }
     }
     for (const required of (Array.isArray(parameters?.required) ? parameters.required : []) as string[]) {
-      if (!(required in args)) this.#problem(path.slice(0, -1), `tool "${signature!.name}" needs argument "${required}"`, `add "${required}" under args`);
+      if (!Object.hasOwn(args, required)) this.#problem(path.slice(0, -1), `tool "${signature!.name}" needs argument "${required}"`, `add "${required}" under args`);
     }
   }
 
@@ -294,7 +294,7 @@ class Compiler {
     let base: JsonSchema;
     let described: string;
     if (ref.root === 'inputs') {
-      const input = scope.inputs[ref.name];
+      const input = Object.hasOwn(scope.inputs, ref.name) ? scope.inputs[ref.name] : undefined;
       if (!input) return report(`{{ ${ref.text} }}: no input named "${ref.name}"`, `declare it under "inputs:" or use one of: ${Object.keys(scope.inputs).join(', ') || '(no inputs declared)'}`);
       base = input;
       described = `input "${ref.name}"`;

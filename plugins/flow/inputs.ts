@@ -15,8 +15,8 @@ export function parseInputPairs(plan: FlowPlan, pairs: readonly string[]): Recor
     if (at <= 0) throw new XdogError(ErrorCodes.USAGE, `--input "${pair}" is not name=value`, { hint: 'write --input repo=octo/demo' });
     const name = pair.slice(0, at);
     const text = pair.slice(at + 1);
-    const schema = plan.inputs[name];
-    if (!schema) throw unknownInput(plan, name);
+    if (!Object.hasOwn(plan.inputs, name)) throw unknownInput(plan, name);
+    const schema = plan.inputs[name]!;
     if (schema.type === 'string') {
       values[name] = text;
       continue;
@@ -35,9 +35,10 @@ export function parseInputPairs(plan: FlowPlan, pairs: readonly string[]): Recor
 /** Checks given inputs against the plan and applies defaults. */
 export function resolveInputs(plan: FlowPlan, given: Record<string, unknown>): Record<string, unknown> {
   const resolved: Record<string, unknown> = {};
-  for (const name of Object.keys(given)) if (!plan.inputs[name]) throw unknownInput(plan, name);
+  // Own names only: an inherited member (constructor, toString) is neither declared nor given.
+  for (const name of Object.keys(given)) if (!Object.hasOwn(plan.inputs, name)) throw unknownInput(plan, name);
   for (const [name, schema] of Object.entries(plan.inputs)) {
-    const value = name in given ? given[name] : schema.default;
+    const value = Object.hasOwn(given, name) ? given[name] : schema.default;
     if (value === undefined) {
       throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `flow "${plan.flow}" needs input "${name}" (${String(schema.type)})`, {
         hint: `pass --input ${name}=...${schema.description ? ` (${String(schema.description)})` : ''}`,

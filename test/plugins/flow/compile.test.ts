@@ -85,6 +85,12 @@ describe('compileFlow', () => {
     expect(problem).toMatchObject({ line: 24, message: expect.stringContaining('has no property "constructor"') });
   });
 
+  it('does not take an inherited member for a declared input', () => {
+    const text = VALID.replace('{{ inputs.topic }}', '{{ inputs.constructor }}');
+    const [problem] = problemsOf(text);
+    expect(problem).toMatchObject({ line: 13, message: expect.stringContaining('no input named "constructor"') });
+  });
+
   it('reports a type mismatch between a reference and a tool argument', () => {
     const text = VALID.replace('times: "{{ steps.collect.output.total }}"', 'times: "{{ steps.collect.output.facts }}"');
     const [problem] = problemsOf(text);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, type AgentTool, type AssistantMessage, type ModelContext, type ModelStreamFn } from '../../../core/index.js';
-import { compileFlow, createFlowTool, runFlow, toolSignature } from '../../../plugins/flow/index.js';
+import { compileFlow, createFlowTool, parseInputPairs, runFlow, toolSignature } from '../../../plugins/flow/index.js';
 
 type Reply = { text: string } | { call: string; args: Record<string, unknown> };
 
@@ -140,6 +140,9 @@ describe('runFlow', () => {
     expect(result).toMatchObject({ status: 'failed', failedStep: 'now', error: { code: 'TOOL_FAILED', message: expect.stringContaining('clock broke') }, steps: {} });
     await expect(runFlow(plan, {}, { tools: [clock] })).rejects.toThrow(/needs input "topic"/);
     await expect(runFlow(plan, { topic: 'x', extra: 1 }, { tools: [clock] })).rejects.toThrow(/has no input "extra"/);
+    // An inherited member name is not a declared input either.
+    await expect(runFlow(plan, { topic: 'x', constructor: 1 }, { tools: [clock] })).rejects.toThrow(/has no input "constructor"/);
+    expect(() => parseInputPairs(plan, ['toString=1'])).toThrow(/has no input "toString"/);
     const noModel = await runFlow(plan, { topic: 'x' }, { tools: [clock] });
     expect(noModel).toMatchObject({ status: 'failed', failedStep: 'collect', error: { code: 'MODEL_UNKNOWN' } });
   });
