@@ -64,6 +64,9 @@ export class Kernel {
    * `agent.hooks` there) and, when that agent closes, `agentClosed`.
    */
   createAgent(streamFn: ModelStreamFn, config: AgentConfig, options: AgentOptions = {}): Agent {
+    if (this.#state === 'closed') {
+      throw new XdogError(ErrorCodes.CLOSED, 'the kernel is closed; its plugins no longer serve agents', { hint: 'create agents before kernel.close(), or build a new kernel' });
+    }
     const agent = new Agent(streamFn, config, options);
     agent.onClose(() => this.hooks.agentClosed.call(agent));
     try {

@@ -83,4 +83,14 @@ describe('kernel.createAgent', () => {
     await agent.close();
     expect(closed).toEqual([agent]);
   });
+
+  it('refuses to create an agent once the kernel is closed (its plugins released what agents would use)', async () => {
+    const kernel = await createKernel();
+    const created: unknown[] = [];
+    kernel.hooks.agentCreated.tap('test', (agent) => void created.push(agent));
+    await kernel.close();
+    const model = createFauxStreamFn({ responses: [{ text: 'ok' }] });
+    expect(() => kernel.createAgent(model, { model: 'faux/k' })).toThrow(expect.objectContaining({ code: 'CLOSED' }));
+    expect(created).toEqual([]);
+  });
 });
