@@ -19,6 +19,8 @@ export interface AcpAgentOptions {
   /** Shown to the client in `initialize`. */
   name?: string;
   version?: string;
+  /** Told when closing a session's agent fails at disconnect (default: one line on stderr, never stdout). */
+  onCloseError?(error: unknown): void;
 }
 
 interface Session {
@@ -61,6 +63,15 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     return session;
   };
 
+  const reportCloseError =
+    options.onCloseError ?? ((error: unknown) => void process.stderr.write(`xdog acp: closing a session failed: ${(error as Error)?.message ?? String(error)}\n`));
+  let disconnected = false;
+  /** Closes agents in parallel: one failing close neither stops the others nor goes unheard. */
+  const closeAgents = async (agents: Agent[]): Promise<void> => {
+    const results = await Promise.allSettled(agents.map((agent) => agent.close()));
+    for (const result of results) if (result.status === 'rejected') reportCloseError(result.reason);
+  };
+
   const app = acp.agent({ name: options.name ?? 'xdog' });
   app.onRequest(acp.methods.agent.initialize, ({ params }) => ({
     protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
@@ -76,6 +87,11 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     }
     const sessionId = randomUUID();
     const agent = await options.createAgent(params.cwd);
+    if (disconnected) {
+      // The client left while the agent was being built: nobody will close it later.
+      await closeAgents([agent]);
+      throw acp.RequestError.internalError(undefined, 'the connection closed while the session was being created');
+    }
     tapHook(agent.hooks.beforeToolCall, 'acp-permission', async (call: { toolCall: { id: string; name: string }; args: Record<string, unknown>; signal: AbortSignal }) => {
       const request: RequestPermissionRequest = {
         sessionId,
@@ -131,8 +147,10 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
 
   app.onConnect((connection) => {
     void connection.closed.finally(async () => {
-      for (const session of sessions.values()) await session.agent.close();
+      disconnected = true;
+      const agents = [...sessions.values()].map((session) => session.agent);
       sessions.clear();
+      await closeAgents(agents);
     });
   });
   return app;

@@ -83,3 +83,56 @@ describe('createAcpAgent session/new', () => {
     });
   });
 });
+
+describe('createAcpAgent connection end', () => {
+  it('closes every session agent when the connection ends, even when one close fails', async () => {
+    const agents: Agent[] = [];
+    const closeErrors: unknown[] = [];
+    const app = createAcpAgent({
+      onCloseError: (error) => void closeErrors.push(error),
+      createAgent: () => {
+        const agent = new Agent(createFauxStreamFn({ responses: [] }), { model: 'faux/demo' });
+        // The first session's close fails (a plugin's close threw): the others must still close.
+        if (agents.length === 0) {
+          const close = agent.close.bind(agent);
+          agent.close = async () => {
+            await close();
+            throw new Error('close failed');
+          };
+        }
+        agents.push(agent);
+        return agent;
+      },
+    });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await acp.client({ name: 'test' }).connectWith(app, async (ctx) => {
+        await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+        await ctx.request(acp.methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
+        await ctx.request(acp.methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
+      });
+      await expect.poll(() => agents.map((agent) => agent.isClosed)).toEqual([true, true]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+      expect(closeErrors).toEqual([new Error('close failed')]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('closes an agent whose session was still being created when the client left', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const agent = new Agent(createFauxStreamFn({ responses: [] }), { model: 'faux/demo' });
+    const app = createAcpAgent({ createAgent: async () => (await gate, agent) });
+    await acp.client({ name: 'test' }).connectWith(app, async (ctx) => {
+      await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      void ctx.request(acp.methods.agent.session.new, { cwd: '/tmp', mcpServers: [] }).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+    release();
+    await expect.poll(() => agent.isClosed).toBe(true);
+  });
+});
