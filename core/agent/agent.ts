@@ -379,20 +379,20 @@ export class Agent {
   /** Queues a plain steer: admitted at the next checkpoint, after the current tool batch. */
   steer(text: string, images: readonly ImageContent[] = []): void {
     this.#assertRoomForInput();
-    this.#queue.add({ text, images: [...images], lane: 'steer' });
+    this.#queue.add({ text, images, lane: 'steer' });
   }
 
   /** Queues a plain follow-up: admitted only when the agent would otherwise stop. */
   followUp(text: string, images: readonly ImageContent[] = []): void {
     this.#assertRoomForInput();
-    this.#queue.add({ text, images: [...images], lane: 'followUp' });
+    this.#queue.add({ text, images, lane: 'followUp' });
   }
 
   /** Queues an identified input in a lane; returns its immutable view. */
   queueInput(id: string, text: string, lane: InputLane, images: readonly ImageContent[] = []): QueuedInput {
     this.#assertRoomForInput();
     if (typeof id !== 'string' || id.length === 0) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'queueInput() needs a non-empty id');
-    this.#queue.add({ id, text, images: [...images], lane });
+    this.#queue.add({ id, text, images, lane });
     return this.#queue.pending().find((input) => input.id === id)!;
   }
 

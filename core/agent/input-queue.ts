@@ -5,9 +5,10 @@
  * rejected. Identified rejected entries stay, marked, until drained, so the
  * caller can recover them; they are never selected again.
  */
+import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../errors.js';
 import { LIMITS, utf8Bytes } from '../limits.js';
-import type { ImageContent } from './messages.js';
+import { ImageContentSchema, type ImageContent } from './messages.js';
 import type { InputChange, InputLane, QueuedInput, QueuedInputState } from './types.js';
 
 /** One queued input; mutable inside the queue only. */
@@ -41,6 +42,20 @@ function checkText(text: string): void {
   }
 }
 
+const ImagesSchema = z.array(ImageContentSchema);
+
+/** Queued images are validated like a prompt's: a malformed part would otherwise reach history unchecked. */
+function checkImages(images: unknown): ImageContent[] {
+  const parsed = ImagesSchema.safeParse(images);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `queued input images are invalid: ${issue?.path.join('.') || '(list)'}: ${issue?.message ?? 'bad shape'}`, {
+      hint: 'pass a list of { type: "image", mimeType, data } parts (data in base64)',
+    });
+  }
+  return parsed.data;
+}
+
 export class InputQueue {
   readonly #lanes: Record<InputLane, QueueEntry[]> = { steer: [], followUp: [] };
 
@@ -49,11 +64,12 @@ export class InputQueue {
   }
 
   /** Queues one input; enforces the count and size limits and unique ids. */
-  add(entry: Omit<QueueEntry, 'state'>): QueueEntry {
+  add(entry: Omit<QueueEntry, 'state' | 'images'> & { images: readonly ImageContent[] }): QueueEntry {
     if (entry.lane !== 'steer' && entry.lane !== 'followUp') {
       throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `unknown input lane ${JSON.stringify(entry.lane)}`, { hint: 'use "steer" or "followUp"' });
     }
     checkText(entry.text);
+    const images = checkImages(entry.images);
     if (this.size >= LIMITS.queuedInputs) {
       throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${this.size} inputs are already queued, the limit is ${LIMITS.queuedInputs}`, {
         hint: 'wait for the agent to consume some, or drainInputs() the ones you no longer need',
@@ -65,7 +81,7 @@ export class InputQueue {
         throw new XdogError(ErrorCodes.CONFLICT, `an input with id "${entry.id}" is already queued`, { hint: 'use a fresh id, or changeInput() to edit it' });
       }
     }
-    const queued: QueueEntry = { ...entry, images: [...entry.images], state: 'queued' };
+    const queued: QueueEntry = { ...entry, images, state: 'queued' };
     this.#lanes[entry.lane].push(queued);
     return queued;
   }

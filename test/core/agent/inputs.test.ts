@@ -120,6 +120,18 @@ describe('steering and queued inputs', () => {
     for (let index = 0; index < 31; index++) agent.steer(`s${index}`);
     expect(() => agent.steer('one too many')).toThrow(expect.objectContaining({ code: 'LIMIT_EXCEEDED' }));
   });
+
+  it('refuses a queued input whose images are not image parts, so nothing malformed can reach history', async () => {
+    const { agent } = scripted([{ text: 'ok' }]);
+    expect(() => agent.steer('look', [{ type: 'image', mimeType: 'image/png' } as never])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => agent.followUp('look', ['not an image' as never])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => agent.queueInput('q', 'look', 'steer', [{ type: 'text', text: 'x' } as never])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => agent.steer('look', 'abc' as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(agent.pendingInputs()).toEqual([]);
+    agent.steer('fine', [{ type: 'image', mimeType: 'image/png', data: PNG }]);
+    await agent.prompt('go').result();
+    expect(agent.messages.filter((message) => message.role === 'user')).toHaveLength(2);
+  });
 });
 
 describe('inputTransform', () => {
