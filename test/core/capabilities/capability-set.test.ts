@@ -3,25 +3,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  CapabilityContribution,
   CapabilitySet,
-  ContainerModule,
   SkillRepo,
   ToolRepo,
   XdogError,
   createKernel,
-  definePlugin,
   openInstalledCapabilities,
   pluginsOfPackage,
-  type AgentTool,
   type CapabilityProvider,
   type Kernel,
 } from '../../../core/index.js';
 import { drain, scriptedStream } from '../skills/scripted-stream.js';
-
-function textTool(name: string, text: () => string): AgentTool {
-  return { name, description: name, parameters: { type: 'object' }, execute: async () => ({ content: [{ type: 'text', text: text() }] }) };
-}
+import { capabilityPlugin, textTool } from './helpers.js';
 
 /** A capability that owns a resource (a counter standing in for a connection) and exposes it as a tool. */
 function resourceCapability(log: string[]): CapabilityProvider {
@@ -36,14 +29,6 @@ function resourceCapability(log: string[]): CapabilityProvider {
       };
     },
   };
-}
-
-function capabilityPlugin(name: string, provider: CapabilityProvider) {
-  return definePlugin({
-    name,
-    provides: { capabilities: [provider.name] },
-    module: new ContainerModule(({ bind }) => void bind(CapabilityContribution).toConstantValue(provider)),
-  });
 }
 
 let kernel: Kernel | undefined;
