@@ -38,15 +38,32 @@ export class SearxngBackend implements WebSearchBackend {
       });
     }
     const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > LIMITS.webSearchResponseBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the search response is ${length} bytes, over the ${LIMITS.webSearchResponseBytes}-byte limit`);
-    const text = await response.text();
-    if (Buffer.byteLength(text) > LIMITS.webSearchResponseBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the search response is over the ${LIMITS.webSearchResponseBytes}-byte limit`);
-    const body = JSON.parse(text) as { results?: Array<{ title?: unknown; url?: unknown; content?: unknown }> };
+    if (length > LIMITS.webSearchResponseBytes) {
+      await response.body?.cancel();
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the search response is ${length} bytes, over the ${LIMITS.webSearchResponseBytes}-byte limit`);
+    }
+    const body = JSON.parse(await boundedText(response, LIMITS.webSearchResponseBytes)) as { results?: Array<{ title?: unknown; url?: unknown; content?: unknown }> };
     return (body.results ?? [])
       .filter((hit) => typeof hit.url === 'string')
       .slice(0, count)
       .map((hit) => ({ title: String(hit.title ?? ''), url: hit.url as string, snippet: String(hit.content ?? '') }));
   }
+}
+
+/** The body as text, read until `limit` bytes; past that the download is cancelled, not buffered whole. */
+async function boundedText(response: Response, limit: number): Promise<string> {
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      // Leaving the loop early cancels the stream, which closes the connection.
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the search response is over the ${limit}-byte limit`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 const SearchArgs = z.object({

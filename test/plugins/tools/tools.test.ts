@@ -180,6 +180,33 @@ describe('current_time and web_search', () => {
     }
   });
 
+  it('web_search stops reading a response without a length once it passes the byte limit', async () => {
+    // An endless chunked body: the tool must give up at the bound, not buffer it all first.
+    let disconnected!: () => void;
+    const gone = new Promise<void>((resolve) => (disconnected = resolve));
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = (): void => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      res.on('close', () => disconnected());
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const backend = new SearxngBackend({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+      const result = await run(createWebSearchTool(backend), { query: 'endless' });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toContain(`over the ${LIMITS.webSearchResponseBytes}-byte limit`);
+      await gone;
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('the plugin contributes web_search only when the config names a backend', async () => {
     const names = async (config = {}) => (await createKernel({ plugins: [toolsPlugin], config, cwd })).getAll(ToolContribution).map((t) => t.name);
     expect(await names()).toEqual(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time']);
