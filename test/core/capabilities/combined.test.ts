@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CapabilityAssembly, CapabilitySet, SkillRepo, ToolRepo, createKernel, type CapabilityProvider, type Kernel } from '../../../core/index.js';
+import { Agent, CapabilityAssembly, CapabilitySet, SkillRepo, ToolRepo, createKernel, type CapabilityProvider, type Kernel } from '../../../core/index.js';
 import { drain, scriptedStream } from '../skills/scripted-stream.js';
 import { capabilityPlugin, textTool, writeSkill } from './helpers.js';
 
@@ -78,6 +78,12 @@ describe('CapabilityAssembly.combine', () => {
     expect(results).toEqual(['1', 'noted for s1']);
     // Each set opened its capability once; combining started nothing.
     expect(log).toEqual(['open counter:application', 'open notes:s1']);
+
+    // An agent built elsewhere gets the same union.
+    const outside = new Agent(model.streamFn, { model: 'test/m' });
+    combined.publishTools(outside);
+    expect(outside.localTools.map((tool) => tool.name).sort()).toEqual(['count', 'host_time', 'note', 'skill']);
+    await outside.close();
 
     await agent.close();
     await combined.close();

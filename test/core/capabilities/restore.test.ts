@@ -91,6 +91,8 @@ describe('skill lifecycle in snapshots (native Agent)', () => {
     expect(model.requests[0]!.systemPrompt).toContain('STYLE-BODY');
     expect(JSON.stringify(model.requests[0]!.messages)).toContain('REVIEW-BODY');
     expect(agent.activeSkills).toEqual([{ slug: 'style', scope: 'session', state: 'active' }]);
+    // A consumed turn skill is not saved again.
+    expect(agent.dump().skills?.pending).toEqual([]);
     await agent.close();
 
     // A snapshot from an agent without a skill index carries no bindings and leaves active skills alone.
