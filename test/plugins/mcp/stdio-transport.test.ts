@@ -23,6 +23,15 @@ function nodeServer(script: string) {
   return { transport, messages, errors, closed };
 }
 
+/** A server script that writes one valid notification of exactly `size` bytes (newline excluded) in one write, then idles. */
+function writesOneFrameOf(size: number): string {
+  return (
+    `const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { pad: '' } });` +
+    `const pad = 'x'.repeat(${size} - body.length);` +
+    `process.stdout.write(body.replace('"pad":""', '"pad":"' + pad + '"') + '\\n'); setInterval(() => {}, 1000);`
+  );
+}
+
 describe('StdioProcessTransport', () => {
   const started: StdioProcessTransport[] = [];
   afterEach(async () => {
@@ -32,11 +41,7 @@ describe('StdioProcessTransport', () => {
   it('refuses a frame over the message limit even when its newline arrives in the same chunk', async () => {
     // One write: the whole oversized frame and its newline can land in one read.
     const size = LIMITS.mcpMessageBytes + 10;
-    const server = nodeServer(
-      `const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { pad: '' } });` +
-        `const pad = 'x'.repeat(${size} - body.length);` +
-        `process.stdout.write(body.replace('"pad":""', '"pad":"' + pad + '"') + '\\n'); setInterval(() => {}, 1000);`,
-    );
+    const server = nodeServer(writesOneFrameOf(size));
     started.push(server.transport);
     await server.transport.start();
     await server.closed;
@@ -47,11 +52,7 @@ describe('StdioProcessTransport', () => {
 
   it('delivers a frame of exactly the message limit', async () => {
     const size = LIMITS.mcpMessageBytes;
-    const server = nodeServer(
-      `const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { pad: '' } });` +
-        `const pad = 'x'.repeat(${size} - body.length);` +
-        `process.stdout.write(body.replace('"pad":""', '"pad":"' + pad + '"') + '\\n'); setInterval(() => {}, 1000);`,
-    );
+    const server = nodeServer(writesOneFrameOf(size));
     started.push(server.transport);
     await server.transport.start();
     await expect.poll(() => server.messages.length, { timeout: 10_000 }).toBe(1);
