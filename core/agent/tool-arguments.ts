@@ -2,7 +2,8 @@
  * Tool argument validation and the model-facing tool definition. A tool's
  * parameters are a zod schema (its parsed output is what execute receives)
  * or a JSON Schema validated by ajv (draft picked from `$schema`, no remote
- * references). Compiled validators are cached per schema object.
+ * references). Compiled validators are cached per schema object, weakly:
+ * the shared ajv engines keep nothing.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
@@ -46,10 +47,15 @@ function engineFor(schema: JsonSchema): AnyAjv {
 function compile(schema: JsonSchema): ValidateFunction | Error {
   let compiled = validators.get(schema);
   if (compiled === undefined) {
+    const engine = engineFor(schema);
     try {
-      compiled = engineFor(schema).compile(schema);
+      compiled = engine.compile(schema);
     } catch (error) {
       compiled = error instanceof Error ? error : new Error(String(error));
+    } finally {
+      // The engines are shared by the process: ajv would otherwise keep every schema
+      // (and its $id) forever, so tool lists that change grow memory and clash on $id.
+      engine.removeSchema(schema);
     }
     validators.set(schema, compiled);
   }

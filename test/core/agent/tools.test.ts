@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tapHook, type AgentTool, type RemoteToolSource } from '../../../core/index.js';
+import { checkToolArguments, tapHook, type AgentTool, type RemoteToolSource } from '../../../core/index.js';
 import { PNG, collect, deferred, recordingTool, requestTexts, scripted, zodTool } from './helpers.js';
 
 describe('tool results', () => {
@@ -224,5 +224,22 @@ describe('tool inventory', () => {
     expect(() => agent.setTools([])).toThrow(expect.objectContaining({ code: 'INVALID_STATE' }));
     gate.resolve();
     await stream.result();
+  });
+});
+
+describe('JSON Schema parameters', () => {
+  it('two tools whose schemas share an $id each validate against their own schema (compiled schemas are not kept by the engine)', () => {
+    const tool = (name: string, type: string): AgentTool => ({
+      name,
+      description: name,
+      parameters: { $id: 'https://example.test/args.json', type: 'object', properties: { value: { type } }, required: ['value'] },
+      execute: async () => ({ content: [] }),
+    });
+    const numbers = tool('numbers', 'number');
+    const strings = tool('strings', 'string');
+    expect(checkToolArguments(numbers, { value: 1 })).toEqual({ ok: true, args: { value: 1 } });
+    expect(checkToolArguments(strings, { value: 'a' })).toEqual({ ok: true, args: { value: 'a' } });
+    expect(checkToolArguments(strings, { value: 1 })).toMatchObject({ ok: false, error: expect.stringContaining('must be string') });
+    expect(checkToolArguments(numbers, { value: 'a' })).toMatchObject({ ok: false, error: expect.stringContaining('must be number') });
   });
 });
