@@ -1,21 +1,26 @@
 /**
  * JSON Schema validation for Flow (inputs, step outputs, the result), on
- * Ajv's draft 2020-12 validator. Compiled validators are cached per schema
- * text so a run compiles each schema once.
+ * Ajv's draft 2020-12 validator. Compiled validators are cached weakly per
+ * schema object (a plan's schemas compile once per plan) and Ajv keeps
+ * nothing, so flows compiled by a long-lived host do not accumulate and two
+ * schemas sharing an `$id` do not clash.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../../core/index.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
-const cache = new Map<string, ValidateFunction>();
+const cache = new WeakMap<JsonSchema, ValidateFunction>();
 
 /** Compiles a schema; throws Ajv's error when the schema itself is invalid. */
 export function compileSchema(schema: JsonSchema): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let validate = cache.get(key);
+  let validate = cache.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
-    cache.set(key, validate);
+    try {
+      validate = ajv.compile(schema);
+    } finally {
+      ajv.removeSchema(schema);
+    }
+    cache.set(schema, validate);
   }
   return validate;
 }
