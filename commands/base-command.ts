@@ -4,7 +4,9 @@
  * only with --debug.
  */
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
-import { ErrorCodes, XdogError, loadConfig, type LoadedConfig } from '../core/index.js';
+// Narrow imports keep start-up fast: the core barrel loads the whole runtime.
+import { loadConfig, type LoadedConfig } from '../core/config.js';
+import { ErrorCodes, XdogError } from '../core/errors.js';
 
 export abstract class XdogCommand extends Command {
   static override baseFlags = {

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
-import { installPlugin, type DiscoveredPlugin } from '../../core/index.js';
+import type { DiscoveredPlugin } from '../../core/discovery.js';
+import { installPlugin } from '../../core/plugin-installer.js';
 import { XdogCommand } from '../base-command.js';
 
 export default class PluginsInstall extends XdogCommand {

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { discoverPlugins, entryExists, PROVIDE_KINDS, type DiscoveredPlugin } from '../../core/index.js';
+import { discoverPlugins, entryExists, type DiscoveredPlugin } from '../../core/discovery.js';
+import { PROVIDE_KINDS } from '../../core/plugin.js';
 import { XdogCommand } from '../base-command.js';
 
 export interface PluginListing {

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { uninstallPlugin } from '../../core/index.js';
+import { uninstallPlugin } from '../../core/plugin-installer.js';
 import { XdogCommand } from '../base-command.js';
 
 export default class PluginsUninstall extends XdogCommand {
