@@ -59,6 +59,29 @@ class TailBuffer {
 
 const KILL_GRACE_MS = 1000;
 
+/**
+ * Process groups of commands still running. Each runs detached (so a kill
+ * reaches its whole tree), which also means it would outlive a host that
+ * exits or crashes mid-command; the exit hook ends them with the host.
+ */
+const runningGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function trackGroup(pid: number): void {
+  runningGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const group of runningGroups) {
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
 export function createBashTool(options: { cwd: string; shell?: string }): AgentTool<z.infer<typeof BashArgs>, BashDetails> {
   return {
     name: 'bash',
@@ -76,6 +99,7 @@ export function createBashTool(options: { cwd: string; shell?: string }): AgentT
           detached: true,
           stdio: ['ignore', 'pipe', 'pipe'],
         });
+        if (child.pid !== undefined) trackGroup(child.pid);
         let timedOut = false;
         let aborted = false;
         let killTimer: NodeJS.Timeout | undefined;
@@ -107,11 +131,13 @@ export function createBashTool(options: { cwd: string; shell?: string }): AgentT
         child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
         child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
         child.on('error', (error) => {
+          if (child.pid !== undefined) runningGroups.delete(child.pid);
           clearTimeout(timer);
           context.signal.removeEventListener('abort', onAbort);
           resolve(errorResult(`could not start bash: ${error.message}`, { exitCode: null, signal: null, timedOut, aborted, droppedBytes: 0 }));
         });
         child.on('close', (exitCode, signal) => {
+          runningGroups.delete(child.pid!);
           clearTimeout(timer);
           // The group may still hold children that kept no pipe open; finish them too.
           if (timedOut || aborted) {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -51,6 +52,25 @@ describe('bash', () => {
     const result = await run(tool('bash'), { command: 'echo nope; exit 3' });
     expect(result.isError).toBe(true);
     expect(text(result)).toBe('Error: command exited with code 3\nnope\n');
+  });
+
+  it('kills a running command\'s process group when the host process dies', async () => {
+    // A host that crashes (uncaught exception) mid-command: the detached group must not outlive it.
+    const pidFile = path.join(cwd, 'command.pid');
+    const entry = path.resolve('dist/plugins/tools/index.js');
+    const script = [
+      `import fs from 'node:fs';`,
+      `const { createBashTool } = await import(${JSON.stringify(entry)});`,
+      `const tool = createBashTool({ cwd: ${JSON.stringify(cwd)} });`,
+      `void tool.execute({ command: 'echo $$ > ${pidFile}; exec sleep 300' }, { toolCallId: 't', signal: new AbortController().signal, onUpdate() {}, toolCtx: {} });`,
+      `const wait = () => (fs.existsSync(${JSON.stringify(pidFile)}) && fs.readFileSync(${JSON.stringify(pidFile)}, 'utf8').trim() ? (() => { throw new Error('host crashed'); })() : setTimeout(wait, 20));`,
+      `wait();`,
+    ].join('\n');
+    const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    const code = await new Promise<number | null>((resolve) => host.on('exit', resolve));
+    expect(code).not.toBe(0);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    expect(await until(() => !alive(pid))).toBe(true);
   });
 
   it('kills the whole process group at the timeout', async () => {
