@@ -57,11 +57,13 @@ function errorOutcome(text: string): Outcome {
 const BlockShape = z.object({ block: z.literal(true), reason: z.string() }).strict();
 
 async function prepare(call: ToolCall, config: ToolBatchConfig): Promise<Prepared> {
+  // Hooks and the tool get their own copy: changing it in place must not rewrite the call in history.
+  const given = structuredClone(call.arguments);
   const active = config.tools.get(call.name);
-  if (!active) return { kind: 'immediate', call, args: call.arguments, outcome: errorOutcome(`Tool "${call.name}" is not available`) };
-  const checked = checkToolArguments(active.tool, call.arguments);
+  if (!active) return { kind: 'immediate', call, args: given, outcome: errorOutcome(`Tool "${call.name}" is not available`) };
+  const checked = checkToolArguments(active.tool, given);
   if (!checked.ok) {
-    return { kind: 'immediate', call, args: call.arguments, outcome: errorOutcome(`Invalid arguments for tool "${call.name}": ${checked.error}`) };
+    return { kind: 'immediate', call, args: given, outcome: errorOutcome(`Invalid arguments for tool "${call.name}": ${checked.error}`) };
   }
   const context: BeforeToolCallContext = { toolCall: call, tool: active.tool, args: checked.args, remote: active.remote, signal: config.signal };
   for (const tap of snapshotTaps(config.hooks.beforeToolCall)) {

@@ -243,3 +243,25 @@ describe('JSON Schema parameters', () => {
     expect(checkToolArguments(numbers, { value: 'a' })).toMatchObject({ ok: false, error: expect.stringContaining('must be number') });
   });
 });
+
+describe('argument isolation', () => {
+  it('a tool that mutates its arguments does not rewrite the tool call in history', async () => {
+    const mutating: AgentTool = {
+      name: 'normalise',
+      description: 'changes its input in place',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['path'] },
+      execute: async (args: { path: string; tags?: string[] }) => {
+        args.path = `/abs/${args.path}`;
+        args.tags?.push('added');
+        return { content: [{ type: 'text', text: args.path }] };
+      },
+    };
+    const { agent, model } = scripted([{ toolCalls: [{ name: 'normalise', arguments: { path: 'a.txt', tags: ['x'] } }] }, { text: 'done' }], { tools: [mutating] });
+    await agent.prompt('go').result();
+    const call = agent.messages.find((message) => message.role === 'assistant')!;
+    expect(call.role === 'assistant' && call.content[0]).toMatchObject({ type: 'toolCall', arguments: { path: 'a.txt', tags: ['x'] } });
+    const sent = model.requests[1]!.messages.find((message) => message.role === 'assistant')!;
+    expect(JSON.stringify(sent)).not.toContain('/abs/');
+    expect(requestTexts(model, 1).at(-1)).toBe('/abs/a.txt');
+  });
+});
