@@ -36,7 +36,7 @@ function dialectOf(schema: Record<string, unknown>): Dialect {
   throw new Error(`unknown JSON Schema dialect ${JSON.stringify(uri)}`);
 }
 
-type Validator = { compile(schema: object): ValidateFunction };
+type Validator = { compile(schema: object): ValidateFunction; removeSchema(schema: object): unknown };
 const validators = new Map<Dialect, Validator>();
 
 function validatorFor(dialect: Dialect): Validator {
@@ -110,7 +110,11 @@ export function checkResult(schema: unknown, value: unknown): ResultCheck {
   }
   let validate = compiled.get(record);
   if (!validate) {
-    validate = validatorFor(dialectOf(record)).compile(record);
+    const ajv = validatorFor(dialectOf(record));
+    validate = ajv.compile(record);
+    // The compiled function stands alone; dropping the schema from the shared instance keeps it from
+    // holding every schema ever seen and lets another schema object reuse the same $id.
+    ajv.removeSchema(record);
     compiled.set(record, validate);
   }
   return validate(value) ? { ok: true } : { ok: false, error: describeErrors(validate.errors) };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, type AgentToolResult, type ToolResultMessage } from '../../../core/index.js';
 import { createFauxStreamFn } from '../../../plugins/faux/index.js';
-import { createSubmitResultTool } from '../../../plugins/submit-result/index.js';
+import { checkResult, createSubmitResultTool } from '../../../plugins/submit-result/index.js';
 
 function call(result: unknown) {
   return { toolCalls: [{ name: 'submit_result', arguments: { result } }] };
@@ -76,6 +76,16 @@ describe('submit_result (agent-features scenario 5: object schema)', () => {
 });
 
 describe('submit_result (agent-features scenario 6: flat form, no schema, retired keys)', () => {
+  it('checks each schema object on its own, even when several share an $id', () => {
+    // Hosts rebuild schemas (a flow file read again, a new run): the same $id must not clash.
+    const schema = { $id: 'https://example.test/result.json', type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+    expect(checkResult(schema, { n: 1 })).toEqual({ ok: true });
+    expect(checkResult(structuredClone(schema), { n: 2 })).toEqual({ ok: true });
+    const stricter = { ...structuredClone(schema), required: ['n', 'm'] };
+    expect(checkResult(stricter, { n: 3 })).toMatchObject({ ok: false, error: expect.stringContaining("must have required property 'm'") });
+    expect(checkResult(schema, { x: 1 })).toMatchObject({ ok: false });
+  });
+
   it('flat {"summary":"string"} accepts extra fields and rejects a missing summary', async () => {
     const sink: Record<string, unknown> = {};
     const results = await submitAll([{ note: 'no summary' }, { summary: 'ok', extra: [1] }], { result_schema: { summary: 'string' }, result_sink: sink });
