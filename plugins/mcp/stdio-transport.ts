@@ -52,6 +52,24 @@ export class BoundedTail {
   }
 }
 
+/**
+ * Servers still running. Each is detached (so close() reaches its whole tree),
+ * which also means it would outlive a host that exits or crashes; the exit
+ * hook ends them with the host.
+ */
+const runningServers = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function track(child: ChildProcess): void {
+  runningServers.add(child);
+  child.once('close', () => runningServers.delete(child));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const server of runningServers) signalGroup(server, 'SIGKILL');
+  });
+}
+
 export class StdioProcessTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -90,6 +108,7 @@ export class StdioProcessTransport implements Transport {
       windowsHide: true,
     });
     this.#child = child;
+    track(child);
     this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());

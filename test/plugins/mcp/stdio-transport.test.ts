@@ -1,12 +1,16 @@
 /** The stdio transport on its own: frame bounds and what happens when the server process ends by itself. */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../core/index.js';
 import { StdioProcessTransport } from '../../../plugins/mcp/stdio-transport.js';
 
+/** True while the process exists and is not a zombie. */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
   }
@@ -74,5 +78,31 @@ describe('StdioProcessTransport', () => {
     await server.closed;
     expect(server.transport.endReason).toBe('server process exited (code 3)');
     await expect.poll(() => alive(childPid), { timeout: 10_000 }).toBe(false);
+  });
+
+  it('takes the server\'s process group down when the host process dies', async () => {
+    // A host that crashes while a server runs: the detached group must not outlive it.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-stdio-host-'));
+    const pidFile = path.join(dir, 'pids');
+    const entry = path.resolve('dist/plugins/mcp/stdio-transport.js');
+    const server =
+      `const { spawn } = require('node:child_process'); const fs = require('node:fs');` +
+      `const child = spawn('sleep', ['300'], { stdio: 'ignore' });` +
+      `fs.writeFileSync(${JSON.stringify(pidFile)}, process.pid + ' ' + child.pid); setInterval(() => {}, 1000);`;
+    const host = [
+      `import fs from 'node:fs';`,
+      `const { StdioProcessTransport } = await import(${JSON.stringify(entry)});`,
+      `const transport = new StdioProcessTransport({ command: process.execPath, args: ['-e', ${JSON.stringify(server)}], env: {}, cwd: ${JSON.stringify(dir)} });`,
+      `await transport.start();`,
+      `const wait = () => (fs.existsSync(${JSON.stringify(pidFile)}) ? (() => { throw new Error('host crashed'); })() : setTimeout(wait, 20));`,
+      `wait();`,
+    ].join('\n');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', host], { stdio: 'ignore' });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).not.toBe(0);
+    const pids = fs.readFileSync(pidFile, 'utf8').split(' ').map(Number);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
