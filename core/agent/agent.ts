@@ -542,8 +542,7 @@ export class Agent {
   }
 
   async #emit(run: ActiveRun, event: AgentEvent): Promise<void> {
-    await run.buffer.waitForSpace();
-    run.buffer.push(event);
+    await run.buffer.put(event);
     for (const listener of this.#listeners) {
       try {
         listener(event);

@@ -16,8 +16,8 @@ export class EventBuffer<T> implements AsyncIterable<T> {
   #mode: Mode = 'bounded';
   #ended = false;
   #iterating = false;
-  /** Resolves a producer waiting for space. */
-  #spaceWaiter?: () => void;
+  /** Producers waiting for space (parallel tools stream updates at once). */
+  #spaceWaiters: Array<() => void> = [];
   /** Resolves a consumer waiting for an item or the end. */
   #itemWaiter?: () => void;
 
@@ -35,14 +35,18 @@ export class EventBuffer<T> implements AsyncIterable<T> {
     return this.#iterating;
   }
 
-  /** Waits until there is room (bounded mode only). Call before `push`. */
-  async waitForSpace(): Promise<void> {
+  /**
+   * Appends one item once there is room (bounded mode only). The check and
+   * the append happen together, so concurrent producers never overfill it.
+   */
+  async put(item: T): Promise<void> {
     while (this.#mode === 'bounded' && this.size >= this.#capacity) {
-      await new Promise<void>((resolve) => (this.#spaceWaiter = resolve));
+      await new Promise<void>((resolve) => this.#spaceWaiters.push(resolve));
     }
+    this.push(item);
   }
 
-  /** Appends one item; never blocks (pair it with `waitForSpace`). */
+  /** Appends one item now, without waiting for room. */
   push(item: T): void {
     if (this.#ended || this.#mode === 'discard') return;
     this.#items.push(item);
@@ -70,10 +74,11 @@ export class EventBuffer<T> implements AsyncIterable<T> {
     this.#wakeConsumer();
   }
 
+  /** Wakes every waiting producer; each checks for room again, so none is lost. */
   #wakeProducer(): void {
-    const waiter = this.#spaceWaiter;
-    this.#spaceWaiter = undefined;
-    waiter?.();
+    const waiters = this.#spaceWaiters;
+    this.#spaceWaiters = [];
+    for (const waiter of waiters) waiter();
   }
 
   #wakeConsumer(): void {
