@@ -2,7 +2,9 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { Writable } from 'node:stream';
+import { ErrorCodes, XdogError } from '../../../core/index.js';
 
+/** Resolves with the typed secret (empty on end of input); Ctrl+C rejects with ABORTED. */
 export async function readSecret(question: string): Promise<string> {
   if (!process.stdin.isTTY) return fs.readFileSync(0, 'utf8').trim();
   let muted = false;
@@ -14,7 +16,12 @@ export async function readSecret(question: string): Promise<string> {
   });
   const rl = readline.createInterface({ input: process.stdin, output, terminal: true });
   try {
-    const answer = new Promise<string>((resolve) => rl.question(question, resolve));
+    const answer = new Promise<string>((resolve, reject) => {
+      rl.question(question, resolve);
+      // Without these, Ctrl+C only pauses the prompt and Ctrl+D leaves it waiting: the command would never answer.
+      rl.once('SIGINT', () => reject(new XdogError(ErrorCodes.ABORTED, 'cancelled at the prompt; nothing was stored')));
+      rl.once('close', () => resolve(''));
+    });
     muted = true;
     return (await answer).trim();
   } finally {
