@@ -125,9 +125,21 @@ export function pluginsOfPackage(dir: string, source: PluginSource): DiscoveredP
   return entries.map((entry) => ({
     ...base,
     name: entry.name,
-    entry: path.resolve(dir, entry.entry),
+    entry: entryInside(dir, entry.entry, file),
     provides: normaliseProvides(entry.provides),
   }));
+}
+
+/** The entry's absolute path; one outside the package folder would load another package's code under this name. */
+function entryInside(dir: string, entry: string, file: string): string {
+  const absolute = path.resolve(dir, entry);
+  const relative = path.relative(dir, absolute);
+  if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+    throw new XdogError(ErrorCodes.PLUGIN_INVALID, `invalid "xdog" field in ${file}: entry ${JSON.stringify(entry)} is outside the package folder`, {
+      hint: 'name a module inside the package, e.g. "./dist/index.js"',
+    });
+  }
+  return absolute;
 }
 
 /** Package folders directly inside one node_modules folder (scoped ones included). */

@@ -79,6 +79,23 @@ describe('plugin discovery', () => {
     expect(() => discoverPlugins({ cwd: project, ...isolated })).toThrowError(/invalid "xdog" field in .*xdog-plugin-bad\/package\.json/);
   });
 
+  it('refuses an entry outside its own package folder', () => {
+    const project = tempDir();
+    writeTree(project, {
+      'node_modules/xdog-plugin-escape/package.json': { name: 'xdog-plugin-escape', xdog: { entry: '../other-package/index.js' } },
+      'node_modules/xdog-plugin-absolute/package.json': { name: 'xdog-plugin-absolute', xdog: { plugins: [{ name: 'abs', entry: '/tmp/evil.js' }] } },
+    });
+    const failure = (() => {
+      try {
+        discoverPlugins({ cwd: project, ...isolated });
+      } catch (error) {
+        return error as XdogError;
+      }
+    })();
+    expect(XdogError.is(failure, ErrorCodes.PLUGIN_INVALID)).toBe(true);
+    expect(failure!.message).toMatch(/entry .* is outside the package folder/);
+  });
+
   it('searches the user plugin directory and labels its plugins "user"', () => {
     const userDir = tempDir();
     writeTree(userDir, { 'node_modules/xdog-plugin-u/package.json': { name: 'xdog-plugin-u', version: '1.0.0', xdog: { entry: './u.js' } } });
