@@ -119,6 +119,8 @@ export const LIMITS = Object.freeze({
   mcpMetadataBytes: 1 * MiB,
   /** MCP: stderr kept from a stdio server (the newest bytes). */
   mcpStderrBytes: 64 * KiB,
+  /** MCP: characters of that stderr quoted in an error or status (the newest; a notice says what was left out). */
+  mcpStderrShownChars: 2000,
   /** MCP: pages one catalog listing (tools, resources, templates, prompts) may take. */
   mcpCatalogPages: 64,
   /** MCP: entries one catalog may hold. */

@@ -158,8 +158,12 @@ export class McpConnection {
 
   #describeEnd(): string {
     const reason = this.stdio?.endReason ?? 'the server closed the connection';
-    const stderr = this.stdio?.stderr.text().trim();
-    return stderr ? `${reason}; stderr: ${this.#redact(stderr.slice(-2000))}` : reason;
+    // Redact before cutting, so a secret split by the cut cannot show its tail.
+    const stderr = this.#redact(this.stdio?.stderr.text().trim() ?? '');
+    if (!stderr) return reason;
+    const limit = LIMITS.mcpStderrShownChars;
+    const shown = stderr.length > limit ? `[${stderr.length - limit} earlier characters of stderr not shown]\n${stderr.slice(-limit)}` : stderr;
+    return `${reason}; stderr: ${shown}`;
   }
 
   /** Configured env values never reach status or errors, even when a server prints them. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIMITS } from '../../../core/index.js';
 import { McpRegistry } from '../../../plugins/mcp/index.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -158,6 +159,31 @@ describe('failures', () => {
     registry.register('missing', { command: '/nonexistent/mcp-server' });
     await expect(registry.connect('missing')).rejects.toThrow(/cannot start MCP server/);
     expect(registry.status('missing')[0]!.state).toBe('failed');
+    await registry.close();
+  });
+
+  it('a server that dies during the handshake is named with the end of its stderr, saying what was left out', async () => {
+    const registry = new McpRegistry();
+    const script = `process.stderr.write('early-marker ' + 'x'.repeat(5000) + ' fatal: config missing\\n'); process.exit(2);`;
+    registry.register('dies', { command: process.execPath, args: ['-e', script] });
+    const error = await registry.connect('dies').catch((thrown: Error) => thrown);
+    expect((error as Error).message).toMatch(/server process exited \(code 2\)/);
+    expect((error as Error).message).toContain('fatal: config missing');
+    expect((error as Error).message).not.toContain('early-marker');
+    expect((error as Error).message).toMatch(/\[\d+ earlier characters of stderr not shown\]/);
+    await registry.close();
+  });
+
+  it('never shows part of a configured env value that the stderr cut would split', async () => {
+    const registry = new McpRegistry();
+    const secret = 'sk-SECRET-VALUE-0123456789';
+    // The secret ends exactly where the shown tail starts + 10 characters: a cut-then-redact would leak its end.
+    const script = `process.stderr.write('token=' + process.env.TOKEN + 'x'.repeat(${LIMITS.mcpStderrShownChars - 10})); process.exit(2);`;
+    registry.register('leaky', { command: process.execPath, args: ['-e', script], env: { TOKEN: secret } });
+    const error = await registry.connect('leaky').catch((thrown: Error) => thrown);
+    expect((error as Error).message).toContain('earlier characters of stderr not shown');
+    expect((error as Error).message).not.toContain(secret.slice(-10));
+    expect(registry.status('leaky')[0]!.error).not.toContain(secret.slice(-10));
     await registry.close();
   });
 
