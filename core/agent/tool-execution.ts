@@ -54,11 +54,17 @@ function errorOutcome(text: string): Outcome {
   return { result: { content: [{ type: 'text', text }], isError: true }, isError: true };
 }
 
+function notExecuted(why: string): string {
+  return `Tool call not executed: ${why}`;
+}
+
 const BlockShape = z.object({ block: z.literal(true), reason: z.string() }).strict();
 
 async function prepare(call: ToolCall, config: ToolBatchConfig): Promise<Prepared> {
   // Hooks and the tool get their own copy: changing it in place must not rewrite the call in history.
   const given = structuredClone(call.arguments);
+  // After an abort nobody is asked to approve a call that will not run.
+  if (config.signal.aborted) return { kind: 'immediate', call, args: given, outcome: errorOutcome(notExecuted('the run was aborted')) };
   const active = config.tools.get(call.name);
   if (!active) return { kind: 'immediate', call, args: given, outcome: errorOutcome(`Tool "${call.name}" is not available`) };
   const checked = checkToolArguments(active.tool, given);
@@ -148,10 +154,6 @@ async function finalise(prepared: Prepared, outcome: Outcome, config: ToolBatchC
 async function start(call: ToolCall, config: ToolBatchConfig): Promise<Prepared> {
   await config.emit({ type: 'tool_start', toolCallId: call.id, toolName: call.name, args: call.arguments });
   return prepare(call, config);
-}
-
-function notExecuted(why: string): string {
-  return `Tool call not executed: ${why}`;
 }
 
 function run(prepared: Prepared, config: ToolBatchConfig): Promise<Outcome> {

@@ -29,8 +29,12 @@ describe('abort inside a tool batch', () => {
       { toolExecution: 'sequential' },
     );
     abort = () => agent.abort();
+    const asked: string[] = [];
+    tapHook(agent.hooks.beforeToolCall, 'approval', (context: { toolCall: { name: string } }) => void asked.push(context.toolCall.name));
     const result = await agent.prompt('go').result();
     expect(result.status).toBe('aborted');
+    // No approval is asked for a call that can no longer run.
+    expect(asked).toEqual(['first']);
     expect(first.runs()).toBe(1);
     expect(second.runs()).toBe(0);
     const results = agent.messages.filter((message) => message.role === 'toolResult');
