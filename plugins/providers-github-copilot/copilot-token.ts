@@ -46,6 +46,8 @@ export interface TokenSourceOptions {
   envNames?: readonly string[];
   env?: NodeJS.ProcessEnv;
   now?: () => number;
+  /** How long the exchange may take, in ms (default 600 000, the provider request timeout). */
+  timeoutMs?: number;
 }
 
 export class CopilotTokenSource {
@@ -66,15 +68,26 @@ export class CopilotTokenSource {
     const github = this.githubToken();
     if (!github) throw new MissingCredentialError('not logged in to GitHub Copilot');
     const api = (this.options.githubApiUrl ?? 'https://api.github.com').replace(/\/+$/, '');
-    const response = await fetch(`${api}/copilot_internal/v2/token`, {
-      headers: { accept: 'application/json', authorization: `token ${github}`, ...COPILOT_HEADERS },
-      signal,
-    });
-    if (!response.ok) {
-      const reason = response.status === 401 || response.status === 403 ? 'GitHub refused the Copilot token exchange (is Copilot enabled for this account?)' : 'the Copilot token exchange failed';
-      throw new CopilotExchangeError(reason, response.status, response.headers);
+    const timeoutMs = this.options.timeoutMs ?? 600_000;
+    // The caller's abort still wins; the timeout only ends an exchange nobody answers.
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let body: { token?: unknown; expires_at?: unknown; endpoints?: { api?: unknown } };
+    try {
+      const response = await fetch(`${api}/copilot_internal/v2/token`, {
+        headers: { accept: 'application/json', authorization: `token ${github}`, ...COPILOT_HEADERS },
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      if (!response.ok) {
+        await response.body?.cancel();
+        const reason = response.status === 401 || response.status === 403 ? 'GitHub refused the Copilot token exchange (is Copilot enabled for this account?)' : 'the Copilot token exchange failed';
+        throw new CopilotExchangeError(reason, response.status, response.headers);
+      }
+      body = (await response.json()) as typeof body;
+    } catch (error) {
+      if (!timeout.aborted || signal?.aborted) throw error;
+      // A gateway-timeout status: the shared policy may retry it (nothing was sent to a model yet).
+      throw new CopilotExchangeError(`the Copilot token exchange at ${api} did not answer within ${timeoutMs / 1000} s`, 504);
     }
-    const body = (await response.json()) as { token?: unknown; expires_at?: unknown; endpoints?: { api?: unknown } };
     if (typeof body.token !== 'string' || typeof body.expires_at !== 'number') throw new CopilotExchangeError('the Copilot token exchange returned no token', 502);
     this.#cached = {
       token: body.token,

@@ -37,7 +37,8 @@ export class CopilotProvider implements ModelProvider {
 
   constructor(config: XdogConfig, store: CredentialStore, options: CopilotProviderOptions = {}) {
     const settings = config.providers?.copilot ?? {};
-    const tokens = new CopilotTokenSource({ store, githubApiUrl: options.githubApiUrl, envNames: COPILOT_TOKEN_ENV });
+    const timeoutMs = (settings.timeout ?? 600) * 1000;
+    const tokens = new CopilotTokenSource({ store, githubApiUrl: options.githubApiUrl, envNames: COPILOT_TOKEN_ENV, timeoutMs });
     this.stream = createChatCompletionsStream({
       provider: this.name,
       policy: options.policy,
@@ -50,7 +51,7 @@ export class CopilotProvider implements ModelProvider {
           baseURL: (settings.base_url ?? token.apiUrl).replace(/\/+$/, ''),
           apiKey: token.token,
           headers: { ...COPILOT_HEADERS, ...(settings.headers ?? {}) },
-          timeoutMs: (settings.timeout ?? 600) * 1000,
+          timeoutMs,
         };
       },
     });

@@ -76,6 +76,16 @@ describe('GitHub Copilot provider against a local stand-in', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('gives up on a token exchange that never answers, after the configured timeout', async () => {
+    server = await startVendorServer([{ hang: true }]);
+    const policy = { attempts: 0, baseDelayMs: 1, maxDelayMs: 1, random: () => 0 };
+    const config = { providers: { copilot: { timeout: 0.3 } } };
+    const provider = new CopilotProvider(config, memoryStore({ copilot: { type: 'oauth', refresh: 'gho_stored' } }), { githubApiUrl: server.url, policy });
+    const end = (await collect(provider.stream('gpt-4.1', context, {}))).at(-1)! as { type: string; message: { errorMessage: string } };
+    expect(end.type).toBe('error');
+    expect(end.message.errorMessage).toMatch(/Copilot token exchange .* did not answer within 0\.3 s/);
+  });
+
   it('says to log in when there is no GitHub token', async () => {
     const provider = new CopilotProvider({}, memoryStore(), { githubApiUrl: 'http://127.0.0.1:9' });
     const end = (await collect(provider.stream('gpt-4.1', context, {}))).at(-1)! as { message: { errorMessage: string } };
