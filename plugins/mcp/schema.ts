@@ -110,9 +110,12 @@ export function compileSchema(schema: unknown, what: string): CompiledSchema {
   };
 }
 
+/** The first violations ajv found (allErrors), and how many more there are. */
 function formatErrors(errors: ErrorObject[]): string {
-  return errors
-    .slice(0, 8)
+  const shown = 8;
+  const listed = errors
+    .slice(0, shown)
     .map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`)
     .join('; ');
+  return errors.length > shown ? `${listed}; and ${errors.length - shown} more problems` : listed;
 }

@@ -64,11 +64,15 @@ function isJsonSchema(schema: Record<string, unknown>): boolean {
   return SCHEMA_KEYWORDS.some((keyword) => keyword in schema) || Object.keys(schema).length === 0;
 }
 
+/** The first violations ajv found (allErrors), and how many more there are. */
 function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? [])
-    .slice(0, 8)
+  const all = errors ?? [];
+  const shown = 8;
+  const listed = all
+    .slice(0, shown)
     .map((error) => `${error.instancePath || '(the result)'} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperty?: string }).additionalProperty)})` : ''}`)
     .join('; ');
+  return all.length > shown ? `${listed}; and ${all.length - shown} more problems` : listed;
 }
 
 function jsonType(value: unknown): string {

@@ -45,6 +45,12 @@ describe('MCP content validation', () => {
 });
 
 describe('schemas and aliases', () => {
+  it('names how many violations it did not list', () => {
+    const required = Array.from({ length: 11 }, (_, index) => `p${index}`);
+    const schema = compileSchema({ type: 'object', required }, 'inputSchema');
+    expect(() => schema.check({}, 'arguments of t')).toThrow(/p7'.*; and 3 more problems$/);
+  });
+
   it('compiles each declared dialect and rejects unknown ones', () => {
     for (const [$schema, dialect] of [
       [undefined, '2020-12'],

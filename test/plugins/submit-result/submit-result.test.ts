@@ -86,6 +86,11 @@ describe('submit_result (agent-features scenario 6: flat form, no schema, retire
     expect(checkResult(schema, { x: 1 })).toMatchObject({ ok: false });
   });
 
+  it('names how many violations it did not list', () => {
+    const required = Array.from({ length: 11 }, (_, index) => `p${index}`);
+    expect(checkResult({ type: 'object', required }, {})).toMatchObject({ ok: false, error: expect.stringMatching(/p7'.*; and 3 more problems$/) });
+  });
+
   it('flat {"summary":"string"} accepts extra fields and rejects a missing summary', async () => {
     const sink: Record<string, unknown> = {};
     const results = await submitAll([{ note: 'no summary' }, { summary: 'ok', extra: [1] }], { result_schema: { summary: 'string' }, result_sink: sink });
