@@ -40,17 +40,25 @@ Sessions live as long as this process (session/load replays one created earlier)
       version: this.config.version,
       createAgent: async (cwd) => {
         const session = await openChatSession({ configFile, cwd: workingDirectory(cwd), tools: flags.tools });
-        const resolved = session.resolve(model);
-        const agent = session.kernel.createAgent(
-          session.streamFn,
-          { model: resolved.qualified, systemPrompt: flags.system, thinking: flags.thinking },
-          { tools: session.tools },
-        );
-        // stdout carries protocol only: retries are reported on stderr.
+        let agent;
+        try {
+          const resolved = session.resolve(model);
+          agent = session.kernel.createAgent(
+            session.streamFn,
+            { model: resolved.qualified, systemPrompt: flags.system, thinking: flags.thinking },
+            { tools: session.tools },
+          );
+        } catch (error) {
+          await session.close();
+          throw error;
+        }
+        // stdout carries protocol only: retries and close failures are reported on stderr.
         agent.subscribe((event) => {
           if (event.type === 'model_retry') process.stderr.write(`[retry ${event.attempt}] in ${event.delayMs}ms: ${event.reason}\n`);
         });
-        agent.onClose(() => void session.close());
+        agent.onClose(() => {
+          session.close().catch((error: unknown) => process.stderr.write(`xdog acp: closing a session's kernel failed: ${(error as Error)?.message ?? String(error)}\n`));
+        });
         return agent;
       },
     });
