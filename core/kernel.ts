@@ -47,6 +47,8 @@ export class Kernel {
   #state: 'loaded' | 'open' | 'closed' = 'loaded';
   /** The running open(), so a close() meanwhile can wait for it. */
   #opening?: Promise<void>;
+  /** Agents this kernel created and that are still open; close() closes them first. */
+  readonly #agents = new Set<Agent>();
 
   /** Use `createKernel()`. */
   constructor(config: XdogConfig, cwd: string) {
@@ -68,7 +70,11 @@ export class Kernel {
       throw new XdogError(ErrorCodes.CLOSED, 'the kernel is closed; its plugins no longer serve agents', { hint: 'create agents before kernel.close(), or build a new kernel' });
     }
     const agent = new Agent(streamFn, config, options);
-    agent.onClose(() => this.hooks.agentClosed.call(agent));
+    this.#agents.add(agent);
+    agent.onClose(() => {
+      this.#agents.delete(agent);
+      this.hooks.agentClosed.call(agent);
+    });
     try {
       this.hooks.agentCreated.call(agent);
     } catch (error) {
@@ -148,12 +154,14 @@ export class Kernel {
     }
   }
 
-  /** Closes the opened plugins in reverse order. Every close runs even if one fails; then the first failure is thrown. */
+  /** Closes the agents it created, then the opened plugins in reverse order. Every close runs even if one fails; then the failures are thrown. */
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
     // A plugin still opening is waited for, so it is closed too rather than leaked.
     await this.#opening?.catch(() => undefined);
+    // Agents go first: a run must not outlive the plugins whose tools and models it uses.
+    await Promise.all([...this.#agents].map((agent) => agent.close()));
     const errors = await this.#closeOpened();
     if (errors.length) throw new XdogError(ErrorCodes.PLUGIN_OPEN_FAILED, `closing plugins failed: ${errors.join('; ')}`);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createKernel, tapHook, type AgentTool } from '../../../core/index.js';
+import { createKernel, definePlugin, tapHook, type AgentTool } from '../../../core/index.js';
 import { createFauxStreamFn } from '../../../plugins/faux/index.js';
 import { collect, deferred, scripted } from './helpers.js';
 
@@ -82,6 +82,21 @@ describe('kernel.createAgent', () => {
     await agent.close();
     await agent.close();
     expect(closed).toEqual([agent]);
+  });
+
+  it('kernel.close() cancels and closes its agents before closing the plugins they use', async () => {
+    const log: string[] = [];
+    const plugin = definePlugin({ name: 'resource', close: () => void log.push('plugin closed') });
+    const kernel = await createKernel({ plugins: [plugin] });
+    await kernel.open();
+    kernel.hooks.agentClosed.tap('test', () => void log.push('agent closed'));
+    const model = createFauxStreamFn({ responses: [{ text: 'late', delayMs: 60_000 }] });
+    const agent = kernel.createAgent(model, { model: 'faux/k' });
+    const stream = agent.prompt('go');
+    await kernel.close();
+    expect(agent.isClosed).toBe(true);
+    expect(await stream.result()).toMatchObject({ status: 'aborted' });
+    expect(log).toEqual(['agent closed', 'plugin closed']);
   });
 
   it('refuses to create an agent once the kernel is closed (its plugins released what agents would use)', async () => {
