@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError, toolDefinition, type AgentTool, type JsonSchema } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, toolDefinition, utf8Bytes, type AgentTool, type JsonSchema } from '../../core/index.js';
 import { compileSchema, schemaProblems } from './json-schema.js';
 import { FLOW_PLAN_FORMAT, type FlowPlan, type StepPlan } from './plan.js';
 import { describeType, schemaAtPath, typeFits } from './schema-path.js';
@@ -86,16 +86,22 @@ export function compileFlowFile(file: string, options: Omit<CompileOptions, 'fil
   } catch (error) {
     throw new XdogError(ErrorCodes.NOT_FOUND, `cannot read flow file ${file}: ${(error as Error).message}`, { hint: 'check the path' });
   }
-  if (size > LIMITS.flowFileBytes) {
-    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `flow file ${file} is ${size} bytes, over the limit of ${LIMITS.flowFileBytes} bytes`, {
-      hint: 'split it into smaller flows',
-    });
-  }
+  // Checked before reading, so a huge file is never loaded.
+  checkFlowSize(file, size);
   return compileFlow(fs.readFileSync(file, 'utf8'), { ...options, file });
 }
 
-/** Compiles workflow text into a plan; throws FLOW_INVALID listing every problem. */
+function checkFlowSize(file: string, bytes: number): void {
+  if (bytes > LIMITS.flowFileBytes) {
+    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `flow ${file} is ${bytes} bytes, over the limit of ${LIMITS.flowFileBytes} bytes`, {
+      hint: 'split it into smaller flows',
+    });
+  }
+}
+
+/** Compiles workflow text into a plan; throws FLOW_INVALID listing every problem, LIMIT_EXCEEDED when the text is over the file limit. */
 export function compileFlow(text: string, options: CompileOptions = {}): FlowPlan {
+  checkFlowSize(options.file ?? '<flow>', utf8Bytes(text));
   return new Compiler(text, options).compile();
 }
 

@@ -131,6 +131,11 @@ output: { x: "{{ steps.a.output }}" }
     ]));
   });
 
+  it('bounds inline source like a file', () => {
+    const huge = `${VALID}\n# ${'x'.repeat(1024 * 1024)}\n`;
+    expect(() => compileFlow(huge, { tools })).toThrow(expect.objectContaining({ code: 'LIMIT_EXCEEDED', message: expect.stringContaining('over the limit of 1048576 bytes') }));
+  });
+
   it('reports YAML syntax errors with their line', () => {
     const [problem] = problemsOf('flow: x\nsteps: [\n');
     expect(problem!.message).toMatch(/YAML syntax error/);
