@@ -16,6 +16,7 @@ export function parseInputPairs(plan: FlowPlan, pairs: readonly string[]): Recor
     const name = pair.slice(0, at);
     const text = pair.slice(at + 1);
     if (!Object.hasOwn(plan.inputs, name)) throw unknownInput(plan, name);
+    if (Object.hasOwn(values, name)) throw new XdogError(ErrorCodes.USAGE, `input "${name}" is given twice`, { hint: `pass --input ${name}=... once` });
     const schema = plan.inputs[name]!;
     if (schema.type === 'string') {
       values[name] = text;

@@ -143,6 +143,8 @@ describe('runFlow', () => {
     // An inherited member name is not a declared input either.
     await expect(runFlow(plan, { topic: 'x', constructor: 1 }, { tools: [clock] })).rejects.toThrow(/has no input "constructor"/);
     expect(() => parseInputPairs(plan, ['toString=1'])).toThrow(/has no input "toString"/);
+    // The same input twice is ambiguous: refused, never last-one-wins.
+    expect(() => parseInputPairs(plan, ['topic=a', 'topic=b'])).toThrow(expect.objectContaining({ code: 'USAGE', message: expect.stringContaining('input "topic" is given twice') }));
     const noModel = await runFlow(plan, { topic: 'x' }, { tools: [clock] });
     expect(noModel).toMatchObject({ status: 'failed', failedStep: 'collect', error: { code: 'MODEL_UNKNOWN' } });
   });
