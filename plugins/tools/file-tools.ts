@@ -3,6 +3,7 @@
  * working directory (absolute paths work too). Every read is bounded; a file
  * too large to take whole asks the model to read a range. Not a sandbox.
  */
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -12,8 +13,8 @@ import { clipLine, displayPath, errorResult, resolvePath, textResult } from './r
 
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
 
-/** Reads a whole file within the file-tool bound, or returns why not. */
-async function readWhole(file: string, shown: string): Promise<{ text: string } | { error: string }> {
+/** Reads a whole file within the file-tool bound, or returns why not. `utf8` is false when decoding had to replace bytes. */
+async function readWhole(file: string, shown: string): Promise<{ text: string; utf8: boolean } | { error: string }> {
   let stat;
   try {
     stat = await fs.stat(file);
@@ -22,7 +23,8 @@ async function readWhole(file: string, shown: string): Promise<{ text: string } 
   }
   if (stat.isDirectory()) return { error: `${shown} is a directory; use ls` };
   if (stat.size > LIMITS.fileToolFileBytes) return { error: `${shown} is ${stat.size} bytes, over the ${LIMITS.fileToolFileBytes}-byte limit for this tool` };
-  return { text: await fs.readFile(file, 'utf8') };
+  const bytes = await fs.readFile(file);
+  return { text: bytes.toString('utf8'), utf8: isUtf8(bytes) };
 }
 
 function describeFsError(error: unknown): string {
@@ -128,6 +130,8 @@ export function createEditTool(options: { cwd: string }): AgentTool<z.infer<type
       const shown = displayPath(options.cwd, file);
       const whole = await readWhole(file, shown);
       if ('error' in whole) return errorResult(whole.error);
+      // Writing back a lossy decode would silently change every byte that is not UTF-8.
+      if (!whole.utf8) return errorResult(`${shown} is not valid UTF-8 text; edit would change its other bytes, so use bash (e.g. sed or iconv) instead`);
       const first = whole.text.indexOf(args.old_text);
       if (first === -1) return errorResult(`old_text was not found in ${shown}; read the file and copy the text exactly`);
       let count = 0;

@@ -113,6 +113,16 @@ describe('edit', () => {
     expect(fs.readFileSync(path.join(cwd, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
   });
 
+  it('refuses a file that is not UTF-8 instead of rewriting its other bytes', async () => {
+    // "café" in Latin-1: decoding as UTF-8 would turn 0xE9 into U+FFFD and write that back.
+    const original = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x68, 0x69, 0x0a]);
+    fs.writeFileSync(path.join(cwd, 'latin1.txt'), original);
+    const result = await run(createEditTool({ cwd }), { path: 'latin1.txt', old_text: 'hi', new_text: 'bye' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^Error: latin1.txt is not valid UTF-8/);
+    expect(fs.readFileSync(path.join(cwd, 'latin1.txt'))).toEqual(original);
+  });
+
   it('fails when the text is not found, leaving the file alone', async () => {
     fs.writeFileSync(path.join(cwd, 'a.txt'), 'one\n');
     const result = await run(createEditTool({ cwd }), { path: 'a.txt', old_text: 'zero', new_text: 'x' });
