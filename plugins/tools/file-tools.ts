@@ -138,6 +138,8 @@ export function createEditTool(options: { cwd: string }): AgentTool<z.infer<type
       for (let at = first; at !== -1; at = whole.text.indexOf(args.old_text, at + 1)) count++;
       if (count > 1) return errorResult(`old_text occurs ${count} times in ${shown}; include more surrounding text so it occurs once`);
       const updated = whole.text.slice(0, first) + args.new_text + whole.text.slice(first + args.old_text.length);
+      const bytes = Buffer.byteLength(updated);
+      if (bytes > LIMITS.fileToolFileBytes) return errorResult(`the edited ${shown} would be ${bytes} bytes, over the ${LIMITS.fileToolFileBytes}-byte limit`);
       try {
         await fs.writeFile(file, updated);
       } catch (error) {

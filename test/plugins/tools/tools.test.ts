@@ -123,6 +123,15 @@ describe('edit', () => {
     expect(fs.readFileSync(path.join(cwd, 'latin1.txt'))).toEqual(original);
   });
 
+  it('refuses an edit whose result would be over the file limit, as write does', async () => {
+    const original = `MARK\n${'a'.repeat(LIMITS.fileToolFileBytes - 10)}`;
+    fs.writeFileSync(path.join(cwd, 'big.txt'), original);
+    const result = await run(createEditTool({ cwd }), { path: 'big.txt', old_text: 'MARK', new_text: 'M'.repeat(100) });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(new RegExp(`over the ${LIMITS.fileToolFileBytes}-byte limit`));
+    expect(fs.statSync(path.join(cwd, 'big.txt')).size).toBe(original.length);
+  });
+
   it('fails when the text is not found, leaving the file alone', async () => {
     fs.writeFileSync(path.join(cwd, 'a.txt'), 'one\n');
     const result = await run(createEditTool({ cwd }), { path: 'a.txt', old_text: 'zero', new_text: 'x' });
