@@ -1,7 +1,9 @@
 /**
- * A bounded single-consumer event queue. The producer awaits `push()`,
+ * A bounded event queue, meant for one consumer. Producers await `put()`,
  * which waits while `capacity` events are buffered, so a slow consumer slows
- * the run instead of growing memory. Two escape hatches, both explicit:
+ * the run instead of growing memory. Every waiting producer and reader is
+ * woken when things change, so concurrent tools (or a second iterator) never
+ * strand one another. Two escape hatches, both explicit:
  * `unbound()` stops waiting (used when a run is being cancelled, so nothing
  * is lost and nothing blocks), `discard()` drops what nobody will read (the
  * consumer left, or asked only for the result).
@@ -18,8 +20,8 @@ export class EventBuffer<T> implements AsyncIterable<T> {
   #iterating = false;
   /** Producers waiting for space (parallel tools stream updates at once). */
   #spaceWaiters: Array<() => void> = [];
-  /** Resolves a consumer waiting for an item or the end. */
-  #itemWaiter?: () => void;
+  /** Consumers waiting for an item or the end (each iterator that is waiting). */
+  #itemWaiters: Array<() => void> = [];
 
   constructor(capacity: number) {
     this.#capacity = capacity;
@@ -82,9 +84,9 @@ export class EventBuffer<T> implements AsyncIterable<T> {
   }
 
   #wakeConsumer(): void {
-    const waiter = this.#itemWaiter;
-    this.#itemWaiter = undefined;
-    waiter?.();
+    const waiters = this.#itemWaiters;
+    this.#itemWaiters = [];
+    for (const waiter of waiters) waiter();
   }
 
   #shift(): T {
@@ -110,7 +112,7 @@ export class EventBuffer<T> implements AsyncIterable<T> {
             return { value, done: false };
           }
           if (this.#ended || this.#mode === 'discard') return { value: undefined, done: true };
-          await new Promise<void>((resolve) => (this.#itemWaiter = resolve));
+          await new Promise<void>((resolve) => this.#itemWaiters.push(resolve));
         }
       },
       return: async (): Promise<IteratorResult<T>> => {

@@ -39,6 +39,17 @@ describe('EventBuffer', () => {
     expect(largest).toBeLessThanOrEqual(2);
   });
 
+  it('two readers waiting at once are both woken (a second iterator does not strand the first)', async () => {
+    const buffer = new EventBuffer<number>(4);
+    const first = buffer[Symbol.asyncIterator]().next();
+    const second = buffer[Symbol.asyncIterator]().next();
+    await buffer.put(1);
+    await buffer.put(2);
+    const values = (await Promise.all([first, second])).map((result) => result.value);
+    expect(values.sort()).toEqual([1, 2]);
+    buffer.end();
+  });
+
   it('unbound() releases every waiting producer', async () => {
     const buffer = new EventBuffer<number>(1);
     buffer.push(0);
