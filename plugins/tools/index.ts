@@ -49,7 +49,7 @@ export function createBuiltinTools(options: { cwd: string; clock?: Clock }): Age
 export function webSearchBackendFrom(config: XdogConfig, env: NodeJS.ProcessEnv = process.env): WebSearchBackend | undefined {
   const settings = config.web_search;
   if (!settings) return undefined;
-  return new SearxngBackend({ url: settings.url, apiKey: settings.api_key_env ? env[settings.api_key_env] : undefined });
+  return new SearxngBackend({ url: settings.url, apiKeyEnv: settings.api_key_env, env });
 }
 
 export default definePlugin({

@@ -23,14 +23,29 @@ export interface WebSearchBackend {
 /** SearXNG's `/search?format=json` (the instance must enable the json format). */
 export class SearxngBackend implements WebSearchBackend {
   readonly name = 'searxng';
-  constructor(private readonly options: { url: string; apiKey?: string }) {}
+  /**
+   * `apiKey` is sent as a Bearer token; `apiKeyEnv` names the variable it comes from, read at each search,
+   * and a search fails (sending nothing) while that variable is unset.
+   */
+  constructor(private readonly options: { url: string; apiKey?: string; apiKeyEnv?: string; env?: NodeJS.ProcessEnv }) {}
+
+  #apiKey(): string | undefined {
+    const { apiKey, apiKeyEnv } = this.options;
+    if (apiKey || !apiKeyEnv) return apiKey;
+    const value = (this.options.env ?? process.env)[apiKeyEnv];
+    if (!value) {
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, `web_search.api_key_env names ${apiKeyEnv}, which is not set`, { hint: `export ${apiKeyEnv}, or remove api_key_env from web_search` });
+    }
+    return value;
+  }
 
   async search(query: string, { count, signal }: { count: number; signal: AbortSignal }): Promise<WebSearchResult[]> {
+    const apiKey = this.#apiKey();
     const url = new URL('search', this.options.url.endsWith('/') ? this.options.url : `${this.options.url}/`);
     url.searchParams.set('q', query);
     url.searchParams.set('format', 'json');
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     const response = await fetch(url, { headers, signal });
     if (!response.ok) {
       throw new XdogError(ErrorCodes.TOOL_FAILED, `SearXNG at ${url.origin} answered HTTP ${response.status}`, {

@@ -246,6 +246,27 @@ describe('current_time and web_search', () => {
     }
   });
 
+  it('web_search fails with the variable to set when api_key_env names an unset one, sending nothing', async () => {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const config = { web_search: { backend: 'searxng' as const, url, api_key_env: 'XDOG_TEST_UNSET_SEARCH_TOKEN' } };
+      const kernel = await createKernel({ plugins: [toolsPlugin], config, cwd });
+      const search = kernel.getAll(ToolContribution).find((candidate) => candidate.name === 'web_search')!;
+      const result = await run(search, { query: 'x' });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/XDOG_TEST_UNSET_SEARCH_TOKEN, which is not set/);
+      expect(seen).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
   it('the plugin contributes web_search only when the config names a backend', async () => {
     const names = async (config = {}) => (await createKernel({ plugins: [toolsPlugin], config, cwd })).getAll(ToolContribution).map((t) => t.name);
     expect(await names()).toEqual(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time']);
