@@ -62,6 +62,25 @@ function installedNames(dir: string): string[] {
   }
 }
 
+/**
+ * The package name a spec names, when it can be told without npm: a local
+ * folder's package.json, or a registry spec (`name`, `name@range`,
+ * `@scope/name@range`). Tarballs, URLs and git specs give undefined.
+ */
+export function packageNameOfSpec(spec: string): string | undefined {
+  if (fs.existsSync(spec)) {
+    if (!fs.statSync(spec).isDirectory()) return undefined;
+    try {
+      const name = (JSON.parse(fs.readFileSync(path.join(spec, 'package.json'), 'utf8')) as { name?: unknown }).name;
+      return typeof name === 'string' ? name : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  const match = /^((?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*)(?:@[^/:]*)?$/i.exec(spec);
+  return match?.[1];
+}
+
 /** Installs an npm spec or a local path; returns the plugins it brought. */
 export async function installPlugin(spec: string, options: InstallOptions = {}): Promise<DiscoveredPlugin[]> {
   const dir = options.userDir ?? userPluginDir();
@@ -71,12 +90,18 @@ export async function installPlugin(spec: string, options: InstallOptions = {}):
   const target = fs.existsSync(spec) ? path.resolve(spec) : spec;
   await npm(['install', '--save', '--install-links', target], dir);
   const added = installedNames(dir).filter((name) => !before.has(name));
-  const names = added.length ? added : installedNames(dir).filter((name) => spec.includes(name));
+  const named = packageNameOfSpec(spec);
+  const names = named ? [named] : added;
+  if (names.length === 0) {
+    throw new XdogError(ErrorCodes.PLUGIN_INSTALL_FAILED, `cannot tell which package ${spec} installed: nothing new was added to ${dir}`, {
+      hint: 'install it by name (xdog plugins install NAME@VERSION) or from its folder',
+    });
+  }
   const plugins = names.flatMap((name) => pluginsOfPackage(path.join(dir, 'node_modules', name), 'user'));
   if (plugins.length === 0) {
     if (added.length) await npm(['uninstall', '--save', ...added], dir);
     throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${spec} is not an xdog plugin: its package.json has no "xdog" field`, {
-      hint: 'see docs/plugins.md for the "xdog" field; the package was removed again',
+      hint: `see docs/plugins.md for the "xdog" field; ${added.length ? 'the package was removed again' : 'nothing was changed'}`,
     });
   }
   try {
