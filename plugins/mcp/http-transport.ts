@@ -36,15 +36,21 @@ function isLoopback(hostname: string): boolean {
 /** Resolves static headers and headers_env (read now, at connect); values never leave this function's result. */
 export function resolveHeaders(config: McpHttpConfig, env: NodeJS.ProcessEnv): Record<string, string> {
   const headers: Record<string, string> = {};
-  const add = (name: string, value: string) => {
+  const add = (name: string, value: string, source: string) => {
     if (RESERVED_HEADERS.has(name.toLowerCase())) {
       throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `header "${name}" is set by the MCP transport and may not be configured`, {
         hint: 'remove it from headers / headers_env',
       });
     }
+    // Checked here because fetch's own error quotes the whole value, which may be a secret.
+    if (hasControlCharacter(value)) {
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, `header "${name}" from ${source} contains a line break or control character`, {
+        hint: `remove it from the value of ${source} (a trailing newline from a file is a common cause)`,
+      });
+    }
     headers[name] = value;
   };
-  for (const [name, value] of Object.entries(config.headers ?? {})) add(name, value);
+  for (const [name, value] of Object.entries(config.headers ?? {})) add(name, value, 'headers');
   for (const [name, variable] of Object.entries(config.headers_env ?? {})) {
     const value = env[variable];
     if (value === undefined || value === '') {
@@ -52,9 +58,18 @@ export function resolveHeaders(config: McpHttpConfig, env: NodeJS.ProcessEnv): R
         hint: `export ${variable} before connecting`,
       });
     }
-    add(name, value);
+    add(name, value, variable);
   }
   return headers;
+}
+
+/** True for a value HTTP forbids in a header: any C0 control except tab, or DEL. */
+function hasControlCharacter(value: string): boolean {
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f) return true;
+  }
+  return false;
 }
 
 /** A fetch that refuses redirects, names auth failures and bounds bodies. */

@@ -81,4 +81,18 @@ describe('HTTP endpoint policy', () => {
       stub.close();
     }
   });
+
+  it('refuses a header value with a line break, naming the variable but never the value', async () => {
+    const secret = 'Bearer sk-line\nbreak-secret';
+    const registry = new McpRegistry({ env: { BROKEN_TOKEN: secret } });
+    try {
+      registry.register('broken', { transport: 'http', url: 'http://127.0.0.1:9/mcp', timeout: 5, headers_env: { Authorization: 'BROKEN_TOKEN' } });
+      const error = (await registry.connect('broken').catch((thrown: Error) => thrown)) as Error;
+      expect(error.message).toMatch(/header "Authorization" from BROKEN_TOKEN contains a line break or control character/);
+      expect(error.message).not.toContain('break-secret');
+      expect(JSON.stringify(registry.status('broken'))).not.toContain('break-secret');
+    } finally {
+      await registry.close();
+    }
+  });
 });
