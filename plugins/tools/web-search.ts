@@ -39,8 +39,16 @@ export class SearxngBackend implements WebSearchBackend {
     return value;
   }
 
-  async search(query: string, { count, signal }: { count: number; signal: AbortSignal }): Promise<WebSearchResult[]> {
+  async search(query: string, options: { count: number; signal: AbortSignal }): Promise<WebSearchResult[]> {
     const apiKey = this.#apiKey();
+    try {
+      return await this.#search(query, options, apiKey);
+    } catch (error) {
+      throw withoutKey(error, apiKey);
+    }
+  }
+
+  async #search(query: string, { count, signal }: { count: number; signal: AbortSignal }, apiKey: string | undefined): Promise<WebSearchResult[]> {
     const url = new URL('search', this.options.url.endsWith('/') ? this.options.url : `${this.options.url}/`);
     url.searchParams.set('q', query);
     url.searchParams.set('format', 'json');
@@ -63,6 +71,14 @@ export class SearxngBackend implements WebSearchBackend {
       .slice(0, count)
       .map((hit) => ({ title: String(hit.title ?? ''), url: hit.url as string, snippet: String(hit.content ?? '') }));
   }
+}
+
+/** The error with the API key cut out of its message (fetch quotes a malformed header value whole). */
+function withoutKey(error: unknown, key: string | undefined): unknown {
+  if (!key || !(error instanceof Error)) return error;
+  const parts = [key, ...key.split(/[\r\n]+/)].filter((part) => part.length >= 4);
+  const message = parts.reduce((text, part) => text.split(part).join('[redacted]'), error.message);
+  return message === error.message ? error : new XdogError(ErrorCodes.TOOL_FAILED, message);
 }
 
 /** The body as text, read until `limit` bytes; past that the download is cancelled, not buffered whole. */

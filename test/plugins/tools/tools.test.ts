@@ -267,6 +267,14 @@ describe('current_time and web_search', () => {
     }
   });
 
+  it('web_search never shows its API key in an error, even one fetch builds from a malformed key', async () => {
+    const backend = new SearxngBackend({ url: 'http://127.0.0.1:9', apiKey: 'sk-search\nsecret-tail' });
+    const result = await run(createWebSearchTool(backend), { query: 'x' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).not.toContain('secret-tail');
+    expect(text(result)).not.toContain('sk-search');
+  });
+
   it('the plugin contributes web_search only when the config names a backend', async () => {
     const names = async (config = {}) => (await createKernel({ plugins: [toolsPlugin], config, cwd })).getAll(ToolContribution).map((t) => t.name);
     expect(await names()).toEqual(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time']);
