@@ -123,7 +123,8 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     const session = sessionOf(params.sessionId);
     if (session.running) throw acp.RequestError.invalidRequest(undefined, 'a prompt is already running in this session; cancel it first');
     const { text, images } = promptContent(params.prompt);
-    const content: Array<TextContent | ImageContent> = [{ type: 'text', text }, ...images];
+    // No empty text part for an image-only prompt: some vendors (Anthropic) refuse empty text blocks.
+    const content: Array<TextContent | ImageContent> = [...(text ? [{ type: 'text' as const, text }] : []), ...images];
     const stream = session.agent.prompt(images.length ? { role: 'user', content, timestamp: Date.now() } : text);
     session.running = (async () => {
       for await (const event of stream) {

@@ -84,6 +84,22 @@ describe('createAcpAgent session/new', () => {
   });
 });
 
+describe('createAcpAgent prompt content', () => {
+  it('sends an image-only prompt without an empty text part', async () => {
+    const agent = new Agent(createFauxStreamFn({ responses: [{ text: 'a red dot' }] }), { model: 'faux/demo' });
+    const app = createAcpAgent({ createAgent: () => agent });
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    await acp.client({ name: 'test' }).connectWith(app, async (ctx) => {
+      await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      const { sessionId } = await ctx.request(acp.methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
+      const answer = await ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'image', data: png, mimeType: 'image/png' }] });
+      expect(answer.stopReason).toBe('end_turn');
+    });
+    expect(agent.messages[0]).toMatchObject({ role: 'user', content: [{ type: 'image', mimeType: 'image/png' }] });
+    expect((agent.messages[0]!.content as unknown[]).length).toBe(1);
+  });
+});
+
 describe('createAcpAgent connection end', () => {
   it('closes every session agent when the connection ends, even when one close fails', async () => {
     const agents: Agent[] = [];
