@@ -9,6 +9,11 @@ function block(part: TextContent | ImageContent): TextBlockParam | ImageBlockPar
   return { type: 'image', source: { type: 'base64', media_type: part.mimeType as MediaType, data: part.data } };
 }
 
+/** The blocks of some content, without empty text blocks (the API refuses them). */
+function blocks(content: ReadonlyArray<TextContent | ImageContent>): Array<TextBlockParam | ImageBlockParam> {
+  return content.filter((part) => part.type !== 'text' || part.text !== '').map(block);
+}
+
 /**
  * Messages API turns: tool results become `tool_result` blocks of one user
  * turn; thinking goes back with its signature (the API checks it); an
@@ -18,7 +23,7 @@ export function toAnthropicMessages(messages: readonly Message[]): MessageParam[
   const out: MessageParam[] = [];
   for (const message of messages) {
     if (message.role === 'user') {
-      out.push({ role: 'user', content: typeof message.content === 'string' ? message.content : message.content.map(block) });
+      out.push({ role: 'user', content: typeof message.content === 'string' ? message.content : blocks(message.content) });
     } else if (message.role === 'assistant') {
       const content: ContentBlockParam[] = [];
       for (const part of message.content) {
@@ -28,10 +33,11 @@ export function toAnthropicMessages(messages: readonly Message[]): MessageParam[
       }
       if (content.length) out.push({ role: 'assistant', content });
     } else {
+      const content = blocks(message.content);
       const result: ToolResultBlockParam = {
         type: 'tool_result',
         tool_use_id: message.toolCallId,
-        content: message.content.map(block),
+        ...(content.length ? { content } : {}),
         is_error: message.isError,
       };
       const previous = out.at(-1);

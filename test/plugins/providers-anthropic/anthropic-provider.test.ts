@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AssistantStreamEvent, CredentialStore, ModelContext } from '../../../core/index.js';
 import { AnthropicProvider } from '../../../plugins/providers-anthropic/index.js';
+import { toAnthropicMessages } from '../../../plugins/providers-anthropic/convert.js';
 import { collect, namedEvent, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
 
 const KEY = 'sk-ant-test-secret-456';
@@ -194,5 +195,24 @@ describe('anthropic provider against a local Messages API server', () => {
     }
     await server!.closedEarly;
     expect(last(events).message.stopReason).toBe('aborted');
+  });
+});
+
+describe('toAnthropicMessages', () => {
+  it('leaves out empty text blocks, which the Messages API refuses', () => {
+    const messages = toAnthropicMessages([
+      { role: 'user', content: [{ type: 'text', text: '' }, { type: 'image', data: 'QQ==', mimeType: 'image/png' }], timestamp: 1 },
+      {
+        role: 'assistant',
+        content: [{ type: 'toolCall', id: 'a', name: 'probe', arguments: {} }],
+        model: 'anthropic/claude-sonnet-4-6',
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        stopReason: 'toolUse',
+        timestamp: 2,
+      },
+      { role: 'toolResult', toolCallId: 'a', toolName: 'probe', content: [{ type: 'text', text: '' }], isError: false, timestamp: 3 },
+    ]);
+    expect(messages[0]).toEqual({ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'QQ==' } }] });
+    expect(messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', is_error: false }] });
   });
 });
