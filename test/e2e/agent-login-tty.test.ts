@@ -1,46 +1,22 @@
 /** `xdog agent login` typing a key on a real TTY (tmux): hidden input, and Ctrl+C answers instead of hanging. */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
+import { hasTmux, tmuxSession } from '../support/tmux.js';
 
-const session = `xdog-e2e-login-${process.pid}`;
-const tmux = (...args: string[]): string => execFileSync('tmux', args, { encoding: 'utf8' });
-const screen = (): string => tmux('capture-pane', '-t', session, '-p');
+const tty = tmuxSession(`xdog-e2e-login-${process.pid}`);
+const waitFor = tty.waitFor;
 
-/** Waits (bounded) until the screen shows `text`. */
-async function waitFor(text: string): Promise<string> {
-  for (let i = 0; i < 300; i++) {
-    const shown = screen();
-    if (shown.includes(text)) return shown;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the screen never showed ${JSON.stringify(text)}:\n${screen()}`);
-}
-
-let hasTmux = true;
-try {
-  execFileSync('tmux', ['-V']);
-} catch {
-  hasTmux = false;
-}
-
-afterEach(() => {
-  try {
-    tmux('kill-session', '-t', session);
-  } catch {
-    // already gone
-  }
-});
+afterEach(() => tty.kill());
 
 /** Starts `xdog agent login openai` in tmux with a private config home; returns where credentials go. */
 function startLogin(): string {
   const root = tempDir('xdog-e2e-login-');
   const env = `XDG_CONFIG_HOME=${root}/c XDG_DATA_HOME=${root}/d OCLIF_SKIP_NEW_VERSION_CHECK=1`;
   const command = `cd ${root} && env ${env} ${process.execPath} ${path.join(repoRoot, 'bin/run.js')} agent login openai; echo EXIT=$?; sleep 60`;
-  tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '20', command);
+  tty.start(command, { width: 160, height: 20 });
   return path.join(root, 'c/xdog/credentials.json');
 }
 
@@ -48,7 +24,7 @@ describe.skipIf(!hasTmux)('xdog agent login on a TTY', { timeout: 60_000 }, () =
   it('takes a key without echoing it', async () => {
     const credentials = startLogin();
     await waitFor('API key for openai:');
-    tmux('send-keys', '-t', session, 'sk-e2e-hidden-key', 'Enter');
+    tty.keys('sk-e2e-hidden-key', 'Enter');
     const end = await waitFor('EXIT=');
     expect(end).toContain('EXIT=0');
     expect(end).not.toContain('sk-e2e-hidden-key');
@@ -58,8 +34,8 @@ describe.skipIf(!hasTmux)('xdog agent login on a TTY', { timeout: 60_000 }, () =
   it('Ctrl+C at the prompt ends with one error line and exit 1, storing nothing', async () => {
     const credentials = startLogin();
     await waitFor('API key for openai:');
-    tmux('send-keys', '-t', session, 'sk-partial');
-    tmux('send-keys', '-t', session, 'C-c');
+    tty.keys('sk-partial');
+    tty.keys('C-c');
     const end = await waitFor('EXIT=');
     expect(end).toContain('xdog: cancelled at the prompt; nothing was stored [ABORTED]');
     expect(end).toContain('EXIT=1');
