@@ -28,3 +28,4 @@ export * from './capabilities/types.js';
 export * from './capabilities/capability-set.js';
 export * from './capabilities/assembly.js';
 export * from './capabilities/installed.js';
+export * from './json-schema.js';

@@ -5,18 +5,10 @@
  * references). Compiled validators are cached per schema object, weakly:
  * the shared ajv engines keep nothing.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import AjvDraft04Module from 'ajv-draft-04';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { z, type ZodType } from 'zod';
+import { createAjv, describeViolations, dialectOfUri, type SchemaDialect } from '../json-schema.js';
 import type { AgentTool, JsonSchema, ToolDefinition } from './tool-types.js';
-
-type AnyAjv = Ajv | Ajv2019 | Ajv2020;
-// ajv-draft-04 is CommonJS: under NodeNext its default import is the module object.
-const AjvDraft04 = ((AjvDraft04Module as unknown as { default?: unknown }).default ?? AjvDraft04Module) as unknown as typeof Ajv;
-const addFormats = addFormatsModule as unknown as (ajv: AnyAjv) => void;
 
 /** Validation outcome: the arguments execute receives, or a message for the model. */
 export type ArgumentCheck = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
@@ -29,17 +21,15 @@ export function zodSchemaOf(tool: AgentTool): ZodType | undefined {
 
 const validators = new WeakMap<object, ValidateFunction | Error>();
 const definitions = new WeakMap<AgentTool, ToolDefinition>();
-const engines = new Map<string, AnyAjv>();
+const engines = new Map<SchemaDialect, Ajv>();
 
-function engineFor(schema: JsonSchema): AnyAjv {
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const key = dialect.includes('2020-12') ? '2020' : dialect.includes('2019-09') ? '2019' : dialect.includes('draft-04') ? '04' : '07';
-  let engine = engines.get(key);
+/** A local tool's schema without a known `$schema` is read as draft-07, the dialect most tool schemas are written in. */
+function engineFor(schema: JsonSchema): Ajv {
+  const dialect = (typeof schema.$schema === 'string' ? dialectOfUri(schema.$schema) : undefined) ?? 'draft-07';
+  let engine = engines.get(dialect);
   if (!engine) {
-    const options = { allErrors: true, strict: false };
-    engine = key === '2020' ? new Ajv2020(options) : key === '2019' ? new Ajv2019(options) : key === '04' ? new AjvDraft04(options) : new Ajv(options);
-    addFormats(engine);
-    engines.set(key, engine);
+    engine = createAjv(dialect);
+    engines.set(dialect, engine);
   }
   return engine;
 }
@@ -68,14 +58,14 @@ export function checkToolArguments(tool: AgentTool, args: unknown): ArgumentChec
   if (zod) {
     const parsed = zod.safeParse(args);
     if (parsed.success) return { ok: true, args: parsed.data as Record<string, unknown> };
-    const issues = parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    return { ok: false, error: issues.join('; ') };
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    const more = issues.length > 8 ? `; and ${issues.length - 8} more problems` : '';
+    return { ok: false, error: issues.slice(0, 8).join('; ') + more };
   }
   const validate = compile(tool.parameters as JsonSchema);
   if (validate instanceof Error) return { ok: false, error: `the tool's parameter schema is invalid: ${validate.message}` };
   if (validate(args)) return { ok: true, args: args as Record<string, unknown> };
-  const issues = (validate.errors ?? []).slice(0, 5).map((issue) => `${issue.instancePath || '(root)'} ${issue.message ?? 'is invalid'}`);
-  return { ok: false, error: issues.join('; ') };
+  return { ok: false, error: describeViolations(validate.errors) };
 }
 
 /** What the model is told about a tool (cached per tool object). */

@@ -7,14 +7,8 @@
  *   fields are allowed.
  * - no schema: any JSON value, including arrays, scalars and null.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import AjvDraft04 from 'ajv-draft-04';
-import addFormatsModule from 'ajv-formats';
-import draft06MetaSchema from 'ajv/dist/refs/json-schema-draft-06.json' with { type: 'json' };
-
-const addFormats = addFormatsModule as unknown as (ajv: unknown) => void;
+import type { Ajv, ValidateFunction } from 'ajv';
+import { createAjv, describeViolations, dialectOfUri, type SchemaDialect } from '../../core/index.js';
 
 /** A checked result: ok, or a message for the model. */
 export type ResultCheck = { ok: true } | { ok: false; error: string };
@@ -22,37 +16,21 @@ export type ResultCheck = { ok: true } | { ok: false; error: string };
 const FLAT_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null', 'any']);
 const SCHEMA_KEYWORDS = ['$schema', '$ref', 'type', 'properties', 'items', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'not', 'required', '$defs', 'definitions'];
 
-type Dialect = '2020-12' | '2019-09' | 'draft-07' | 'draft-06' | 'draft-04';
-
-function dialectOf(schema: Record<string, unknown>): Dialect {
+function dialectOf(schema: Record<string, unknown>): SchemaDialect {
   const uri = schema.$schema;
   if (uri === undefined) return '2020-12';
   if (typeof uri !== 'string') throw new Error('$schema must be a string');
-  if (uri.includes('2020-12')) return '2020-12';
-  if (uri.includes('2019-09')) return '2019-09';
-  if (uri.includes('draft-07')) return 'draft-07';
-  if (uri.includes('draft-06')) return 'draft-06';
-  if (uri.includes('draft-04')) return 'draft-04';
-  throw new Error(`unknown JSON Schema dialect ${JSON.stringify(uri)}`);
+  const dialect = dialectOfUri(uri);
+  if (!dialect) throw new Error(`unknown JSON Schema dialect ${JSON.stringify(uri)}`);
+  return dialect;
 }
 
-type Validator = { compile(schema: object): ValidateFunction; removeSchema(schema: object): unknown };
-const validators = new Map<Dialect, Validator>();
+const validators = new Map<SchemaDialect, Ajv>();
 
-function validatorFor(dialect: Dialect): Validator {
+function validatorFor(dialect: SchemaDialect): Ajv {
   let ajv = validators.get(dialect);
   if (!ajv) {
-    // strict: false accepts the annotations models and hosts write (title, examples, ...); no loadSchema, so no remote refs.
-    const options = { strict: false, allErrors: true, validateFormats: true };
-    if (dialect === '2020-12') ajv = new Ajv2020(options);
-    else if (dialect === '2019-09') ajv = new Ajv2019(options);
-    else if (dialect === 'draft-04') ajv = new (AjvDraft04 as unknown as new (o: object) => Ajv)(options);
-    else {
-      const draft = new Ajv(options);
-      if (dialect === 'draft-06') draft.addMetaSchema(draft06MetaSchema);
-      ajv = draft;
-    }
-    addFormats(ajv);
+    ajv = createAjv(dialect);
     validators.set(dialect, ajv);
   }
   return ajv;
@@ -62,17 +40,6 @@ const compiled = new WeakMap<object, ValidateFunction>();
 
 function isJsonSchema(schema: Record<string, unknown>): boolean {
   return SCHEMA_KEYWORDS.some((keyword) => keyword in schema) || Object.keys(schema).length === 0;
-}
-
-/** The first violations ajv found (allErrors), and how many more there are. */
-function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  const all = errors ?? [];
-  const shown = 8;
-  const listed = all
-    .slice(0, shown)
-    .map((error) => `${error.instancePath || '(the result)'} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperty?: string }).additionalProperty)})` : ''}`)
-    .join('; ');
-  return all.length > shown ? `${listed}; and ${all.length - shown} more problems` : listed;
 }
 
 function jsonType(value: unknown): string {
@@ -121,5 +88,5 @@ export function checkResult(schema: unknown, value: unknown): ResultCheck {
     ajv.removeSchema(record);
     compiled.set(record, validate);
   }
-  return validate(value) ? { ok: true } : { ok: false, error: describeErrors(validate.errors) };
+  return validate(value) ? { ok: true } : { ok: false, error: describeViolations(validate.errors, '(the result)') };
 }
