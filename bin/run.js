@@ -1,4 +1,5 @@
 #!/usr/bin/env node
 import { execute } from '@oclif/core';
+import './exit-on-signal.js';
 
 await execute({ dir: import.meta.url });

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `xdog-agent ARGS` is `xdog agent ARGS`.
 import { execute } from '@oclif/core';
+import './exit-on-signal.js';
 
 await execute({ dir: import.meta.url, args: ['agent', ...process.argv.slice(2)] });

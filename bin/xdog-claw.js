@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `xdog-claw ARGS` is `xdog claw ARGS`.
 import { execute } from '@oclif/core';
+import './exit-on-signal.js';
 
 await execute({ dir: import.meta.url, args: ['claw', ...process.argv.slice(2)] });

@@ -29,3 +29,5 @@ export * from './capabilities/capability-set.js';
 export * from './capabilities/assembly.js';
 export * from './capabilities/installed.js';
 export * from './json-schema.js';
+export * from './bounded-tail.js';
+export * from './process-group.js';

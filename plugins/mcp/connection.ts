@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
 import { createHttpTransport } from './http-transport.js';
 import { timeoutMs, type McpServerConfig } from './server-config.js';
-import { StdioProcessTransport } from './stdio-transport.js';
+import { StdioProcessTransport, stderrText } from './stdio-transport.js';
 
 /** Identifies this client to servers. */
 export const CLIENT_INFO = { name: 'xdog', version: '0.1.0' };
@@ -159,7 +159,7 @@ export class McpConnection {
   #describeEnd(): string {
     const reason = this.stdio?.endReason ?? 'the server closed the connection';
     // Redact before cutting, so a secret split by the cut cannot show its tail.
-    const stderr = this.#redact(this.stdio?.stderr.text().trim() ?? '');
+    const stderr = this.#redact(this.stdio ? stderrText(this.stdio.stderr).trim() : '');
     if (!stderr) return reason;
     const limit = LIMITS.mcpStderrShownChars;
     const shown = stderr.length > limit ? `[${stderr.length - limit} earlier characters of stderr not shown]\n${stderr.slice(-limit)}` : stderr;

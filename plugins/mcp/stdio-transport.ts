@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
+import { BoundedTail, ErrorCodes, LIMITS, XdogError, killGroupOnHostExit, signalProcessGroup } from '../../core/index.js';
 
 /** What starts a stdio server. */
 export interface StdioServerParams {
@@ -20,54 +20,10 @@ export interface StdioServerParams {
   cwd: string;
 }
 
-/** Keeps the newest `limit` bytes written to it. */
-export class BoundedTail {
-  #chunks: Buffer[] = [];
-  #bytes = 0;
-  #dropped = 0;
-  constructor(private readonly limit: number) {}
-
-  push(chunk: Buffer): void {
-    this.#chunks.push(chunk);
-    this.#bytes += chunk.length;
-    while (this.#bytes > this.limit && this.#chunks.length > 0) {
-      const first = this.#chunks[0]!;
-      const excess = this.#bytes - this.limit;
-      if (first.length <= excess) {
-        this.#chunks.shift();
-        this.#bytes -= first.length;
-        this.#dropped += first.length;
-      } else {
-        this.#chunks[0] = first.subarray(excess);
-        this.#bytes -= excess;
-        this.#dropped += excess;
-      }
-    }
-  }
-
-  /** The kept text, prefixed with how much older output was discarded. */
-  text(): string {
-    const body = Buffer.concat(this.#chunks).toString('utf8');
-    return this.#dropped > 0 ? `[${this.#dropped} earlier bytes of stderr discarded]\n${body}` : body;
-  }
-}
-
-/**
- * Servers still running. Each is detached (so close() reaches its whole tree),
- * which also means it would outlive a host that exits or crashes; the exit
- * hook ends them with the host.
- */
-const runningServers = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function track(child: ChildProcess): void {
-  runningServers.add(child);
-  child.once('close', () => runningServers.delete(child));
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const server of runningServers) signalGroup(server, 'SIGKILL');
-  });
+/** Says how much older stderr the tail left out. */
+export function stderrText(tail: BoundedTail): string {
+  const body = tail.text();
+  return tail.droppedBytes > 0 ? `[${tail.droppedBytes} earlier bytes of stderr discarded]\n${body}` : body;
 }
 
 export class StdioProcessTransport implements Transport {
@@ -108,7 +64,7 @@ export class StdioProcessTransport implements Transport {
       windowsHide: true,
     });
     this.#child = child;
-    track(child);
+    if (child.pid !== undefined) child.once('close', killGroupOnHostExit(child.pid));
     this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
@@ -127,7 +83,7 @@ export class StdioProcessTransport implements Transport {
     child.once('exit', (code, signal) => {
       this.endReason ??= `server process exited (${signal ? `signal ${signal}` : `code ${code}`})`;
       // The server is gone; what it left in its group (holding our pipes open) goes too, so 'close' follows.
-      signalGroup(child, 'SIGKILL');
+      signalProcessGroup(child.pid, 'SIGKILL');
     });
     child.once('close', () => this.#finish());
   }
@@ -152,13 +108,13 @@ export class StdioProcessTransport implements Transport {
     this.#closed = true;
     if (child.exitCode === null && child.signalCode === null) {
       child.stdin?.end();
-      signalGroup(child, 'SIGTERM');
-      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), LIMITS.mcpKillGraceMs);
+      signalProcessGroup(child.pid, 'SIGTERM');
+      const timer = setTimeout(() => signalProcessGroup(child.pid, 'SIGKILL'), LIMITS.mcpKillGraceMs);
       await this.#exited;
       clearTimeout(timer);
     }
     // The leader is gone; make sure nothing it started lingers in the group.
-    signalGroup(child, 'SIGKILL');
+    signalProcessGroup(child.pid, 'SIGKILL');
     await this.#exited;
   }
 
@@ -211,11 +167,3 @@ export class StdioProcessTransport implements Transport {
   }
 }
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // ESRCH: the group is already empty.
-  }
-}

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import { LIMITS, type AgentTool } from '../../core/index.js';
+import { BoundedTail, LIMITS, killGroupOnHostExit, signalProcessGroup, type AgentTool } from '../../core/index.js';
 import { errorResult, textResult } from './results.js';
 
 const BashArgs = z.object({
@@ -29,58 +29,7 @@ export interface BashDetails {
   droppedBytes: number;
 }
 
-/** Keeps the newest `limit` bytes of a stream of chunks. */
-class TailBuffer {
-  #chunks: Buffer[] = [];
-  #size = 0;
-  dropped = 0;
-  constructor(private readonly limit: number) {}
-  push(chunk: Buffer): void {
-    this.#chunks.push(chunk);
-    this.#size += chunk.length;
-    while (this.#size > this.limit) {
-      const first = this.#chunks[0]!;
-      const excess = this.#size - this.limit;
-      if (first.length <= excess) {
-        this.#chunks.shift();
-        this.#size -= first.length;
-        this.dropped += first.length;
-      } else {
-        this.#chunks[0] = first.subarray(excess);
-        this.#size -= excess;
-        this.dropped += excess;
-      }
-    }
-  }
-  text(): string {
-    return Buffer.concat(this.#chunks).toString('utf8').replace(/^\uFFFD+/, '');
-  }
-}
-
 const KILL_GRACE_MS = 1000;
-
-/**
- * Process groups of commands still running. Each runs detached (so a kill
- * reaches its whole tree), which also means it would outlive a host that
- * exits or crashes mid-command; the exit hook ends them with the host.
- */
-const runningGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function trackGroup(pid: number): void {
-  runningGroups.add(pid);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const group of runningGroups) {
-      try {
-        process.kill(-group, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
-}
 
 export function createBashTool(options: { cwd: string; shell?: string }): AgentTool<z.infer<typeof BashArgs>, BashDetails> {
   return {
@@ -93,30 +42,21 @@ export function createBashTool(options: { cwd: string; shell?: string }): AgentT
     execute: (args, context) =>
       new Promise((resolve) => {
         const timeoutSeconds = args.timeout ?? LIMITS.bashDefaultTimeoutSeconds;
-        const output = new TailBuffer(LIMITS.bashOutputBytes);
+        const output = new BoundedTail(LIMITS.bashOutputBytes);
         const child = spawn(options.shell ?? 'bash', ['-c', args.command], {
           cwd: options.cwd,
           detached: true,
           stdio: ['ignore', 'pipe', 'pipe'],
         });
-        if (child.pid !== undefined) trackGroup(child.pid);
+        // Detached: the command leads its own group, so a kill reaches its whole tree.
+        const untrack = child.pid === undefined ? () => {} : killGroupOnHostExit(child.pid);
         let timedOut = false;
         let aborted = false;
         let killTimer: NodeJS.Timeout | undefined;
         const killGroup = (): void => {
           if (child.pid === undefined) return;
-          try {
-            process.kill(-child.pid, 'SIGTERM');
-          } catch {
-            return;
-          }
-          killTimer = setTimeout(() => {
-            try {
-              process.kill(-child.pid!, 'SIGKILL');
-            } catch {
-              // already gone
-            }
-          }, KILL_GRACE_MS);
+          signalProcessGroup(child.pid, 'SIGTERM');
+          killTimer = setTimeout(() => signalProcessGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
         };
         const timer = setTimeout(() => {
           timedOut = true;
@@ -131,27 +71,21 @@ export function createBashTool(options: { cwd: string; shell?: string }): AgentT
         child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
         child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
         child.on('error', (error) => {
-          if (child.pid !== undefined) runningGroups.delete(child.pid);
+          untrack();
           clearTimeout(timer);
           context.signal.removeEventListener('abort', onAbort);
           resolve(errorResult(`could not start bash: ${error.message}`, { exitCode: null, signal: null, timedOut, aborted, droppedBytes: 0 }));
         });
         child.on('close', (exitCode, signal) => {
-          runningGroups.delete(child.pid!);
+          untrack();
           clearTimeout(timer);
           // The group may still hold children that kept no pipe open; finish them too.
-          if (timedOut || aborted) {
-            try {
-              process.kill(-child.pid!, 'SIGKILL');
-            } catch {
-              // already gone
-            }
-          }
+          if (timedOut || aborted) signalProcessGroup(child.pid, 'SIGKILL');
           if (killTimer) clearTimeout(killTimer);
           context.signal.removeEventListener('abort', onAbort);
-          const details: BashDetails = { exitCode, signal, timedOut, aborted, droppedBytes: output.dropped };
+          const details: BashDetails = { exitCode, signal, timedOut, aborted, droppedBytes: output.droppedBytes };
           let text = output.text();
-          if (output.dropped > 0) text = `[output truncated: the first ${output.dropped} bytes were cut; only the last ${LIMITS.bashOutputBytes} bytes are shown]\n${text}`;
+          if (output.droppedBytes > 0) text = `[output truncated: the first ${output.droppedBytes} bytes were cut; only the last ${LIMITS.bashOutputBytes} bytes are shown]\n${text}`;
           if (!text) text = '(no output)';
           if (timedOut) resolve(errorResult(`command timed out after ${timeoutSeconds}s; its process group was killed\n${text}`, details));
           else if (aborted) resolve(errorResult(`command aborted; its process group was killed\n${text}`, details));

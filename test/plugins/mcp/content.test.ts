@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../core/index.js';
 import { compileSchema, toolAlias } from '../../../plugins/mcp/index.js';
 import { parseBlock } from '../../../plugins/mcp/content.js';
-import { BoundedTail } from '../../../plugins/mcp/stdio-transport.js';
+import { BoundedTail } from '../../../core/index.js';
+import { stderrText } from '../../../plugins/mcp/stdio-transport.js';
 import { boundedStream, clampRetry } from '../../../plugins/mcp/http-transport.js';
 import { canonicalJson, toAgentResult } from '../../../plugins/mcp/tool-result.js';
 
@@ -84,7 +85,8 @@ describe('BoundedTail', () => {
     const tail = new BoundedTail(8);
     tail.push(Buffer.from('0123456789'));
     tail.push(Buffer.from('ab'));
-    expect(tail.text()).toBe('[4 earlier bytes of stderr discarded]\n456789ab');
+    expect(stderrText(tail)).toBe('[4 earlier bytes of stderr discarded]\n456789ab');
+    expect(tail.droppedBytes).toBe(4);
   });
 });
 
