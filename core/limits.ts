@@ -86,6 +86,8 @@ export const LIMITS = Object.freeze({
 
   /** Config file size, in bytes. */
   configFileBytes: 1 * MiB,
+  /** A `--tool-ctx` value or file, in bytes. */
+  toolCtxBytes: 1 * MiB,
   /** A plugin's package.json read during discovery, in bytes. */
   pluginManifestBytes: 1 * MiB,
 
