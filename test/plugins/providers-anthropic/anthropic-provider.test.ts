@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AssistantStreamEvent, CredentialStore, ModelContext } from '../../../core/index.js';
 import { AnthropicProvider } from '../../../plugins/providers-anthropic/index.js';
 import { toAnthropicMessages } from '../../../plugins/providers-anthropic/convert.js';
-import { collect, namedEvent, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
+import { collect, context, last, namedEvent, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
 
 const KEY = 'sk-ant-test-secret-456';
 const noStore: CredentialStore = { get: () => undefined, set: () => {}, delete: () => false, providers: () => [] };
@@ -29,16 +29,6 @@ const stop = (reason: string, output = 25) => [
   namedEvent('message_delta', { type: 'message_delta', delta: { stop_reason: reason, stop_sequence: null }, usage: { output_tokens: output } }),
   namedEvent('message_stop', { type: 'message_stop' }),
 ];
-const context: ModelContext = {
-  systemPrompt: 'be brief',
-  messages: [{ role: 'user', content: 'list files', timestamp: 1 }],
-  tools: [{ name: 'bash', description: 'run a command', parameters: { type: 'object', properties: { command: { type: 'string' } } } }],
-};
-function last(events: AssistantStreamEvent[]) {
-  const end = events.at(-1)!;
-  if (end.type !== 'done' && end.type !== 'error') throw new Error(`stream ended with ${end.type}`);
-  return end;
-}
 
 describe('anthropic provider against a local Messages API server', () => {
   it('maps thinking with its signature, text, split tool-use input, usage and the stop reason', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AssistantStreamEvent, CredentialStore, ModelContext, XdogConfig } from '../../../core/index.js';
 import { OpenAIProvider } from '../../../plugins/providers-openai/index.js';
-import { collect, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
+import { collect, context, last, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
 
 const KEY = 'sk-test-secret-key-123';
 const noStore: CredentialStore = { get: () => undefined, set: () => {}, delete: () => false, providers: () => [] };
@@ -26,17 +26,7 @@ async function providerFor(replies: ScriptedReply[]): Promise<OpenAIProvider> {
   return new OpenAIProvider('openai', config, noStore, { policy: fastPolicy });
 }
 
-const context: ModelContext = {
-  systemPrompt: 'be brief',
-  messages: [{ role: 'user', content: 'list files', timestamp: 1 }],
-  tools: [{ name: 'bash', description: 'run a command', parameters: { type: 'object', properties: { command: { type: 'string' } } } }],
-};
 
-function last(events: AssistantStreamEvent[]) {
-  const end = events.at(-1)!;
-  if (end.type !== 'done' && end.type !== 'error') throw new Error(`stream ended with ${end.type}`);
-  return end;
-}
 
 describe('openai provider against a local Chat Completions server', () => {
   it('maps streamed text, tool-call deltas split across chunks, usage and the stop reason', async () => {

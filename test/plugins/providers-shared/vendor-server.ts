@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AssistantStreamEvent, ModelContext } from '../../../core/index.js';
 
 export interface ScriptedReply {
   status?: number;
@@ -105,4 +106,18 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   const events: T[] = [];
   for await (const event of stream) events.push(event);
   return events;
+}
+
+/** A request with a system prompt, one user message and one tool, as the provider tests send it. */
+export const context: ModelContext = {
+  systemPrompt: 'be brief',
+  messages: [{ role: 'user', content: 'list files', timestamp: 1 }],
+  tools: [{ name: 'bash', description: 'run a command', parameters: { type: 'object', properties: { command: { type: 'string' } } } }],
+};
+
+/** The final event of a provider stream (`done` or `error`); anything else is a broken stream. */
+export function last(events: AssistantStreamEvent[]) {
+  const end = events.at(-1)!;
+  if (end.type !== 'done' && end.type !== 'error') throw new Error(`stream ended with ${end.type}`);
+  return end;
 }
