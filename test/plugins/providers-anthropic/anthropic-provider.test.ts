@@ -1,12 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AssistantStreamEvent, CredentialStore, ModelContext } from '../../../core/index.js';
+import type { AssistantStreamEvent, ModelContext } from '../../../core/index.js';
 import { AnthropicProvider } from '../../../plugins/providers-anthropic/index.js';
 import { toAnthropicMessages } from '../../../plugins/providers-anthropic/convert.js';
-import { collect, context, last, namedEvent, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
+import { collect, context, fastPolicy, last, noStore, namedEvent, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
 
 const KEY = 'sk-ant-test-secret-456';
-const noStore: CredentialStore = { get: () => undefined, set: () => {}, delete: () => false, providers: () => [] };
-const fastPolicy = { attempts: 3, baseDelayMs: 1, maxDelayMs: 5000, random: () => 0 };
 
 let server: VendorServer | undefined;
 afterEach(async () => {

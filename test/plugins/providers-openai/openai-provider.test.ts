@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AssistantStreamEvent, CredentialStore, ModelContext, XdogConfig } from '../../../core/index.js';
+import type { AssistantStreamEvent, ModelContext, XdogConfig } from '../../../core/index.js';
 import { OpenAIProvider } from '../../../plugins/providers-openai/index.js';
-import { collect, context, last, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
+import { collect, context, fastPolicy, last, noStore, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
 
 const KEY = 'sk-test-secret-key-123';
-const noStore: CredentialStore = { get: () => undefined, set: () => {}, delete: () => false, providers: () => [] };
-const fastPolicy = { attempts: 3, baseDelayMs: 1, maxDelayMs: 5000, random: () => 0 };
 
 let server: VendorServer | undefined;
 afterEach(async () => {

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AssistantStreamEvent, ModelContext } from '../../../core/index.js';
+import type { AssistantStreamEvent, CredentialStore, ModelContext } from '../../../core/index.js';
 
 export interface ScriptedReply {
   status?: number;
@@ -121,3 +121,9 @@ export function last(events: AssistantStreamEvent[]) {
   if (end.type !== 'done' && end.type !== 'error') throw new Error(`stream ended with ${end.type}`);
   return end;
 }
+
+/** A credential store with nothing in it: keys come from the environment only. */
+export const noStore: CredentialStore = { get: () => undefined, set: () => {}, delete: () => false, providers: () => [] };
+
+/** The retry policy with near-zero backoff (Retry-After is still honoured), so retry tests run fast. */
+export const fastPolicy = { attempts: 3, baseDelayMs: 1, maxDelayMs: 5000, random: () => 0 };
