@@ -39,9 +39,16 @@ function toXdogError(error: unknown): XdogError {
   if (error instanceof XdogError) return error;
   const message = (error as Error)?.message ?? String(error);
   const firstLine = message.split('\n')[0]!;
-  const isParseError =
-    (error as { oclif?: { exit?: number } })?.oclif?.exit === 2 ||
-    /Nonexistent flag|Unexpected argument|Missing required|Expected .* to be one of|Parsing --|flag .* expects/i.test(message);
-  if (isParseError) return new XdogError(ErrorCodes.USAGE, firstLine, { hint: 'see --help for usage' });
+  // oclif's parse errors (and any CLIError it raises for usage) carry exit code 2.
+  const isUsageError = (error as { oclif?: { exit?: number } })?.oclif?.exit === 2;
+  if (isUsageError) {
+    // One line: oclif puts the missing argument's name on the next line and a --help pointer last.
+    const summary = message
+      .split('\n')
+      .map((line) => line.trim().replace(/\s{2,}/g, ' '))
+      .filter((line) => line && !line.startsWith('See more help'))
+      .join(' ');
+    return new XdogError(ErrorCodes.USAGE, summary, { hint: 'see --help for usage' });
+  }
   return new XdogError(ErrorCodes.INTERNAL, firstLine, { cause: error, hint: 'rerun with --debug for the stack trace' });
 }

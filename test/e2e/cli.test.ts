@@ -49,6 +49,12 @@ describe('xdog CLI (built package)', () => {
     expect(result.stderr.trim().split('\n')).toEqual(['xdog: Nonexistent flag: --no-such-flag [USAGE] (see --help for usage)']);
   });
 
+  it('a missing argument exits 2 with one line that names the argument', () => {
+    const result = runCli(['plugins', 'install'], { env: isolatedEnv() });
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual(['xdog: Missing 1 required arg: spec npm spec or path [USAGE] (see --help for usage)']);
+  });
+
   it('installs the example plugin into the user plugin directory, lists it as "user", and uninstalls it', () => {
     const env = isolatedEnv();
     const example = path.join(repoRoot, 'docs/examples/xdog-plugin-hello');
