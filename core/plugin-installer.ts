@@ -54,12 +54,17 @@ async function npm(args: string[], cwd: string): Promise<void> {
 
 /** The names in `dependencies` of the plugin prefix. */
 function installedNames(dir: string): string[] {
+  const file = path.join(dir, 'package.json');
+  if (!fs.existsSync(file)) return [];
+  let pkg: { dependencies?: Record<string, string> };
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-    return Object.keys(pkg.dependencies ?? {}).filter((name) => name !== 'xdog');
-  } catch {
-    return [];
+    pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof pkg;
+  } catch (error) {
+    throw new XdogError(ErrorCodes.PLUGIN_INVALID, `the user plugin directory's ${file} is unreadable: ${(error as Error).message}`, {
+      hint: 'fix or remove that file; installed plugins are listed in its "dependencies"',
+    });
   }
+  return Object.keys(pkg.dependencies ?? {}).filter((name) => name !== 'xdog');
 }
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { installPlugin, packageNameOfSpec } from '../../core/plugin-installer.js';
+import { installPlugin, packageNameOfSpec, uninstallPlugin } from '../../core/plugin-installer.js';
 import { repoRoot } from '../support/cli.js';
 import { tempDir, writeTree } from '../support/temp.js';
 
@@ -26,4 +26,10 @@ describe('plugin installer', () => {
     expect((await installPlugin(example, isolated)).map((plugin) => plugin.name)).toEqual(['xdog-plugin-hello']);
     expect((await installPlugin(example, isolated)).map((plugin) => plugin.name)).toEqual(['xdog-plugin-hello']);
   }, 120_000);
+
+  it('names a corrupt plugin-directory package.json instead of treating it as empty', async () => {
+    const userDir = tempDir();
+    writeTree(userDir, { 'package.json': '{"dependencies": ' });
+    await expect(uninstallPlugin('xdog-plugin-hello', { userDir })).rejects.toThrow(/user plugin directory's .*package\.json is unreadable/);
+  });
 });
