@@ -97,6 +97,51 @@ export const McpServerIdSchema = z
 
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 
+const groupNameRule = 'must be 1-64 characters: lower-case letters, digits, "_" or "-", starting with a letter or digit';
+
+/** A claw group name: used in ids, paths and the CLI. */
+export const ClawGroupNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, groupNameRule);
+
+/** One claw group: a workspace with its model, tool policy, MCP servers and skills. */
+export const ClawGroupSchema = z
+  .object({
+    /** The directory the group's tools work in ("~/" is the home directory). */
+    workspace: z.string().min(1),
+    /** The model new sessions start with ("provider/model"); there is no built-in default. */
+    model: z.string().min(1),
+    /** Reasoning effort new sessions start with. */
+    thinking: z.string().min(1).optional(),
+    /** Tools the group's agents get, by name; `[]` is none; absent is every ordinary tool. */
+    enabled_tools: z.array(z.string().min(1)).optional(),
+    /** Ids from `mcp_servers` this group may connect. */
+    mcp_servers: z.array(McpServerIdSchema).optional(),
+    /** Skill slugs new sessions start with. */
+    skills: z.array(z.string().min(1)).optional(),
+    system_prompt: z.string().optional(),
+  })
+  .strict();
+
+/** Where claw keeps its store. */
+export const ClawStoreSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('sqlite'), path: z.string().min(1).optional() }).strict(),
+]);
+
+export const ClawConfigSchema = z
+  .object({
+    store: ClawStoreSchema.optional(),
+    /** The group `xdog claw send` and clients use when none is named (default: the only group, else "main"). */
+    default_group: ClawGroupNameSchema.optional(),
+    groups: z
+      .record(ClawGroupNameSchema, ClawGroupSchema, {
+        error: (issue) => (issue.code === 'invalid_key' ? `group name ${groupNameRule}` : undefined),
+      })
+      .optional(),
+  })
+  .strict();
+
+export type ClawConfig = z.infer<typeof ClawConfigSchema>;
+export type ClawGroupConfig = z.infer<typeof ClawGroupSchema>;
+
 export const ConfigSchema = z
   .object({
     model: z.string().optional(),
@@ -118,6 +163,8 @@ export const ConfigSchema = z
         error: (issue) => (issue.code === 'invalid_key' ? `server id ${serverIdRule}` : undefined),
       })
       .optional(),
+    /** The claw gateway: store and groups (docs/claw.md). */
+    claw: ClawConfigSchema.optional(),
   })
   .strict();
 

@@ -137,6 +137,34 @@ export const LIMITS = Object.freeze({
   mcpCompletionsPending: 2,
   /** MCP: milliseconds a stdio server gets after SIGTERM before SIGKILL. */
   mcpKillGraceMs: 2000,
+  /** claw: a session name, in UTF-8 bytes (control and bidi characters are refused). */
+  clawSessionNameBytes: 256,
+  /** claw: an auto-summary of a session (its first user text), in characters. */
+  clawSessionSummaryChars: 200,
+  /** claw: one JSON-RPC frame (one NDJSON line) on the gateway socket, in bytes. */
+  clawFrameBytes: 8 * MiB,
+  /** claw: connections the gateway serves at once. */
+  clawConnections: 64,
+  /** claw: seconds a connection has to send a valid `hello` before it is closed. */
+  clawHelloTimeoutSeconds: 10,
+  /** claw: queued runtime inputs per group (steer and follow-up lanes together, and prompts waiting for the group). */
+  clawQueuedInputs: 50,
+  /** claw: text of one queued input or prompt, in UTF-8 bytes. */
+  clawInputBytes: 64 * KiB,
+  /** claw: an idempotency key, in characters. */
+  clawIdempotencyKeyChars: 128,
+  /** claw: one transcript chunk the gateway returns, in bytes of JSON. */
+  clawTranscriptChunkBytes: 64 * KiB,
+  /** claw: sessions one list or search answers. */
+  clawSessionsPerPage: 200,
+  /** claw: search query text, in characters. */
+  clawSearchQueryChars: 256,
+  /** claw: bytes queued for one slow client before it is disconnected (a slow reader never blocks a run). */
+  clawClientBacklogBytes: 16 * MiB,
+  /** claw: seconds a group lease lasts without renewal (a crashed owner's groups free up after it). */
+  clawLeaseSeconds: 30,
+  /** claw: the gateway log file, in bytes, before it is rotated to `gateway.log.1`. */
+  clawLogBytes: 8 * MiB,
 });
 
 export type LimitName = keyof typeof LIMITS;

@@ -26,3 +26,18 @@ export function userPluginDir(): string {
 export function configFilePath(explicit?: string): string {
   return explicit ?? process.env.XDOG_CONFIG ?? path.join(configDir(), 'config.yaml');
 }
+
+/** `$XDG_STATE_HOME/xdog` (default `~/.local/state/xdog`): logs and pid files. */
+export function stateDir(): string {
+  return path.join(xdgDir('XDG_STATE_HOME', ['.local', 'state']), 'xdog');
+}
+
+/**
+ * The private runtime directory for sockets and tokens: `$XDG_RUNTIME_DIR/xdog`,
+ * else `<tmpdir>/xdog-<uid>` (the owner makes it 0700 and checks it is theirs).
+ */
+export function runtimeDir(): string {
+  const value = process.env.XDG_RUNTIME_DIR;
+  if (value && path.isAbsolute(value)) return path.join(value, 'xdog');
+  return path.join(os.tmpdir(), `xdog-${os.userInfo().uid}`);
+}

@@ -42,3 +42,5 @@ export const ModelRegistryToken = token<import('./model/registry.js').ModelRegis
 export const CredentialStoreToken = token<import('./credentials.js').CredentialStore>('CredentialStore');
 /** Multi-binding: capability providers a plugin contributes (opened by a CapabilitySet when selected). */
 export const CapabilityContribution = token<import('./capabilities/types.js').CapabilityProvider>('Capability');
+/** The claw store's typeorm DataSource (SQLite by default); a host may rebind it, e.g. to PostgreSQL. */
+export const ClawDataSourceToken = token<import('typeorm').DataSource>('ClawDataSource');

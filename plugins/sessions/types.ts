@@ -1,0 +1,233 @@
+/**
+ * The contract of the claw session store: groups, a catalog of sessions per
+ * group, each session a tree of entries with a movable leaf, per-session state,
+ * a usage ledger, recorded idempotency keys and group leases. Every method that
+ * changes more than one row runs in one database transaction: after a crash
+ * the store holds the old state or the new state, never a mix.
+ *
+ * Ids: sessions are UUID strings; entries are positive integers, unique in the
+ * store (so `branch 57` names one entry). Times are epoch milliseconds.
+ */
+import type { Message, Usage } from '../../core/index.js';
+
+/** The kinds of tree entries. Only `message`, `compaction` and `branch_summary` reach the model context. */
+export type EntryKind = 'message' | 'compaction' | 'branch_summary' | 'model_change' | 'thinking_change' | 'label' | 'custom';
+
+/** What each entry kind carries (stored as JSON). Images stay inside the message content. */
+export interface EntryPayloads {
+  message: { message: Message };
+  /** The context before `firstKeptEntryId` (an entry on the same path) is replaced by `summary`. */
+  compaction: { summary: string; firstKeptEntryId: number | null; tokensBefore?: number; details?: unknown };
+  /** A summary of the branch left at `fromEntryId`, carried into the new branch's context. */
+  branch_summary: { fromEntryId: number; summary: string };
+  model_change: { model: string };
+  thinking_change: { thinking: string | null };
+  label: { targetEntryId: number; label: string | null };
+  custom: { type: string; data: unknown };
+}
+
+export type EntryInput = { [K in EntryKind]: { kind: K; payload: EntryPayloads[K] } }[EntryKind];
+
+export type Entry = EntryInput & {
+  id: number;
+  sessionId: string;
+  parentId: number | null;
+  createdAt: number;
+};
+
+export interface GroupRecord {
+  name: string;
+  /** The session new prompts go to; null until the first one is created. */
+  activeSessionId: string | null;
+  /** Bumped by every change of the active session (fencing for clients). */
+  revision: number;
+}
+
+export interface SessionRecord {
+  id: string;
+  group: string;
+  name: string | null;
+  /** An automatic title (the first user text, cut to LIMITS.clawSessionSummaryChars). */
+  summary: string | null;
+  parentSessionId: string | null;
+  /** The entry of the parent session this one was forked at. */
+  forkEntryId: number | null;
+  leafEntryId: number | null;
+  archived: boolean;
+  /** Messages on the current path (root to leaf). */
+  messageCount: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Per-session state, saved beside the tree. */
+export interface SessionState {
+  model: string;
+  thinking: string | null;
+  /** Skill slugs selected for the session. */
+  skills: string[];
+  /** The plan-mode state (opaque JSON; owned by the plan feature). */
+  plan: unknown | null;
+  /** Extension entries by extension id (opaque JSON; owned by extensions). */
+  extensionEntries: Record<string, unknown>;
+}
+
+/** The model context built from the leaf: what the next request carries. */
+export interface SessionContext {
+  session: SessionRecord;
+  state: SessionState;
+  /** Messages root → leaf, with the latest compaction applied (its summary as the first user message). */
+  messages: Message[];
+  /** The entry id behind each message of `messages` (null for a synthesized summary message). */
+  entryIds: (number | null)[];
+}
+
+/** One message on the current path, numbered as checkpoints are (1-based). */
+export interface Checkpoint {
+  index: number;
+  entryId: number;
+  role: Message['role'];
+  /** False when cutting here would split a tool call from its result. */
+  valid: boolean;
+  /** A one-line preview of the message (control characters removed). */
+  preview: string;
+}
+
+/** A node of `tree()`: entries nested by parent, in creation order. */
+export interface TreeNode {
+  entry: Entry;
+  children: TreeNode[];
+  /** True on the path from the root to the current leaf. */
+  onPath: boolean;
+}
+
+export interface UsageInput {
+  group: string;
+  sessionId: string | null;
+  model: string;
+  usage: Usage;
+  /** In US dollars, when the catalog knows prices. */
+  cost: number | null;
+  durationMs: number;
+  at: number;
+}
+
+export interface UsageTotals {
+  model: string;
+  calls: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** Null when no call of this model had a known cost. */
+  cost: number | null;
+  durationMs: number;
+}
+
+export interface UsageFilter {
+  group?: string;
+  sessionId?: string;
+  since?: number;
+}
+
+/** Who holds a group (the gateway process that serves it). */
+export interface LeaseOwner {
+  ownerId: string;
+  pid: number;
+  host: string;
+  /** Free text shown when another owner is refused (e.g. the socket path). */
+  info: string;
+}
+
+export interface LeaseRecord extends LeaseOwner {
+  group: string;
+  expiresAt: number;
+}
+
+/** Fencing for controls that change a group's active session. */
+export interface Expectation {
+  /** The active-session id the client saw; a different current one is refused with STALE. */
+  expectedActiveSessionId: string | null;
+}
+
+export interface NewSessionOptions {
+  model: string;
+  thinking?: string | null;
+  skills?: string[];
+  name?: string | null;
+  /** Make it the group's active session (needs `expectation`). */
+  activate?: boolean;
+}
+
+/**
+ * The session store. Errors: NOT_FOUND (unknown group/session/entry),
+ * STALE (expectation not met), INVALID_ARGUMENT (bad name, checkpoint
+ * splitting a tool call, entry of another session), STORE_CORRUPT.
+ */
+export interface SessionStore {
+  // groups
+  /** Creates the group row if missing; returns it. */
+  ensureGroup(group: string): Promise<GroupRecord>;
+  getGroup(group: string): Promise<GroupRecord>;
+  listGroups(): Promise<GroupRecord[]>;
+
+  // catalog
+  createSession(group: string, options: NewSessionOptions, expectation?: Expectation): Promise<SessionRecord>;
+  getSession(sessionId: string): Promise<SessionRecord>;
+  /** Newest first by updatedAt; archived ones only when asked. */
+  listSessions(group: string, options?: { includeArchived?: boolean; limit?: number; offset?: number }): Promise<SessionRecord[]>;
+  /** Case-insensitive literal match; sessions whose name matches come before those whose summary matches. */
+  searchSessions(group: string, query: string, options?: { includeArchived?: boolean; limit?: number }): Promise<SessionRecord[]>;
+  /** Sets (or with null clears) the name: ≤ LIMITS.clawSessionNameBytes, no control or bidi characters. */
+  setName(sessionId: string, name: string | null): Promise<SessionRecord>;
+  setSummary(sessionId: string, summary: string | null): Promise<void>;
+  /** Archives a session; if it was active the group has no active session afterwards. */
+  archive(sessionId: string): Promise<SessionRecord>;
+  /** Makes an existing session (of that group) active; un-archives it. */
+  activate(group: string, sessionId: string, expectation: Expectation): Promise<GroupRecord>;
+
+  // tree
+  /** Appends entries in order under the leaf (one transaction) and moves the leaf to the last one. */
+  append(sessionId: string, entries: readonly EntryInput[]): Promise<Entry[]>;
+  context(sessionId: string): Promise<SessionContext>;
+  /** Entries root → leaf. */
+  path(sessionId: string): Promise<Entry[]>;
+  tree(sessionId: string): Promise<TreeNode[]>;
+  checkpoints(sessionId: string): Promise<Checkpoint[]>;
+  /**
+   * A new session holding the first `index` messages of the source's path (with
+   * the non-message entries between them); parentSessionId and forkEntryId set;
+   * state copied; activated in the group when `expectation` is given.
+   */
+  fork(sessionId: string, index: number, expectation?: Expectation): Promise<SessionRecord>;
+  /** Moves the leaf back to checkpoint `index` of the current path; later entries stay in the tree. */
+  goto(sessionId: string, index: number): Promise<SessionRecord>;
+  /** Moves the leaf to any entry of the session (refused if its path ends inside a tool batch). */
+  branch(sessionId: string, entryId: number): Promise<SessionRecord>;
+  /**
+   * Gives every tool call on the path without a result an error result saying
+   * it was interrupted and its effects are unknown (one transaction). Returns the appended entries.
+   */
+  closeInterruptedToolCalls(sessionId: string): Promise<Entry[]>;
+
+  // state
+  getState(sessionId: string): Promise<SessionState>;
+  /** Changes the named fields; model/thinking changes also append model_change/thinking_change entries, in the same transaction. */
+  updateState(sessionId: string, patch: Partial<SessionState>): Promise<SessionState>;
+
+  // usage ledger
+  recordUsage(row: UsageInput): Promise<void>;
+  usageSummary(filter?: UsageFilter): Promise<UsageTotals[]>;
+
+  // idempotency
+  /** Records a client's idempotency key for a group; false when it was already recorded (the input must not run again). */
+  recordInputKey(group: string, key: string, sessionId: string): Promise<boolean>;
+
+  // leases (one owner per group; the scale-out issue adds several workers)
+  /** Takes or renews the lease; refused (CONFLICT naming the holder) while another live owner holds it. */
+  acquireLease(group: string, owner: LeaseOwner, now: number): Promise<LeaseRecord>;
+  releaseLeases(ownerId: string): Promise<void>;
+  getLease(group: string): Promise<LeaseRecord | undefined>;
+
+  close(): Promise<void>;
+}
