@@ -137,7 +137,7 @@ export class Agent {
   #selection: string[] | null = null;
   #revision = 0;
   readonly #toolCtx: Record<string, unknown>;
-  readonly #queue = new InputQueue();
+  readonly #queue: InputQueue;
   #rejected: RejectedMessage[] = [];
   #handled: HandledInput[] = [];
   readonly #listeners = new Set<AgentEventListener>();
@@ -157,6 +157,7 @@ export class Agent {
     this.#streamFn = streamFn;
     this.#config = { ...config };
     this.#toolCtx = { ...(options.toolCtx ?? {}) };
+    this.#queue = new InputQueue(options.inputLimits);
     if (options.tools) this.#replaceLocalTools(options.tools instanceof ToolRepo ? options.tools.tools : options.tools);
     if (options.remoteTools) this.#attachRemote(options.remoteTools);
     this.#skills = new SkillPlacement(options.skills, options.preparedSkills);
@@ -419,8 +420,8 @@ export class Agent {
   #assertRoomForInput(): void {
     this.#assertOpen();
     const setAside = this.#rejected.length + this.#handled.length;
-    if (setAside > 0 && this.#queue.size + setAside >= LIMITS.queuedInputs) {
-      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${setAside} rejected or handled inputs are waiting to be drained; with ${this.#queue.size} queued that is the limit of ${LIMITS.queuedInputs}`, {
+    if (setAside > 0 && this.#queue.size + setAside >= this.#queue.limits.count) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${setAside} rejected or handled inputs are waiting to be drained; with ${this.#queue.size} queued that is the limit of ${this.#queue.limits.count}`, {
         hint: 'call drainRejectedMessages() and drainHandledInputs() to take them',
       });
     }

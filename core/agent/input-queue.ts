@@ -32,11 +32,19 @@ function view(entry: QueueEntry): QueuedInput {
   });
 }
 
-function checkText(text: string): void {
+/** How many inputs a queue holds and how long one may be; a host may set its own (claw allows 50 of 64 KiB). */
+export interface InputLimits {
+  count: number;
+  bytes: number;
+}
+
+export const DEFAULT_INPUT_LIMITS: Readonly<InputLimits> = Object.freeze({ count: LIMITS.queuedInputs, bytes: LIMITS.queuedInputBytes });
+
+function checkText(text: string, limit: number): void {
   if (typeof text !== 'string') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'queued input text must be a string');
   const bytes = utf8Bytes(text);
-  if (bytes > LIMITS.queuedInputBytes) {
-    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `a queued input is ${bytes} bytes, over the limit of ${LIMITS.queuedInputBytes}`, {
+  if (bytes > limit) {
+    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `a queued input is ${bytes} bytes, over the limit of ${limit}`, {
       hint: 'send long text with prompt() instead of queueing it',
     });
   }
@@ -58,6 +66,14 @@ function checkImages(images: unknown): ImageContent[] {
 
 export class InputQueue {
   readonly #lanes: Record<InputLane, QueueEntry[]> = { steer: [], followUp: [] };
+  readonly limits: Readonly<InputLimits>;
+
+  constructor(limits: InputLimits = DEFAULT_INPUT_LIMITS) {
+    for (const [name, value] of Object.entries(limits)) {
+      if (!Number.isSafeInteger(value) || value < 1) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `input limit ${name} must be a positive integer, got ${String(value)}`);
+    }
+    this.limits = Object.freeze({ ...limits });
+  }
 
   get size(): number {
     return this.#lanes.steer.length + this.#lanes.followUp.length;
@@ -68,10 +84,10 @@ export class InputQueue {
     if (entry.lane !== 'steer' && entry.lane !== 'followUp') {
       throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `unknown input lane ${JSON.stringify(entry.lane)}`, { hint: 'use "steer" or "followUp"' });
     }
-    checkText(entry.text);
+    checkText(entry.text, this.limits.bytes);
     const images = checkImages(entry.images);
-    if (this.size >= LIMITS.queuedInputs) {
-      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${this.size} inputs are already queued, the limit is ${LIMITS.queuedInputs}`, {
+    if (this.size >= this.limits.count) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${this.size} inputs are already queued, the limit is ${this.limits.count}`, {
         hint: 'wait for the agent to consume some, or drainInputs() the ones you no longer need',
       });
     }
@@ -105,7 +121,7 @@ export class InputQueue {
     switch (change) {
       case 'edit':
         if (typeof argument !== 'string') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'edit needs the new text');
-        checkText(argument);
+        checkText(argument, this.limits.bytes);
         entry.text = argument;
         return view(entry);
       case 'remove':

@@ -34,6 +34,8 @@ export interface AgentOptions {
   remoteTools?: RemoteToolSource;
   /** The skill index `setActiveSkills` draws from; discovery activates nothing. */
   skills?: SkillRepo;
+  /** Bounds of the steer/follow-up queue (default LIMITS.queuedInputs inputs of LIMITS.queuedInputBytes). */
+  inputLimits?: { count: number; bytes: number };
   /** Session skill bodies read ahead (`SkillPlacement.read`); they start active. */
   preparedSkills?: readonly SkillDocument[];
 }

@@ -1,0 +1,151 @@
+/**
+ * The claw gateway protocol, version 1: JSON-RPC 2.0 over a Unix socket, one
+ * message per line (docs/protocol.md). Every method's params are validated by
+ * the schema here; clients import the same types. Capabilities are feature
+ * flags with a version, sent in the `hello` answer; a client sends only the
+ * methods the gateway listed there.
+ */
+import { z } from 'zod';
+import { ClawGroupNameSchema } from '../../core/config.js';
+import { ImageContentSchema } from '../../core/agent/messages.js';
+import { LIMITS } from '../../core/limits.js';
+
+export const PROTOCOL_VERSION = 1;
+
+/** Feature flags the gateway advertises (`name:version`). */
+export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1'] as const;
+
+const Group = ClawGroupNameSchema.optional().describe('the group; default: claw.default_group');
+const SessionId = z.string().uuid();
+/** The active session the client saw; a different current one is refused with STALE. `null` when it saw none. */
+const Expected = z.string().uuid().nullable();
+const InputText = z.string().refine((text) => Buffer.byteLength(text) <= LIMITS.clawInputBytes, `must be at most ${LIMITS.clawInputBytes} bytes of UTF-8`);
+const Checkpoint = z.number().int().positive();
+
+export const MethodParams = {
+  'gateway.status': z.object({}).strict(),
+  'group.list': z.object({}).strict(),
+  'group.status': z.object({ group: Group }).strict(),
+
+  prompt: z
+    .object({
+      group: Group,
+      text: InputText,
+      images: z.array(ImageContentSchema).max(4).optional(),
+      /** A key the client makes up per prompt; a repeated key is acknowledged and never run twice. */
+      idempotencyKey: z.string().min(1).max(LIMITS.clawIdempotencyKeyChars),
+      /** When given, the prompt is refused (STALE) unless this is still the active session. */
+      expectedSessionId: SessionId.optional(),
+    })
+    .strict(),
+  steer: z.object({ group: Group, text: InputText, images: z.array(ImageContentSchema).max(4).optional(), expectedSessionId: SessionId.optional() }).strict(),
+  follow_up: z.object({ group: Group, text: InputText, images: z.array(ImageContentSchema).max(4).optional(), expectedSessionId: SessionId.optional() }).strict(),
+  'queue.list': z.object({ group: Group }).strict(),
+  'queue.edit': z.object({ group: Group, id: z.string().min(1), text: InputText }).strict(),
+  'queue.remove': z.object({ group: Group, id: z.string().min(1) }).strict(),
+  'queue.move': z.object({ group: Group, id: z.string().min(1), direction: z.enum(['up', 'down']) }).strict(),
+  abort: z.object({ group: Group }).strict(),
+
+  subscribe: z.object({ group: Group, sessionId: SessionId.optional() }).strict(),
+  unsubscribe: z.object({ subscriptionId: z.string().min(1) }).strict(),
+
+  'session.new': z.object({ group: Group, expectedSessionId: Expected, name: z.string().optional() }).strict(),
+  'session.resume': z.object({ group: Group, sessionId: SessionId, expectedSessionId: Expected }).strict(),
+  'session.fork': z.object({ group: Group, index: Checkpoint, expectedSessionId: Expected }).strict(),
+  'session.branch': z.object({ group: Group, entryId: z.number().int().positive(), expectedSessionId: Expected }).strict(),
+  'session.goto': z.object({ group: Group, index: Checkpoint, expectedSessionId: Expected }).strict(),
+  'session.name': z.object({ group: Group, sessionId: SessionId.optional(), name: z.string().nullable(), expectedSessionId: Expected }).strict(),
+  'session.archive': z.object({ group: Group, sessionId: SessionId, expectedSessionId: Expected }).strict(),
+  'session.list': z
+    .object({ group: Group, includeArchived: z.boolean().optional(), limit: z.number().int().positive().max(LIMITS.clawSessionsPerPage).optional(), offset: z.number().int().nonnegative().optional() })
+    .strict(),
+  'session.search': z
+    .object({ group: Group, query: z.string().min(1).max(LIMITS.clawSearchQueryChars), includeArchived: z.boolean().optional(), limit: z.number().int().positive().max(LIMITS.clawSessionsPerPage).optional() })
+    .strict(),
+  'session.show': z.object({ group: Group, sessionId: SessionId.optional() }).strict(),
+  'session.tree': z.object({ group: Group, sessionId: SessionId.optional() }).strict(),
+  'session.model': z.object({ group: Group, model: z.string().min(1).optional(), expectedSessionId: Expected }).strict(),
+  'session.thinking': z.object({ group: Group, thinking: z.string().min(1).nullable().optional(), expectedSessionId: Expected }).strict(),
+
+  'transcript.read': z
+    .object({
+      group: Group,
+      sessionId: SessionId.optional(),
+      /** Byte offset into the JSONL transcript; 0 starts a read. */
+      offset: z.number().int().nonnegative(),
+      /** From the first chunk's answer: later chunks read the same, immutable, set of entries. */
+      untilEntryId: z.number().int().nonnegative().optional(),
+    })
+    .strict(),
+
+  'usage.summary': z.object({ group: Group, sessionId: SessionId.optional(), since: z.number().int().nonnegative().optional() }).strict(),
+} as const;
+
+export type MethodName = keyof typeof MethodParams;
+export type ParamsOf<M extends MethodName> = z.infer<(typeof MethodParams)[M]>;
+
+export const METHOD_NAMES = Object.keys(MethodParams) as MethodName[];
+
+/** Notifications the gateway sends to subscribed connections. */
+export const Notifications = {
+  /** `{ group, sessionId, event }`: one agent event of a run (message_update carries only its delta). */
+  event: 'event',
+  /** `{ group, activeSessionId, busy, revision }`: the group's state changed. */
+  groupChanged: 'group.changed',
+  /** `{ group, sessionId, status, errorMessage? }`: a run ended. */
+  runEnd: 'run.end',
+} as const;
+
+/** What `prompt` answers: started now, queued behind the running turn, or a key seen before (not run again). */
+export interface PromptReceipt {
+  status: 'started' | 'queued' | 'duplicate';
+  group: string;
+  sessionId: string;
+  /** The queue id while it waits (status queued). */
+  inputId?: string;
+}
+
+/** One pending input of a group. `prompt` items wait for the group; steer/followUp items wait for a checkpoint. */
+export interface QueueItem {
+  id: string;
+  lane: 'prompt' | 'steer' | 'followUp';
+  text: string;
+  images: number;
+  state: 'queued' | 'selected' | 'rejected';
+}
+
+export interface GroupStatus {
+  name: string;
+  workspace: string;
+  model: string;
+  activeSessionId: string | null;
+  revision: number;
+  busy: boolean;
+  /** When the running turn started (epoch ms). */
+  runStartedAt: number | null;
+  queued: number;
+}
+
+export interface GatewayStatus {
+  pid: number;
+  protocol: number;
+  version: string;
+  startedAt: number;
+  store: string;
+  socket: string;
+  groups: GroupStatus[];
+}
+
+/** One chunk of a transcript read (JSONL of the session's entries, oldest first). */
+export interface TranscriptChunk {
+  sessionId: string;
+  untilEntryId: number;
+  offset: number;
+  /** Base64 of bytes [offset, nextOffset) of the JSONL (at most LIMITS.clawTranscriptChunkBytes). */
+  data: string;
+  nextOffset: number;
+  totalBytes: number;
+  done: boolean;
+  /** SHA-256 (hex) of the whole transcript, on the last chunk only. */
+  sha256?: string;
+}
