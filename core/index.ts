@@ -15,6 +15,7 @@ export * from './agent/index.js';
 export * from './model/types.js';
 export * from './model/catalog.js';
 export * from './model/registry.js';
+export * from './model/thinking.js';
 export * from './credentials.js';
 export { ContainerModule, inject, injectable, named, optional } from 'inversify';
 export * from '../hooks/index.js';

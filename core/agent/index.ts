@@ -7,6 +7,7 @@ export {
   AgentSnapshotSchema,
   SnapshotMetadataSchema,
   SNAPSHOT_VERSION,
+  buildMetadata,
   decodeSnapshotMessages,
   encodeSnapshotMessages,
   messagesDigest,

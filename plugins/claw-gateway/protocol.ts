@@ -64,8 +64,10 @@ export const MethodParams = {
     .strict(),
   'session.show': z.object({ group: Group, sessionId: SessionId.optional() }).strict(),
   'session.tree': z.object({ group: Group, sessionId: SessionId.optional() }).strict(),
-  'session.model': z.object({ group: Group, model: z.string().min(1).optional(), expectedSessionId: Expected }).strict(),
-  'session.thinking': z.object({ group: Group, thinking: z.string().min(1).nullable().optional(), expectedSessionId: Expected }).strict(),
+  /** Without `model`: reads it. With it: changes it (then `expectedSessionId` is required). */
+  'session.model': z.object({ group: Group, model: z.string().min(1).optional(), expectedSessionId: Expected.optional() }).strict(),
+  /** Without `thinking`: reads it. With it (null turns it off): changes it (then `expectedSessionId` is required). */
+  'session.thinking': z.object({ group: Group, thinking: z.string().min(1).nullable().optional(), expectedSessionId: Expected.optional() }).strict(),
 
   'transcript.read': z
     .object({

@@ -11,6 +11,7 @@ import {
   XdogError,
   bootKernel,
   modelRegistryFor,
+  thinkingProblem,
   type AgentTool,
   type DiscoveredPlugin,
   type Kernel,
@@ -73,11 +74,6 @@ export async function openChatSession(options: SessionOptions): Promise<ChatSess
 /** Checks --thinking against the levels a listed model declares (an unlisted model gets the level as given). */
 export function checkThinking(level: string | undefined, model: ResolvedModel): void {
   if (level === undefined) return;
-  const efforts = model.info.reasoningEfforts;
-  if (efforts && !efforts.includes(level)) {
-    throw new XdogError(ErrorCodes.USAGE, `${model.qualified} does not take --thinking ${level}`, { hint: `use one of: ${efforts.join(', ')}` });
-  }
-  if (!efforts && model.listed) {
-    throw new XdogError(ErrorCodes.USAGE, `${model.qualified} declares no thinking levels`, { hint: 'drop --thinking, or declare reasoning: [...] for it under models: in the config' });
-  }
+  const problem = thinkingProblem(level, model);
+  if (problem) throw new XdogError(ErrorCodes.USAGE, problem.message, { hint: problem.hint });
 }

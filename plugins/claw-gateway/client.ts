@@ -1,0 +1,36 @@
+/**
+ * A client of the gateway protocol for the CLI, the TUI and other hosts: it
+ * reads the token, connects to the socket, says hello, and calls methods
+ * with typed params. It never resends: a call whose answer was lost fails
+ * with UNAVAILABLE and the caller asks the gateway for state.
+ */
+import { gatewayLocations, type GatewayLocations } from './locations.js';
+import { PROTOCOL_VERSION, type MethodName, type ParamsOf } from './protocol.js';
+import { RpcClient, readToken } from './transport/index.js';
+
+export interface ConnectOptions {
+  /** Shown to the gateway (logs). */
+  client?: string;
+  locations?: GatewayLocations;
+  /** Deadline for connecting and the hello, in ms. */
+  timeoutMs?: number;
+}
+
+export interface GatewayConnection {
+  readonly hello: RpcClient['hello'];
+  call<M extends MethodName>(method: M, params: ParamsOf<M>, options?: { timeoutMs?: number }): Promise<any>;
+  on(notification: string, listener: (params: any) => void): () => void;
+  close(): Promise<void>;
+}
+
+export async function connectGateway(options: ConnectOptions = {}): Promise<GatewayConnection> {
+  const locations = options.locations ?? gatewayLocations();
+  const token = readToken(locations.token);
+  const client = await RpcClient.connect({ socketPath: locations.socket, token, client: options.client ?? 'xdog-cli', protocolVersion: PROTOCOL_VERSION, timeoutMs: options.timeoutMs ?? 10_000 });
+  return {
+    hello: client.hello,
+    call: (method, params, callOptions) => client.call(method, params, callOptions),
+    on: (notification, listener) => client.on(notification, listener),
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,403 @@
+/**
+ * One group's runtime: its active session, the live agent for it, the run in
+ * progress and the inputs waiting for it. Runs are serialized per group; a
+ * prompt that arrives while the group is busy waits in a FIFO. Controls that
+ * change the session (navigation, rename, model, thinking) need an idle
+ * group and the active-session id the client saw, so a stale control is
+ * refused instead of being applied to whatever replaced that session.
+ */
+import {
+  ErrorCodes,
+  ToolContribution,
+  XdogError,
+  buildMetadata,
+  describeError,
+  modelRegistryFor,
+  thinkingProblem,
+  zeroUsage,
+  type Agent,
+  type AgentTool,
+  type ClawGroupConfig,
+  type Clock,
+  type ImageContent,
+  type Kernel,
+  type ModelRegistry,
+  type ResolvedModel,
+  type UserMessage,
+} from '../../core/index.js';
+import { LIMITS } from '../../core/limits.js';
+import type { GroupRecord, SessionRecord, SessionStore } from '../sessions/types.js';
+import { Notifications, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
+import { SessionWriter } from './session-writer.js';
+import { toWireEvent } from './wire-event.js';
+
+export interface GroupRuntimeOptions {
+  name: string;
+  config: ClawGroupConfig;
+  /** The absolute workspace directory. */
+  workspace: string;
+  /** The group's own kernel (its tools work in the workspace). */
+  kernel: Kernel;
+  store: SessionStore;
+  clock: Clock;
+  publish(sessionId: string | null, method: string, params: unknown): void;
+  log(line: string): void;
+}
+
+interface PendingPrompt {
+  id: string;
+  text: string;
+  images: ImageContent[];
+}
+
+interface LiveSession {
+  sessionId: string;
+  agent: Agent;
+  writer: SessionWriter;
+}
+
+interface ActiveRun {
+  sessionId: string;
+  startedAt: number;
+  done: Promise<void>;
+}
+
+/** The inputs a runtime holds for its agent: the same bounds as the runtime queue. */
+const INPUT_LIMITS = { count: LIMITS.clawQueuedInputs, bytes: LIMITS.clawInputBytes };
+
+export class GroupRuntime {
+  readonly name: string;
+  readonly #options: GroupRuntimeOptions;
+  readonly #registry: ModelRegistry;
+  #group!: GroupRecord;
+  #live?: LiveSession;
+  #run?: ActiveRun;
+  /** Held by a run (until its writes settled) or a control; never both. */
+  #reserved = false;
+  readonly #prompts: PendingPrompt[] = [];
+  #nextInputId = 1;
+  #closed = false;
+
+  constructor(options: GroupRuntimeOptions) {
+    this.name = options.name;
+    this.#options = options;
+    this.#registry = modelRegistryFor(options.kernel);
+  }
+
+  /** Loads the group row and closes tool calls a crash interrupted, so the next request never carries an unpaired call. */
+  async init(): Promise<void> {
+    // A group whose model or tools cannot be served fails the start, not its first prompt.
+    this.resolveModel(this.#options.config.model);
+    selectTools(this.#options.kernel.getAll(ToolContribution), this.#options.config.enabled_tools, this.name);
+    this.#group = await this.#options.store.ensureGroup(this.name);
+    const active = this.#group.activeSessionId;
+    if (active) {
+      const closed = await this.#options.store.closeInterruptedToolCalls(active);
+      if (closed.length) this.#options.log(`group ${this.name}: session ${active}: ${closed.length} interrupted tool call(s) closed with an "interrupted" result`);
+    }
+  }
+
+  get activeSessionId(): string | null {
+    return this.#group.activeSessionId;
+  }
+
+  get busy(): boolean {
+    return this.#reserved || this.#prompts.length > 0;
+  }
+
+  status(): GroupStatus {
+    return {
+      name: this.name,
+      workspace: this.#options.workspace,
+      model: this.#options.config.model,
+      activeSessionId: this.#group.activeSessionId,
+      revision: this.#group.revision,
+      busy: this.busy,
+      runStartedAt: this.#run?.startedAt ?? null,
+      queued: this.#pendingCount(),
+    };
+  }
+
+  // ---- inputs ------------------------------------------------------------
+
+  /** Runs a prompt now, or queues it behind the running turn. A repeated idempotency key is acknowledged and not run again. */
+  async prompt(text: string, images: ImageContent[], idempotencyKey: string, expectedSessionId?: string): Promise<PromptReceipt> {
+    this.#assertOpen();
+    if (expectedSessionId !== undefined) this.#assertExpected(expectedSessionId);
+    if (this.#pendingCount() >= LIMITS.clawQueuedInputs) throw this.#queueFull();
+    const sessionId = this.#group.activeSessionId ?? (await this.#createFirstSession());
+    const fresh = await this.#options.store.recordInputKey(this.name, idempotencyKey, sessionId);
+    if (!fresh) return { status: 'duplicate', group: this.name, sessionId };
+    const pending: PendingPrompt = { id: `p${this.#nextInputId++}`, text, images };
+    if (this.busy) {
+      this.#prompts.push(pending);
+      this.#publishState();
+      return { status: 'queued', group: this.name, sessionId, inputId: pending.id };
+    }
+    this.#startRun(pending);
+    return { status: 'started', group: this.name, sessionId };
+  }
+
+  /** Queues a steer (admitted at the next checkpoint) or a follow-up (after the tools and steers) into the running turn. */
+  queueInput(lane: 'steer' | 'followUp', text: string, images: ImageContent[], expectedSessionId?: string): { inputId: string } {
+    this.#assertOpen();
+    if (expectedSessionId !== undefined) this.#assertExpected(expectedSessionId);
+    const live = this.#live;
+    if (!this.#run || !live) {
+      throw new XdogError(ErrorCodes.INVALID_STATE, `nothing is running in group ${this.name}, so there is nothing to ${lane === 'steer' ? 'steer' : 'follow up'}`, {
+        hint: 'send it as a prompt instead',
+      });
+    }
+    if (this.#pendingCount() >= LIMITS.clawQueuedInputs) throw this.#queueFull();
+    const inputId = `${lane === 'steer' ? 's' : 'f'}${this.#nextInputId++}`;
+    live.agent.queueInput(inputId, text, lane, images);
+    this.#publishState();
+    return { inputId };
+  }
+
+  queueList(): QueueItem[] {
+    const prompts: QueueItem[] = this.#prompts.map((item) => ({ id: item.id, lane: 'prompt', text: item.text, images: item.images.length, state: 'queued' }));
+    const inputs: QueueItem[] = (this.#live?.agent.pendingInputs() ?? []).map((input) => ({
+      id: input.id,
+      lane: input.lane,
+      text: input.text,
+      images: input.images.length,
+      state: input.state,
+    }));
+    return [...inputs, ...prompts];
+  }
+
+  /** Edits, removes or moves (within its lane) one pending input that has not been taken yet. */
+  queueChange(id: string, change: { edit: string } | { remove: true } | { move: 'up' | 'down' }): QueueItem[] {
+    const index = this.#prompts.findIndex((item) => item.id === id);
+    if (index >= 0) {
+      if ('edit' in change) this.#prompts[index] = { ...this.#prompts[index]!, text: change.edit };
+      else if ('remove' in change) this.#prompts.splice(index, 1);
+      else {
+        const target = index + (change.move === 'up' ? -1 : 1);
+        if (target < 0 || target >= this.#prompts.length) {
+          throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `input ${id} is already at the ${change.move === 'up' ? 'front' : 'back'} of the prompt queue`);
+        }
+        [this.#prompts[index], this.#prompts[target]] = [this.#prompts[target]!, this.#prompts[index]!];
+      }
+    } else {
+      const agent = this.#live?.agent;
+      if (!agent) throw new XdogError(ErrorCodes.NOT_FOUND, `no pending input "${id}" in group ${this.name}`, { hint: 'it may already have been taken; list the queue again' });
+      if ('edit' in change) agent.changeInput(id, 'edit', change.edit);
+      else if ('remove' in change) agent.changeInput(id, 'remove');
+      else agent.changeInput(id, 'move', change.move === 'up' ? -1 : 1);
+    }
+    this.#publishState();
+    return this.queueList();
+  }
+
+  /** Asks the running turn to stop (waiting prompts stay queued). */
+  abort(): { aborted: boolean } {
+    if (!this.#run || !this.#live) return { aborted: false };
+    this.#live.agent.abort();
+    return { aborted: true };
+  }
+
+  // ---- controls ------------------------------------------------------------
+
+  /**
+   * Runs a state-changing control: refused (BUSY) unless the group is idle,
+   * refused (STALE) unless `expected` is still the active session. The live
+   * agent is rebuilt from the store afterwards.
+   */
+  async control<T>(expected: string | null, change: () => Promise<T>): Promise<T> {
+    this.#assertOpen();
+    if (this.busy) {
+      throw new XdogError(ErrorCodes.BUSY, `group ${this.name} is busy (${this.#run ? 'a turn is running' : 'another control is running'}${this.#prompts.length ? `, ${this.#prompts.length} prompt(s) waiting` : ''})`, {
+        hint: 'wait until it is idle, or abort the turn first',
+      });
+    }
+    this.#assertExpected(expected);
+    this.#reserved = true;
+    try {
+      const result = await change();
+      await this.#dropLive();
+      this.#group = await this.#options.store.getGroup(this.name);
+      return result;
+    } finally {
+      this.#reserved = false;
+      this.#publishState();
+      this.#startNext();
+    }
+  }
+
+  /** Resolves a model id for this group's sessions; unknown models are refused, never replaced. */
+  resolveModel(model: string): ResolvedModel {
+    return this.#registry.resolve(model);
+  }
+
+  /** Checks a thinking level against a model's declared levels. */
+  checkThinking(level: string, model: string): void {
+    const problem = thinkingProblem(level, this.resolveModel(model));
+    if (problem) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, problem.message, { hint: problem.hint });
+  }
+
+  /** A new session with the group's configured model, thinking and skills (not the previous session's). */
+  newSessionOptions(name?: string | null): { model: string; thinking: string | null; skills: string[]; name: string | null; activate: true } {
+    const { config } = this.#options;
+    return { model: this.resolveModel(config.model).qualified, thinking: config.thinking ?? null, skills: config.skills ?? [], name: name ?? null, activate: true };
+  }
+
+  // ---- lifecycle -----------------------------------------------------------
+
+  /** Stops the running turn, waits for its writes, and releases the agent. Waiting prompts are dropped (they never ran). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#prompts.length = 0;
+    const run = this.#run;
+    if (run && this.#live) {
+      await this.#live.agent.cancelAndWait();
+      await run.done;
+    }
+    await this.#dropLive();
+    await this.#options.kernel.close();
+  }
+
+  // ---- internals -----------------------------------------------------------
+
+  #pendingCount(): number {
+    return this.#prompts.length + (this.#live?.agent.pendingInputs().filter((input) => input.state !== 'rejected').length ?? 0);
+  }
+
+  #queueFull(): XdogError {
+    return new XdogError(ErrorCodes.LIMIT_EXCEEDED, `group ${this.name} already has ${LIMITS.clawQueuedInputs} inputs waiting, the limit`, {
+      hint: 'wait for some to run, or remove some from the queue',
+    });
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new XdogError(ErrorCodes.UNAVAILABLE, `group ${this.name} is shutting down`, { hint: 'retry after the gateway restarted' });
+  }
+
+  #assertExpected(expected: string | null): void {
+    const active = this.#group.activeSessionId;
+    if (expected !== active) {
+      throw new XdogError(ErrorCodes.STALE, `the active session of group ${this.name} is ${active ?? 'none'}, not ${expected ?? 'none'}`, {
+        hint: 'it changed since you looked; read the group state again and decide anew',
+      });
+    }
+  }
+
+  async #createFirstSession(): Promise<string> {
+    const session = await this.#options.store.createSession(this.name, this.newSessionOptions(), { expectedActiveSessionId: null });
+    this.#group = await this.#options.store.getGroup(this.name);
+    this.#publishState();
+    return session.id;
+  }
+
+  #startRun(pending: PendingPrompt): void {
+    this.#reserved = true;
+    const sessionId = this.#group.activeSessionId!;
+    const run: ActiveRun = { sessionId, startedAt: this.#options.clock.now(), done: Promise.resolve() };
+    this.#run = run;
+    run.done = this.#execute(run, pending).finally(() => {
+      this.#run = undefined;
+      this.#reserved = false;
+      this.#publishState();
+      this.#startNext();
+    });
+    this.#publishState();
+  }
+
+  async #execute(run: ActiveRun, pending: PendingPrompt): Promise<void> {
+    let status = 'error';
+    let errorMessage: string | undefined;
+    try {
+      const live = await this.#liveSession(run.sessionId);
+      const input: string | UserMessage = pending.images.length
+        ? { role: 'user', content: [{ type: 'text', text: pending.text }, ...pending.images], timestamp: this.#options.clock.now() }
+        : pending.text;
+      const result = await live.agent.prompt(input).result();
+      await live.writer.flush();
+      status = result.status;
+      errorMessage = result.errorMessage;
+    } catch (error) {
+      errorMessage = describeError(error);
+      this.#options.log(`group ${this.name}: run failed: ${errorMessage}`);
+      // A failed write or build leaves the live agent out of step with the store: rebuild it next time.
+      await this.#dropLive();
+    }
+    this.#options.publish(run.sessionId, Notifications.runEnd, { group: this.name, sessionId: run.sessionId, status, ...(errorMessage ? { errorMessage } : {}) });
+  }
+
+  #startNext(): void {
+    if (this.#closed || this.#reserved) return;
+    const next = this.#prompts.shift();
+    if (next) this.#startRun(next);
+  }
+
+  /** The agent of the active session, built from the store on first use. */
+  async #liveSession(sessionId: string): Promise<LiveSession> {
+    if (this.#live?.sessionId === sessionId) return this.#live;
+    await this.#dropLive();
+    const { store, kernel, config, clock } = this.#options;
+    const context = await store.context(sessionId);
+    const model = this.resolveModel(context.state.model);
+    const thinking = context.state.thinking ?? undefined;
+    const agent = kernel.createAgent(
+      this.#registry.streamFn,
+      { model: model.qualified, systemPrompt: config.system_prompt, thinking },
+      { tools: selectTools(kernel.getAll(ToolContribution), config.enabled_tools, this.name), inputLimits: INPUT_LIMITS },
+    );
+    try {
+      const state = { model: model.qualified, usage: zeroUsage(), messages: context.messages, ...(config.system_prompt === undefined ? {} : { systemPrompt: config.system_prompt }), ...(thinking ? { thinking } : {}) };
+      agent.restoreParts(buildMetadata(state), context.messages);
+    } catch (error) {
+      await agent.close();
+      throw error;
+    }
+    const writer = new SessionWriter(agent, {
+      store,
+      group: this.name,
+      sessionId,
+      clock,
+      hasSummary: context.session.summary !== null,
+      relay: (event) => {
+        const wire = toWireEvent(event);
+        if (wire) this.#options.publish(sessionId, Notifications.event, { group: this.name, sessionId, event: wire });
+      },
+      onFailure: (error) => {
+        this.#options.log(`group ${this.name}: ${error.message}`);
+        agent.abort();
+      },
+    });
+    this.#live = { sessionId, agent, writer };
+    return this.#live;
+  }
+
+  async #dropLive(): Promise<void> {
+    const live = this.#live;
+    this.#live = undefined;
+    if (!live) return;
+    live.writer.dispose();
+    await live.agent.close();
+  }
+
+  #publishState(): void {
+    const { activeSessionId, revision } = this.#group;
+    this.#options.publish(null, Notifications.groupChanged, { group: this.name, activeSessionId, revision, busy: this.busy, queued: this.#pendingCount() });
+  }
+}
+
+/** The group's tools: `enabled_tools` by name (`[]` is none; absent is every contributed tool); an unknown name is a config error. */
+export function selectTools(tools: readonly AgentTool[], enabled: readonly string[] | undefined, group: string): AgentTool[] {
+  if (enabled === undefined) return [...tools];
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return enabled.map((name) => {
+    const tool = byName.get(name);
+    if (!tool) {
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.groups.${group}.enabled_tools names "${name}", which no installed plugin provides`, {
+        hint: `available: ${[...byName.keys()].sort().join(', ') || 'none'}`,
+      });
+    }
+    return tool;
+  });
+}
+
+export type { SessionRecord };

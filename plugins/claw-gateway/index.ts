@@ -1,0 +1,22 @@
+/**
+ * The claw gateway plugin: the daemon that owns groups and their sessions
+ * and serves clients over a Unix socket (docs/claw.md, docs/protocol.md).
+ * Selecting the plugin starts nothing; `runGatewayForeground()` (what
+ * `xdog claw gateway run` calls) or `Gateway.start()` does.
+ */
+import { definePlugin } from '../../core/index.js';
+
+export { Gateway, defaultGroupOf, resolveWorkspace, type GatewayOptions } from './gateway.js';
+export { GroupRuntime, selectTools } from './group-runtime.js';
+export { READY_MESSAGE, runGatewayForeground, runningGatewayPid, type ForegroundOptions } from './foreground.js';
+export { connectGateway, type ConnectOptions, type GatewayConnection } from './client.js';
+export { gatewayLocations, type GatewayLocations } from './locations.js';
+export { defaultStoreFile, openConfiguredStore, type OpenedStore } from './store.js';
+export { TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION } from './transcript.js';
+export { toWireEvent, type WireDelta, type WireEvent } from './wire-event.js';
+export * from './protocol.js';
+
+export default definePlugin({
+  name: 'claw-gateway',
+  provides: {},
+});

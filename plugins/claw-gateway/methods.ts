@@ -1,0 +1,162 @@
+/**
+ * The gateway's methods: params validated by the protocol schemas, the group
+ * resolved, then one call into a group runtime or the store. Reads are
+ * allowed while a group runs; changes go through `GroupRuntime.control`.
+ */
+import { z } from 'zod';
+import { ErrorCodes, XdogError } from '../../core/index.js';
+import type { SessionStore } from '../sessions/types.js';
+import type { GroupRuntime } from './group-runtime.js';
+import { MethodParams, type GatewayStatus, type MethodName, type ParamsOf } from './protocol.js';
+import type { Subscriber, Subscriptions } from './subscriptions.js';
+import type { TranscriptReader } from './transcript.js';
+
+/** What a method handler gets besides its params. */
+export type MethodConnection = Subscriber;
+
+export type MethodHandler = (params: unknown, connection: MethodConnection) => Promise<unknown>;
+
+export interface MethodContext {
+  groups: ReadonlyMap<string, GroupRuntime>;
+  defaultGroup: string | undefined;
+  store: SessionStore;
+  subscriptions: Subscriptions;
+  transcripts: TranscriptReader;
+  status(): GatewayStatus;
+}
+
+type Handlers = { [M in MethodName]: (params: ParamsOf<M>, connection: MethodConnection) => Promise<unknown> | unknown };
+
+function invalidParams(method: string, error: z.ZodError): XdogError {
+  const problems = error.issues.map((issue) => `${issue.path.join('.') || '(params)'}: ${issue.message}`);
+  return new XdogError(ErrorCodes.INVALID_ARGUMENT, `${method}: invalid params: ${problems.join('; ')}`, { hint: 'see docs/protocol.md for the method', details: { problems } });
+}
+
+/** Builds the handler table of every protocol method. */
+export function createMethods(context: MethodContext): Map<string, MethodHandler> {
+  const group = (name: string | undefined): GroupRuntime => {
+    const chosen = name ?? context.defaultGroup;
+    if (!chosen) {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'no group given and no default group', { hint: `name one of: ${[...context.groups.keys()].join(', ')} (or set claw.default_group)` });
+    }
+    const runtime = context.groups.get(chosen);
+    if (!runtime) throw new XdogError(ErrorCodes.NOT_FOUND, `no group named "${chosen}"`, { hint: `groups: ${[...context.groups.keys()].join(', ') || 'none'}; add it under claw.groups and restart the gateway` });
+    return runtime;
+  };
+  /** The session a read names, else the group's active one. */
+  const sessionOf = async (runtime: GroupRuntime, sessionId: string | undefined): Promise<string> => {
+    const id = sessionId ?? runtime.activeSessionId;
+    if (!id) throw new XdogError(ErrorCodes.NOT_FOUND, `group ${runtime.name} has no active session yet`, { hint: 'send a prompt or create one with session.new' });
+    const session = await context.store.getSession(id);
+    if (session.group !== runtime.name) throw new XdogError(ErrorCodes.NOT_FOUND, `session ${id} belongs to group ${session.group}, not ${runtime.name}`, { hint: 'name its own group' });
+    return id;
+  };
+  const activeOf = (runtime: GroupRuntime): string => {
+    const id = runtime.activeSessionId;
+    if (!id) throw new XdogError(ErrorCodes.NOT_FOUND, `group ${runtime.name} has no active session`, { hint: 'send a prompt or create one with session.new' });
+    return id;
+  };
+  const { store } = context;
+  const expectationFor = (method: string, expected: string | null | undefined): string | null => {
+    if (expected === undefined) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `${method}: a change needs expectedSessionId`, { hint: 'pass the active session id you saw (null if none)' });
+    return expected;
+  };
+
+  const handlers: Handlers = {
+    'gateway.status': () => context.status(),
+    'group.list': () => [...context.groups.values()].map((runtime) => runtime.status()),
+    'group.status': (params) => group(params.group).status(),
+
+    prompt: (params) => group(params.group).prompt(params.text, params.images ?? [], params.idempotencyKey, params.expectedSessionId),
+    steer: (params) => group(params.group).queueInput('steer', params.text, params.images ?? [], params.expectedSessionId),
+    follow_up: (params) => group(params.group).queueInput('followUp', params.text, params.images ?? [], params.expectedSessionId),
+    'queue.list': (params) => group(params.group).queueList(),
+    'queue.edit': (params) => group(params.group).queueChange(params.id, { edit: params.text }),
+    'queue.remove': (params) => group(params.group).queueChange(params.id, { remove: true }),
+    'queue.move': (params) => group(params.group).queueChange(params.id, { move: params.direction }),
+    abort: (params) => group(params.group).abort(),
+
+    subscribe: async (params, connection) => {
+      const runtime = group(params.group);
+      if (params.sessionId) await sessionOf(runtime, params.sessionId);
+      return { subscriptionId: context.subscriptions.add(connection, runtime.name, params.sessionId), group: runtime.status() };
+    },
+    unsubscribe: (params, connection) => {
+      context.subscriptions.remove(params.subscriptionId, connection);
+      return {};
+    },
+
+    'session.new': (params) => {
+      const runtime = group(params.group);
+      return runtime.control(params.expectedSessionId, () => store.createSession(runtime.name, runtime.newSessionOptions(params.name), { expectedActiveSessionId: params.expectedSessionId }));
+    },
+    'session.resume': async (params) => {
+      const runtime = group(params.group);
+      await sessionOf(runtime, params.sessionId);
+      return runtime.control(params.expectedSessionId, async () => {
+        await store.activate(runtime.name, params.sessionId, { expectedActiveSessionId: params.expectedSessionId });
+        return store.getSession(params.sessionId);
+      });
+    },
+    'session.fork': (params) => {
+      const runtime = group(params.group);
+      return runtime.control(params.expectedSessionId, () => store.fork(activeOf(runtime), params.index, { expectedActiveSessionId: params.expectedSessionId }));
+    },
+    'session.goto': (params) => {
+      const runtime = group(params.group);
+      return runtime.control(params.expectedSessionId, () => store.goto(activeOf(runtime), params.index));
+    },
+    'session.branch': (params) => {
+      const runtime = group(params.group);
+      return runtime.control(params.expectedSessionId, () => store.branch(activeOf(runtime), params.entryId));
+    },
+    'session.name': async (params) => {
+      const runtime = group(params.group);
+      const sessionId = await sessionOf(runtime, params.sessionId);
+      return runtime.control(params.expectedSessionId, () => store.setName(sessionId, params.name));
+    },
+    'session.archive': async (params) => {
+      const runtime = group(params.group);
+      await sessionOf(runtime, params.sessionId);
+      return runtime.control(params.expectedSessionId, () => store.archive(params.sessionId));
+    },
+    'session.list': (params) => store.listSessions(group(params.group).name, { includeArchived: params.includeArchived, limit: params.limit, offset: params.offset }),
+    'session.search': (params) => store.searchSessions(group(params.group).name, params.query, { includeArchived: params.includeArchived, limit: params.limit }),
+    'session.show': async (params) => {
+      const sessionId = await sessionOf(group(params.group), params.sessionId);
+      const [session, state, checkpoints] = await Promise.all([store.getSession(sessionId), store.getState(sessionId), store.checkpoints(sessionId)]);
+      return { session, state, checkpoints };
+    },
+    'session.tree': async (params) => store.tree(await sessionOf(group(params.group), params.sessionId)),
+    'session.model': async (params) => {
+      const runtime = group(params.group);
+      const sessionId = activeOf(runtime);
+      if (params.model === undefined) return { model: (await store.getState(sessionId)).model };
+      const model = runtime.resolveModel(params.model).qualified;
+      return runtime.control(expectationFor('session.model', params.expectedSessionId), async () => ({ model: (await store.updateState(sessionId, { model })).model }));
+    },
+    'session.thinking': async (params) => {
+      const runtime = group(params.group);
+      const sessionId = activeOf(runtime);
+      const state = await store.getState(sessionId);
+      if (params.thinking === undefined) return { thinking: state.thinking };
+      if (params.thinking !== null) runtime.checkThinking(params.thinking, state.model);
+      return runtime.control(expectationFor('session.thinking', params.expectedSessionId), async () => ({ thinking: (await store.updateState(sessionId, { thinking: params.thinking })).thinking }));
+    },
+
+    'transcript.read': async (params) => context.transcripts.read(await sessionOf(group(params.group), params.sessionId), params.offset, params.untilEntryId),
+    'usage.summary': (params) => store.usageSummary({ group: params.group === undefined ? undefined : group(params.group).name, sessionId: params.sessionId, since: params.since }),
+  };
+
+  const methods = new Map<string, MethodHandler>();
+  for (const name of Object.keys(MethodParams) as MethodName[]) {
+    const schema = MethodParams[name] as z.ZodType;
+    const handler = handlers[name] as (params: unknown, connection: MethodConnection) => unknown;
+    methods.set(name, async (raw, connection) => {
+      const parsed = schema.safeParse(raw ?? {});
+      if (!parsed.success) throw invalidParams(name, parsed.error);
+      return handler(parsed.data, connection);
+    });
+  }
+  return methods;
+}

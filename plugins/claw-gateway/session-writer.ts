@@ -1,0 +1,120 @@
+/**
+ * Persists one agent's committed messages into its session, in order, and
+ * relays its events to clients only after what they report is durable: a
+ * client never sees a message the store could lose in a crash.
+ *
+ * Listeners of an Agent are synchronous, so every event goes into one
+ * promise chain. The agent's own hooks wait on that chain where it matters:
+ * before each tool runs (the assistant message that asked for it is stored
+ * first) and before each model call (tool results and inputs are stored
+ * first), so a crash never leaves effects without their record.
+ */
+import {
+  ErrorCodes,
+  XdogError,
+  describeError,
+  tapHook,
+  type Agent,
+  type AgentEvent,
+  type Clock,
+  type Disposer,
+  type Message,
+} from '../../core/index.js';
+import { LIMITS } from '../../core/limits.js';
+import type { SessionStore } from '../sessions/types.js';
+
+export interface SessionWriterOptions {
+  store: SessionStore;
+  group: string;
+  sessionId: string;
+  clock: Clock;
+  /** Called, in order, with each event once what it reports is stored. */
+  relay(event: AgentEvent): void;
+  /** Told when a write fails; the run is aborted (the transcript must not diverge from the store). */
+  onFailure(error: XdogError): void;
+}
+
+/** The first user text of a session, as a one-line title. */
+export function summaryOf(message: Message): string | undefined {
+  if (message.role !== 'user') return undefined;
+  const text = typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
+  const line = text.replace(/[\p{Cc}\p{Cf}\s]+/gu, ' ').trim();
+  if (!line) return undefined;
+  return line.length > LIMITS.clawSessionSummaryChars ? `${line.slice(0, LIMITS.clawSessionSummaryChars - 1)}…` : line;
+}
+
+export class SessionWriter {
+  readonly #options: SessionWriterOptions;
+  #chain: Promise<void> = Promise.resolve();
+  #failure?: XdogError;
+  #needsSummary: boolean;
+  #turnStartedAt = 0;
+  readonly #disposers: Disposer[] = [];
+
+  constructor(agent: Agent, options: SessionWriterOptions & { hasSummary: boolean }) {
+    this.#options = options;
+    this.#needsSummary = !options.hasSummary;
+    this.#disposers.push(agent.subscribe((event) => this.#enqueue(event)));
+    this.#disposers.push(tapHook(agent.hooks.beforeToolCall, 'claw-gateway', async () => {
+      await this.flush();
+      return undefined;
+    }));
+    this.#disposers.push(tapHook(agent.hooks.context, 'claw-gateway', async (messages: Message[]) => {
+      await this.flush();
+      return messages;
+    }));
+  }
+
+  /** Resolves when every event so far is stored and relayed; throws the first write failure. */
+  async flush(): Promise<void> {
+    await this.#chain;
+    if (this.#failure) throw this.#failure;
+  }
+
+  dispose(): void {
+    for (const dispose of this.#disposers.splice(0)) dispose();
+  }
+
+  #enqueue(event: AgentEvent): void {
+    if (event.type === 'turn_start' || (event.type === 'message_start' && event.message.role === 'assistant')) this.#turnStartedAt = this.#options.clock.now();
+    this.#chain = this.#chain.then(() => this.#handle(event));
+  }
+
+  async #handle(event: AgentEvent): Promise<void> {
+    if (this.#failure) return;
+    try {
+      if (event.type === 'message_end') await this.#store(event.message);
+    } catch (error) {
+      this.#failure = new XdogError(ErrorCodes.STORE_CORRUPT, `storing a message of session ${this.#options.sessionId} failed: ${describeError(error)}`, {
+        cause: error,
+        hint: 'the run was stopped; check the store file and the gateway log',
+      });
+      this.#options.onFailure(this.#failure);
+      return;
+    }
+    this.#options.relay(event);
+  }
+
+  async #store(message: Message): Promise<void> {
+    const { store, sessionId, group, clock } = this.#options;
+    await store.append(sessionId, [{ kind: 'message', payload: { message } }]);
+    if (message.role === 'assistant') {
+      await store.recordUsage({
+        group,
+        sessionId,
+        model: message.model,
+        usage: message.usage,
+        cost: null,
+        durationMs: Math.max(0, clock.now() - this.#turnStartedAt),
+        at: clock.now(),
+      });
+    }
+    if (this.#needsSummary) {
+      const summary = summaryOf(message);
+      if (summary) {
+        this.#needsSummary = false;
+        await store.setSummary(sessionId, summary);
+      }
+    }
+  }
+}
