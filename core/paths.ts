@@ -2,8 +2,8 @@
 import os from 'node:os';
 import path from 'node:path';
 
-function xdgDir(variable: string, fallback: string[]): string {
-  const value = process.env[variable];
+function xdgDir(variable: string, fallback: string[], env: NodeJS.ProcessEnv = process.env): string {
+  const value = env[variable];
   return value && path.isAbsolute(value) ? value : path.join(os.homedir(), ...fallback);
 }
 
@@ -28,16 +28,16 @@ export function configFilePath(explicit?: string): string {
 }
 
 /** `$XDG_STATE_HOME/xdog` (default `~/.local/state/xdog`): logs and pid files. */
-export function stateDir(): string {
-  return path.join(xdgDir('XDG_STATE_HOME', ['.local', 'state']), 'xdog');
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(xdgDir('XDG_STATE_HOME', ['.local', 'state'], env), 'xdog');
 }
 
 /**
  * The private runtime directory for sockets and tokens: `$XDG_RUNTIME_DIR/xdog`,
  * else `<tmpdir>/xdog-<uid>` (the owner makes it 0700 and checks it is theirs).
  */
-export function runtimeDir(): string {
-  const value = process.env.XDG_RUNTIME_DIR;
+export function runtimeDir(env: NodeJS.ProcessEnv = process.env): string {
+  const value = env.XDG_RUNTIME_DIR;
   if (value && path.isAbsolute(value)) return path.join(value, 'xdog');
   return path.join(os.tmpdir(), `xdog-${os.userInfo().uid}`);
 }

@@ -17,10 +17,10 @@ export interface GatewayLocations {
   logFile: string;
 }
 
-/** The default locations: `$XDG_RUNTIME_DIR/xdog/claw/` and `$XDG_STATE_HOME/xdog/claw/`. */
-export function gatewayLocations(): GatewayLocations {
-  const run = path.join(runtimeDir(), 'claw');
-  const state = path.join(stateDir(), 'claw');
+/** The default locations: `$XDG_RUNTIME_DIR/xdog/claw/` and `$XDG_STATE_HOME/xdog/claw/` (of `env`). */
+export function gatewayLocations(env: NodeJS.ProcessEnv = process.env): GatewayLocations {
+  const run = path.join(runtimeDir(env), 'claw');
+  const state = path.join(stateDir(env), 'claw');
   return {
     runtimeDir: run,
     socket: path.join(run, 'gateway.sock'),
