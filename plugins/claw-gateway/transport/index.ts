@@ -4,3 +4,4 @@
  * a token `hello` handshake. See docs/protocol.md, "Transport".
  */
 export { ensurePrivateDir, readOrCreateToken, readToken } from './private-files.js';
+export { LineFramer, type LineFramerEvents } from './line-framer.js';
