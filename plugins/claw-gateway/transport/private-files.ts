@@ -33,7 +33,7 @@ export function ensurePrivateDir(dir: string): void {
     fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
   } catch (error) {
     const code = errnoCode(error);
-    const what = code === 'ELOOP' ? 'is a symlink' : code === 'ENOTDIR' ? 'is not a directory' : `cannot be opened (${code})`;
+    const what = fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() ? 'is a symlink' : code === 'ENOTDIR' ? 'is not a directory' : `cannot be opened (${code})`;
     throw new XdogError(ErrorCodes.INVALID_STATE, `the gateway's private directory ${dir} ${what}`, {
       hint: `remove ${dir} or point XDG_RUNTIME_DIR at a directory you own`,
     });

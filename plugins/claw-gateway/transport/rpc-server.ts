@@ -80,6 +80,8 @@ export class RpcServer {
   readonly #options: RpcServerOptions;
   readonly #rpc: JSONRPCServer<ServerConnection>;
   readonly #connections = new Set<ServerConnection>();
+  /** Connections over the limit, told so and on their way out. */
+  readonly #refused = new Set<net.Socket>();
   readonly #log: (line: string) => void;
   #server: net.Server | undefined;
   #socketIno: number | undefined;
@@ -151,6 +153,7 @@ export class RpcServer {
     this.#server = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const connection of [...this.#connections]) connection.destroy();
+    for (const socket of [...this.#refused]) socket.destroy();
     await closed;
     try {
       if (fs.statSync(this.#options.socketPath).ino === this.#socketIno) fs.unlinkSync(this.#options.socketPath);
@@ -182,7 +185,11 @@ export class RpcServer {
         `the gateway already serves ${LIMITS.clawConnections} connections, its limit`,
         'close another client and try again',
       );
+      // Read and drop what it sends, so its end is seen and the socket closes at once.
+      socket.resume();
       socket.end(`${JSON.stringify(errorResponse(null, refusal))}\n`);
+      this.#refused.add(socket);
+      socket.once('close', () => this.#refused.delete(socket));
       setTimeout(() => socket.destroy(), 1000).unref();
       return;
     }
