@@ -165,6 +165,8 @@ export const LIMITS = Object.freeze({
   clawLeaseSeconds: 30,
   /** claw: the gateway log file, in bytes, before it is rotated to `gateway.log.1`. */
   clawLogBytes: 8 * MiB,
+  /** claw: the client name a connection gives in `hello`, in characters. */
+  clawClientNameChars: 64,
 });
 
 export type LimitName = keyof typeof LIMITS;

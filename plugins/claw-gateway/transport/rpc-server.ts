@@ -1,0 +1,308 @@
+/**
+ * The gateway's JSON-RPC server on a Unix socket. json-rpc-2.0 dispatches
+ * requests and shapes responses; this class owns the socket, the NDJSON
+ * framing, the `hello` handshake and the limits. A bad frame or a failing
+ * handler is answered on its own connection and never touches another one.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import {
+  createJSONRPCErrorResponse,
+  createJSONRPCSuccessResponse,
+  isJSONRPCID,
+  isJSONRPCRequest,
+  JSONRPCServer,
+  type JSONRPCError,
+  type JSONRPCErrorResponse,
+  type JSONRPCID,
+  type JSONRPCResponse,
+} from 'json-rpc-2.0';
+import { z } from 'zod';
+import { ErrorCodes, XdogError, describeError } from '../../../core/errors.js';
+import { LIMITS } from '../../../core/limits.js';
+import { decodeFrame, oversizedFrameMessage } from './frames.js';
+import { LineFramer } from './line-framer.js';
+import { ServerConnection, type RpcConnection } from './rpc-connection.js';
+import { RpcErrorCodes, rpcError, toRpcError } from './rpc-errors.js';
+import { ensurePrivateDir } from './private-files.js';
+import { assertSocketPathFits, probeSocket } from './socket-path.js';
+
+/** A method handler. Requests on one connection run concurrently. */
+export type RpcHandler = (params: unknown, connection: RpcConnection) => Promise<unknown>;
+
+export interface RpcServerOptions {
+  socketPath: string;
+  /** The token `hello` must carry (see readOrCreateToken). */
+  token: string;
+  /** The protocol version; a client speaking another one is refused. */
+  protocolVersion: number;
+  /** Capability flags `hello` advertises. */
+  capabilities: string[];
+  /** The methods besides `hello`; `hello` advertises their names. */
+  methods: Map<string, RpcHandler>;
+  /** The gateway's version, reported in `hello`. */
+  serverVersion: string;
+  /** Where internal errors and dropped connections are reported (the gateway log). */
+  log?: (line: string) => void;
+}
+
+/** What `hello` answers. */
+export interface HelloResult {
+  protocol: number;
+  capabilities: string[];
+  methods: string[];
+  server: { pid: number; version: string };
+}
+
+const HelloParamsSchema = z.object({
+  token: z.string().max(256),
+  protocol: z.number().int().positive(),
+  client: z
+    .string()
+    .max(LIMITS.clawClientNameChars)
+    .refine((name) => !/[\p{Cc}\p{Cf}]/u.test(name), 'must not contain control or format characters')
+    .optional(),
+});
+
+function sameToken(given: string, expected: string): boolean {
+  // Hash both so the comparison is constant-time whatever the lengths.
+  const digest = (value: string) => crypto.createHash('sha256').update(value).digest();
+  return crypto.timingSafeEqual(digest(given), digest(expected));
+}
+
+function errorResponse(id: JSONRPCID, error: JSONRPCError): JSONRPCErrorResponse {
+  return createJSONRPCErrorResponse(id, error.code, error.message, error.data);
+}
+
+export class RpcServer {
+  readonly #options: RpcServerOptions;
+  readonly #rpc: JSONRPCServer<ServerConnection>;
+  readonly #connections = new Set<ServerConnection>();
+  /** Connections over the limit, told so and on their way out. */
+  readonly #refused = new Set<net.Socket>();
+  readonly #log: (line: string) => void;
+  #server: net.Server | undefined;
+  #socketIno: number | undefined;
+  #nextId = 1;
+
+  constructor(options: RpcServerOptions) {
+    if (options.methods.has('hello')) {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'the RPC server provides `hello` itself; remove it from the methods');
+    }
+    this.#options = options;
+    this.#log = options.log ?? (() => {});
+    this.#rpc = new JSONRPCServer<ServerConnection>({ errorListener: (message, data) => this.#log(`${message} ${describeError(data)}`) });
+    this.#rpc.mapErrorToJSONRPCErrorResponse = (id, error) => {
+      if (!(error instanceof XdogError)) this.#log(`internal error answering request ${String(id)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return errorResponse(id, toRpcError(error, 'the gateway'));
+    };
+    this.#rpc.handleMethodNotFound = async (request) =>
+      request.id === undefined
+        ? null
+        : errorResponse(
+            request.id,
+            rpcError(RpcErrorCodes.METHOD_NOT_FOUND, ErrorCodes.UNSUPPORTED, `the gateway has no method ${request.method}`, 'hello lists the methods this gateway offers'),
+          );
+    for (const [name, handler] of options.methods) {
+      this.#rpc.addMethodAdvanced(name, async (request, connection) => {
+        try {
+          const result = await handler(request.params, connection);
+          return request.id === undefined ? null : createJSONRPCSuccessResponse(request.id, result ?? null);
+        } catch (error) {
+          if (!(error instanceof XdogError)) this.#log(`internal error in ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          return request.id === undefined ? null : errorResponse(request.id, toRpcError(error, name));
+        }
+      });
+    }
+  }
+
+  /** Connections currently open (authenticated or not). */
+  get connectionCount(): number {
+    return this.#connections.size;
+  }
+
+  /**
+   * Listens on the socket. A socket file nobody answers on is stale and is
+   * replaced; one another server answers on is refused with CONFLICT.
+   */
+  async listen(): Promise<void> {
+    if (this.#server) throw new XdogError(ErrorCodes.INVALID_STATE, 'the RPC server is already listening');
+    const { socketPath } = this.#options;
+    assertSocketPathFits(socketPath);
+    ensurePrivateDir(path.dirname(socketPath));
+    const server = net.createServer((socket) => this.#accept(socket));
+    try {
+      await listenOn(server, socketPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      await this.#replaceStaleSocket(socketPath);
+      await listenOn(server, socketPath);
+    }
+    server.on('error', (error) => this.#log(`socket server error: ${describeError(error)}`));
+    fs.chmodSync(socketPath, 0o600);
+    this.#socketIno = fs.statSync(socketPath).ino;
+    this.#server = server;
+  }
+
+  /** Stops listening, cuts every connection and removes the socket file (if it is still ours). */
+  async close(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const connection of [...this.#connections]) connection.destroy();
+    for (const socket of [...this.#refused]) socket.destroy();
+    await closed;
+    try {
+      if (fs.statSync(this.#options.socketPath).ino === this.#socketIno) fs.unlinkSync(this.#options.socketPath);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  async #replaceStaleSocket(socketPath: string): Promise<void> {
+    const stat = fs.lstatSync(socketPath);
+    if (!stat.isSocket()) {
+      throw new XdogError(ErrorCodes.CONFLICT, `${socketPath} exists and is not a socket`, { hint: `remove it if nothing needs it` });
+    }
+    if (await probeSocket(socketPath)) {
+      throw new XdogError(ErrorCodes.CONFLICT, `another gateway is already listening on ${socketPath}`, {
+        hint: 'stop it with `xdog claw gateway stop` or check it with `xdog claw gateway status`',
+      });
+    }
+    fs.unlinkSync(socketPath);
+  }
+
+  #accept(socket: net.Socket): void {
+    // EPIPE, ECONNRESET and friends end this connection only ('close' follows).
+    socket.on('error', (error) => this.#log(`connection error: ${describeError(error)}`));
+    if (this.#connections.size >= LIMITS.clawConnections) {
+      const refusal = rpcError(
+        RpcErrorCodes.SERVER_ERROR,
+        ErrorCodes.UNAVAILABLE,
+        `the gateway already serves ${LIMITS.clawConnections} connections, its limit`,
+        'close another client and try again',
+      );
+      // Read and drop what it sends, so its end is seen and the socket closes at once.
+      socket.resume();
+      socket.end(`${JSON.stringify(errorResponse(null, refusal))}\n`);
+      this.#refused.add(socket);
+      socket.once('close', () => this.#refused.delete(socket));
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
+    const connection = new ServerConnection(this.#nextId++, socket, (error) => this.#log(`close listener failed: ${describeError(error)}`));
+    this.#connections.add(connection);
+    const helloTimer = setTimeout(() => {
+      if (!connection.authenticated) connection.close(`no hello within ${LIMITS.clawHelloTimeoutSeconds} s`);
+    }, LIMITS.clawHelloTimeoutSeconds * 1000);
+    helloTimer.unref();
+    connection.onClose(() => {
+      clearTimeout(helloTimer);
+      this.#connections.delete(connection);
+      if (connection.closeReason) this.#log(`connection ${connection.id} closed: ${connection.closeReason}`);
+    });
+    const framer = new LineFramer(LIMITS.clawFrameBytes, {
+      line: (line) => this.#receive(connection, line),
+      oversized: (seen) => this.#reply(connection, errorResponse(null, rpcError(RpcErrorCodes.INVALID_REQUEST, ErrorCodes.LIMIT_EXCEEDED, oversizedFrameMessage(seen), 'send less at once'))),
+    });
+    socket.on('data', (chunk: Buffer) => {
+      if (!connection.closed) framer.push(chunk);
+    });
+  }
+
+  #receive(connection: ServerConnection, line: Buffer): void {
+    const decoded = decodeFrame(line);
+    if (!decoded.ok) {
+      this.#reply(connection, createJSONRPCErrorResponse(null, RpcErrorCodes.PARSE_ERROR, `parse error: ${decoded.reason}`, { code: ErrorCodes.INVALID_ARGUMENT }));
+      return;
+    }
+    const message = decoded.value;
+    if (Array.isArray(message)) {
+      this.#reply(connection, errorResponse(null, rpcError(RpcErrorCodes.INVALID_REQUEST, ErrorCodes.INVALID_ARGUMENT, 'batches are not supported', 'send one request per line')));
+      return;
+    }
+    if (typeof message !== 'object' || message === null) {
+      this.#reply(connection, errorResponse(null, rpcError(RpcErrorCodes.INVALID_REQUEST, ErrorCodes.INVALID_ARGUMENT, 'a frame must be a JSON-RPC 2.0 object')));
+      return;
+    }
+    const id = isJSONRPCID((message as { id?: unknown }).id) ? (message as { id: JSONRPCID }).id : null;
+    const isRequest = isJSONRPCRequest(message);
+    if (isRequest && message.method === 'hello') {
+      if (message.id === undefined) return; // a notification gets no answer
+      this.#reply(connection, this.#hello(connection, message.id, message.params));
+      if (!connection.authenticated) connection.close('hello refused');
+      return;
+    }
+    if (!connection.authenticated) {
+      if (isRequest && message.id === undefined) return;
+      this.#reply(connection, errorResponse(id, rpcError(RpcErrorCodes.SERVER_ERROR, ErrorCodes.UNAUTHENTICATED, 'say hello with the gateway token first', 'the first request on a connection must be hello')));
+      return;
+    }
+    // Not awaited: a long call must not hold up the requests behind it.
+    this.#rpc.receive(message as never, connection).then(
+      (response) => {
+        if (response) this.#reply(connection, response as JSONRPCResponse);
+      },
+      (error: unknown) => this.#log(`dispatch failed: ${describeError(error)}`),
+    );
+  }
+
+  #hello(connection: ServerConnection, id: JSONRPCID, params: unknown): JSONRPCResponse {
+    if (connection.authenticated) {
+      return errorResponse(id, rpcError(RpcErrorCodes.SERVER_ERROR, ErrorCodes.INVALID_STATE, 'this connection already said hello'));
+    }
+    const parsed = HelloParamsSchema.safeParse(params);
+    if (!parsed.success) {
+      const where = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'params'}: ${issue.message}`).join('; ');
+      return errorResponse(id, rpcError(RpcErrorCodes.INVALID_PARAMS, ErrorCodes.INVALID_ARGUMENT, `invalid hello: ${where}`, 'hello takes { token, protocol, client? }'));
+    }
+    const { token, protocol, client } = parsed.data;
+    if (!sameToken(token, this.#options.token)) {
+      return errorResponse(id, rpcError(RpcErrorCodes.SERVER_ERROR, ErrorCodes.UNAUTHENTICATED, 'wrong gateway token', 'read the token from the gateway token file; it changes when the runtime directory is cleared'));
+    }
+    if (protocol !== this.#options.protocolVersion) {
+      return errorResponse(
+        id,
+        rpcError(
+          RpcErrorCodes.SERVER_ERROR,
+          ErrorCodes.UNSUPPORTED,
+          `this client speaks protocol ${protocol}, the gateway speaks protocol ${this.#options.protocolVersion}`,
+          'run the same xdog version for both: restart the gateway (`xdog claw gateway stop`, then `xdog claw gateway start`)',
+        ),
+      );
+    }
+    connection.authenticated = true;
+    connection.client = client;
+    const result: HelloResult = {
+      protocol: this.#options.protocolVersion,
+      capabilities: [...this.#options.capabilities],
+      methods: [...this.#options.methods.keys()].sort(),
+      server: { pid: process.pid, version: this.#options.serverVersion },
+    };
+    return createJSONRPCSuccessResponse(id, result);
+  }
+
+  /** Sends a response; one too large for a frame is replaced by an error saying so. */
+  #reply(connection: ServerConnection, response: JSONRPCResponse): void {
+    try {
+      connection.send(response, 'the answer');
+    } catch (error) {
+      if (!XdogError.is(error, ErrorCodes.LIMIT_EXCEEDED)) throw error;
+      connection.send(errorResponse(response.id, toRpcError(error, 'the answer')), 'an error');
+    }
+  }
+}
+
+function listenOn(server: net.Server, socketPath: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(socketPath, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,509 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ErrorCodes, XdogError } from '../../../core/errors.js';
+import { LIMITS } from '../../../core/limits.js';
+import {
+  LineFramer,
+  RpcClient,
+  RpcServer,
+  ensurePrivateDir,
+  readOrCreateToken,
+  readToken,
+  type RpcHandler,
+} from '../../../plugins/claw-gateway/transport/index.js';
+import { tempDir } from '../../support/temp.js';
+
+const TOKEN = 'a'.repeat(64);
+const PROTOCOL = 1;
+const MiB = 1024 * 1024;
+
+const servers: RpcServer[] = [];
+const clients: RpcClient[] = [];
+const sockets: net.Socket[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  for (const socket of sockets.splice(0)) socket.destroy();
+  for (const server of servers.splice(0)) await server.close();
+});
+
+function socketPath(): string {
+  return path.join(tempDir('xdog-rpc-'), 'run', 'gateway.sock');
+}
+
+async function startServer(methods: Record<string, RpcHandler>, at = socketPath()): Promise<{ server: RpcServer; socketPath: string }> {
+  const server = new RpcServer({
+    socketPath: at,
+    token: TOKEN,
+    protocolVersion: PROTOCOL,
+    capabilities: ['session-control:1'],
+    methods: new Map(Object.entries(methods)),
+    serverVersion: '9.9.9',
+  });
+  await server.listen();
+  servers.push(server);
+  return { server, socketPath: at };
+}
+
+async function connect(at: string, token = TOKEN): Promise<RpcClient> {
+  const client = await RpcClient.connect({ socketPath: at, token, client: 'test', protocolVersion: PROTOCOL, timeoutMs: 10_000 });
+  clients.push(client);
+  return client;
+}
+
+/** A socket speaking raw NDJSON, to send what a well-behaved client never would. */
+class RawPeer {
+  readonly socket: net.Socket;
+  readonly #lines: unknown[] = [];
+  readonly #waiters: Array<(value: unknown) => void> = [];
+  #buffer = '';
+  closed: Promise<void>;
+
+  constructor(socket: net.Socket) {
+    this.socket = socket;
+    sockets.push(socket);
+    socket.setEncoding('utf8');
+    socket.on('error', () => {});
+    socket.on('data', (text: string) => {
+      this.#buffer += text;
+      let newline: number;
+      while ((newline = this.#buffer.indexOf('\n')) !== -1) {
+        const value = JSON.parse(this.#buffer.slice(0, newline));
+        this.#buffer = this.#buffer.slice(newline + 1);
+        const waiter = this.#waiters.shift();
+        if (waiter) waiter(value);
+        else this.#lines.push(value);
+      }
+    });
+    this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
+  }
+
+  static async open(at: string): Promise<RawPeer> {
+    const socket = net.createConnection(at);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
+    return new RawPeer(socket);
+  }
+
+  send(frame: unknown): void {
+    this.socket.write(typeof frame === 'string' || Buffer.isBuffer(frame) ? frame : `${JSON.stringify(frame)}\n`);
+  }
+
+  next(): Promise<any> {
+    const line = this.#lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  async request(id: number, method: string, params?: unknown): Promise<any> {
+    this.send({ jsonrpc: '2.0', id, method, params });
+    return this.next();
+  }
+
+  async hello(token = TOKEN): Promise<any> {
+    return this.request(0, 'hello', { token, protocol: PROTOCOL, client: 'raw' });
+  }
+}
+
+const echo: RpcHandler = async (params) => params;
+
+describe('hello', () => {
+  it('with the right token answers the protocol, capabilities, methods and server', async () => {
+    const { socketPath: at } = await startServer({ echo, 'session.list': echo });
+    const client = await connect(at);
+    expect(client.hello).toEqual({
+      protocol: PROTOCOL,
+      capabilities: ['session-control:1'],
+      methods: ['echo', 'session.list'],
+      server: { pid: process.pid, version: '9.9.9' },
+    });
+    expect(await client.call('echo', { n: 1 })).toEqual({ n: 1 });
+  });
+
+  it('refuses a wrong token and closes only that connection', async () => {
+    const { socketPath: at, server } = await startServer({ echo });
+    const good = await connect(at);
+    await expect(connect(at, 'b'.repeat(64))).rejects.toMatchObject({ code: ErrorCodes.UNAUTHENTICATED, message: 'wrong gateway token' });
+
+    const raw = await RawPeer.open(at);
+    const answer = await raw.hello('wrong');
+    expect(answer).toMatchObject({ id: 0, error: { code: -32000, data: { code: 'UNAUTHENTICATED' } } });
+    await raw.closed;
+
+    expect(await good.call('echo', 'still here')).toBe('still here');
+    expect(server.connectionCount).toBe(1);
+  });
+
+  it('refuses another protocol version with UNSUPPORTED', async () => {
+    const { socketPath: at } = await startServer({ echo });
+    const error = await RpcClient.connect({ socketPath: at, token: TOKEN, protocolVersion: PROTOCOL + 1, timeoutMs: 10_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCodes.UNSUPPORTED });
+    expect((error as XdogError).message).toContain(`the gateway speaks protocol ${PROTOCOL}`);
+  });
+
+  it('refuses any request before hello, without closing the connection', async () => {
+    let ran = 0;
+    const { socketPath: at } = await startServer({ echo: async (p) => (ran++, p) });
+    const raw = await RawPeer.open(at);
+    const refused = await raw.request(1, 'echo', 'x');
+    expect(refused).toMatchObject({ id: 1, error: { code: -32000, data: { code: 'UNAUTHENTICATED' } } });
+    raw.send({ jsonrpc: '2.0', method: 'echo', params: 'notification' }); // ignored: no answer, not run
+    expect((await raw.hello()).result.methods).toEqual(['echo']);
+    expect(await raw.request(2, 'echo', 'y')).toMatchObject({ id: 2, result: 'y' });
+    expect(ran).toBe(1);
+  });
+
+  it('refuses a second hello on the same connection', async () => {
+    const { socketPath: at } = await startServer({ echo });
+    const raw = await RawPeer.open(at);
+    await raw.hello();
+    expect(await raw.hello()).toMatchObject({ error: { data: { code: 'INVALID_STATE' } } });
+  });
+
+  it('rejects invalid hello params with -32602 and closes', async () => {
+    const { socketPath: at } = await startServer({ echo });
+    const raw = await RawPeer.open(at);
+    const answer = await raw.request(0, 'hello', { token: TOKEN, protocol: 'one', client: 'bad\u0007name' });
+    expect(answer.error.code).toBe(-32602);
+    expect(answer.error.message).toContain('protocol');
+    expect(answer.error.message).toContain('client');
+    await raw.closed;
+  });
+});
+
+describe('frames', () => {
+  it('answers a malformed line with a parse error and keeps the connection', async () => {
+    const { socketPath: at } = await startServer({ echo });
+    const raw = await RawPeer.open(at);
+    await raw.hello();
+    raw.send('{"jsonrpc": "2.0", "id": 5, "method": \n');
+    expect(await raw.next()).toMatchObject({ id: null, error: { code: -32700 } });
+    raw.send('null\n');
+    expect(await raw.next()).toMatchObject({ id: null, error: { code: -32600 } });
+    raw.send('[{"jsonrpc":"2.0","id":1,"method":"echo"}]\n');
+    expect(await raw.next()).toMatchObject({ id: null, error: { code: -32600, message: 'batches are not supported' } });
+    raw.send(Buffer.from([0x22, 0xff, 0xfe, 0x22, 0x0a]));
+    expect(await raw.next()).toMatchObject({ id: null, error: { code: -32700, message: 'parse error: the frame is not valid UTF-8' } });
+    expect(await raw.request(6, 'echo', 'after')).toMatchObject({ id: 6, result: 'after' });
+  });
+
+  it('refuses a 10 MiB line while the same and another connection keep working, and another client keeps its stream', async () => {
+    const streamed = 1000;
+    const { socketPath: at } = await startServer({
+      echo,
+      stream: async (_params, connection) => {
+        for (let i = 0; i < streamed; i++) {
+          connection.notify('tick', { i });
+          if (i % 10 === 0) await nextTurn();
+        }
+        return streamed;
+      },
+    });
+    const watcher = await connect(at);
+    const ticks: number[] = [];
+    watcher.on('tick', (params) => ticks.push((params as { i: number }).i));
+
+    const raw = await RawPeer.open(at);
+    await raw.hello();
+    const streaming = watcher.call('stream');
+    raw.send(`{"jsonrpc":"2.0","id":7,"method":"echo","params":"${'x'.repeat(10 * MiB)}"}\n`);
+    const refusal = await raw.next();
+    expect(refusal).toMatchObject({ id: null, error: { code: -32600, data: { code: 'LIMIT_EXCEEDED' } } });
+    expect(refusal.error.message).toContain(`${LIMITS.clawFrameBytes}-byte frame limit`);
+
+    expect(await raw.request(8, 'echo', 'same connection')).toMatchObject({ id: 8, result: 'same connection' });
+    expect(await streaming).toBe(streamed);
+    expect(ticks).toEqual(Array.from({ length: streamed }, (_, i) => i));
+    expect(await watcher.call('echo', 'other connection')).toBe('other connection');
+  });
+
+  it('refuses an answer too large for a frame with LIMIT_EXCEEDED instead of sending it', async () => {
+    const { socketPath: at } = await startServer({ big: async () => 'x'.repeat(LIMITS.clawFrameBytes + 1), echo });
+    const client = await connect(at);
+    await expect(client.call('big')).rejects.toMatchObject({ code: ErrorCodes.LIMIT_EXCEEDED });
+    expect(await client.call('echo', 1)).toBe(1);
+  });
+});
+
+describe('methods', () => {
+  it('answers an unknown method with -32601', async () => {
+    const { socketPath: at } = await startServer({ echo });
+    const raw = await RawPeer.open(at);
+    await raw.hello();
+    expect(await raw.request(1, 'nope')).toMatchObject({ id: 1, error: { code: -32601, data: { code: 'UNSUPPORTED' } } });
+  });
+
+  it('carries XdogError code and hint, maps INVALID_ARGUMENT to -32602 and hides other errors', async () => {
+    const { socketPath: at } = await startServer({
+      busy: async () => {
+        throw new XdogError(ErrorCodes.BUSY, 'group main is running', { hint: 'wait or abort' });
+      },
+      invalid: async () => {
+        throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'bad name');
+      },
+      crash: async () => {
+        throw new Error('secret internals at /home/x');
+      },
+    });
+    const client = await connect(at);
+    await expect(client.call('busy')).rejects.toMatchObject({ code: 'BUSY', message: 'group main is running', hint: 'wait or abort' });
+    const raw = await RawPeer.open(at);
+    await raw.hello();
+    expect(await raw.request(1, 'invalid')).toMatchObject({ error: { code: -32602, message: 'bad name', data: { code: 'INVALID_ARGUMENT' } } });
+    const crash = await raw.request(2, 'crash');
+    expect(crash.error).toMatchObject({ code: -32603, data: { code: 'INTERNAL' } });
+    expect(JSON.stringify(crash)).not.toContain('secret');
+  });
+
+  it('runs requests on one connection concurrently', async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { socketPath: at } = await startServer({
+      wait: async () => {
+        await released;
+        return 'waited';
+      },
+      release: async () => {
+        release();
+        return 'released';
+      },
+    });
+    const client = await connect(at);
+    const waiting = client.call('wait');
+    expect(await client.call('release')).toBe('released');
+    expect(await waiting).toBe('waited');
+  });
+
+  it('runs a client notification only when a handler exists', async () => {
+    const seen: unknown[] = [];
+    const { socketPath: at } = await startServer({ note: async (p) => seen.push(p), echo });
+    const raw = await RawPeer.open(at);
+    await raw.hello();
+    raw.send({ jsonrpc: '2.0', method: 'note', params: 1 });
+    raw.send({ jsonrpc: '2.0', method: 'unknown', params: 2 });
+    expect(await raw.request(3, 'echo', 'sync')).toMatchObject({ id: 3 });
+    expect(seen).toEqual([1]);
+  });
+});
+
+describe('client', () => {
+  it('refuses a method the gateway did not advertise without sending it', async () => {
+    const at = socketPath();
+    ensurePrivateDir(path.dirname(at));
+    const received: string[] = [];
+    // A stand-in gateway that records every frame it gets.
+    const fake = net.createServer((socket) => {
+      let buffer = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (text: string) => {
+        buffer += text;
+        let newline: number;
+        while ((newline = buffer.indexOf('\n')) !== -1) {
+          const request = JSON.parse(buffer.slice(0, newline));
+          buffer = buffer.slice(newline + 1);
+          received.push(request.method);
+          const result = request.method === 'hello' ? { protocol: PROTOCOL, capabilities: [], methods: ['echo'], server: { pid: 1, version: 'x' } } : request.params;
+          socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: request.id, result })}\n`);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => fake.listen(at, resolve));
+    try {
+      const client = await connect(at);
+      await expect(client.call('session.delete', {})).rejects.toMatchObject({ code: ErrorCodes.UNSUPPORTED });
+      expect(await client.call('echo', 'ok')).toBe('ok');
+      expect(received).toEqual(['hello', 'echo']);
+      client.close();
+    } finally {
+      await new Promise<void>((resolve) => fake.close(() => resolve()));
+    }
+  });
+
+  it('fails a pending call with UNAVAILABLE when the connection closes, and never resends it', async () => {
+    let runs = 0;
+    const { socketPath: at } = await startServer({
+      hang: async (_params, connection) => {
+        runs++;
+        setImmediate(() => connection.close());
+        return new Promise(() => {});
+      },
+    });
+    const client = await connect(at);
+    const error = await client.call('hang').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCodes.UNAVAILABLE });
+    expect((error as XdogError).message).toBe('the connection to the gateway closed before the answer arrived');
+    expect((error as XdogError).hint).toContain('ask the gateway for state');
+    expect(client.closed).toBe(true);
+    await expect(client.call('hang')).rejects.toMatchObject({ code: ErrorCodes.UNAVAILABLE });
+    expect(runs).toBe(1);
+  });
+
+  it('says no gateway is running when the socket does not exist or refuses', async () => {
+    const at = socketPath();
+    const error = await connect(at).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCodes.UNAVAILABLE, message: `no gateway is running at ${at}` });
+    expect((error as XdogError).hint).toContain('xdog claw gateway start');
+  });
+});
+
+describe('server', () => {
+  it('serves at most LIMITS.clawConnections connections; an extra one is told why and closed', async () => {
+    const { socketPath: at, server } = await startServer({ echo });
+    const held = await Promise.all(Array.from({ length: LIMITS.clawConnections }, () => RawPeer.open(at)));
+    await held[0]!.hello();
+    const error = await connect(at).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCodes.UNAVAILABLE });
+    expect((error as XdogError).message).toContain(`${LIMITS.clawConnections} connections`);
+    expect(await held[0]!.request(1, 'echo', 'served')).toMatchObject({ result: 'served' });
+
+    held[1]!.socket.destroy();
+    await held[1]!.closed;
+    while (server.connectionCount >= LIMITS.clawConnections) await nextTurn();
+    expect(await (await connect(at)).call('echo', 'room again')).toBe('room again');
+  });
+
+  it('disconnects a client that never reads once its backlog passes the limit, while others continue', async () => {
+    const chunk = 'x'.repeat(64 * 1024);
+    let flood: Promise<{ sent: number; closed: boolean }> | undefined;
+    const { socketPath: at } = await startServer({
+      echo,
+      flood: async (_params, connection) => {
+        flood = (async () => {
+          let sent = 0;
+          // Bounded so a broken limit fails the test instead of hanging it.
+          while (sent < 2000 && connection.notify('chunk', chunk)) {
+            sent++;
+            if (sent % 16 === 0) await nextTurn();
+          }
+          return { sent, closed: connection.closed };
+        })();
+        return 'flooding';
+      },
+    });
+    const other = await connect(at);
+    const slow = await RawPeer.open(at);
+    await slow.hello();
+    slow.send({ jsonrpc: '2.0', id: 1, method: 'flood' });
+    slow.socket.pause();
+    while (!flood) await nextTurn();
+    const result = await flood;
+    expect(result.closed).toBe(true);
+    expect(result.sent).toBeLessThan(2000);
+    expect(result.sent * chunk.length).toBeGreaterThan(LIMITS.clawClientBacklogBytes - chunk.length);
+    expect(await other.call('echo', 'unaffected')).toBe('unaffected');
+  });
+
+  it('replaces a stale socket file and refuses to start beside a live server', async () => {
+    const at = socketPath();
+    ensurePrivateDir(path.dirname(at));
+    const killed = spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(at)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(fs.lstatSync(at).isSocket()).toBe(true);
+
+    await startServer({ echo }, at);
+    expect(await (await connect(at)).call('echo', 'fresh')).toBe('fresh');
+    const second = new RpcServer({ socketPath: at, token: TOKEN, protocolVersion: PROTOCOL, capabilities: [], methods: new Map(), serverVersion: '1' });
+    await expect(second.listen()).rejects.toMatchObject({ code: ErrorCodes.CONFLICT });
+    expect(await clients[0]!.call('echo', 'first still serves')).toBe('first still serves');
+  });
+
+  it('makes the socket 0600 and removes it on close', async () => {
+    const { server, socketPath: at } = await startServer({ echo });
+    expect(fs.statSync(at).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(at)).mode & 0o777).toBe(0o700);
+    await server.close();
+    expect(fs.existsSync(at)).toBe(false);
+  });
+});
+
+describe('private files', () => {
+  it('creates the runtime directory 0700, tightens our own and refuses a symlink', () => {
+    const root = tempDir('xdog-priv-');
+    const dir = path.join(root, 'a', 'run');
+    ensurePrivateDir(dir);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    fs.chmodSync(dir, 0o755);
+    ensurePrivateDir(dir);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    const link = path.join(root, 'link');
+    fs.symlinkSync(dir, link);
+    expect(() => ensurePrivateDir(link)).toThrow(/is a symlink/);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('refuses a directory or token owned by another user', () => {
+    const dir = path.join(tempDir('xdog-priv-'), 'run');
+    ensurePrivateDir(dir);
+    fs.chownSync(dir, 65534, 65534);
+    expect(() => ensurePrivateDir(dir)).toThrow(/belongs to uid 65534/);
+    const file = path.join(tempDir('xdog-priv-'), 'token');
+    readOrCreateToken(file);
+    fs.chownSync(file, 65534, 65534);
+    expect(() => readToken(file)).toThrow(/belongs to uid 65534/);
+  });
+
+  it('creates a 0600 random token once and reads it back', () => {
+    const dir = tempDir('xdog-priv-');
+    const file = path.join(dir, 'token');
+    const token = readOrCreateToken(file);
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(readOrCreateToken(file)).toBe(token);
+    expect(readToken(file)).toBe(token);
+    expect(readOrCreateToken(path.join(dir, 'other'))).not.toBe(token);
+    expect(fs.readdirSync(dir).sort()).toEqual(['other', 'token']);
+  });
+
+  it('refuses a group-readable or malformed token file, and names a missing one', () => {
+    const dir = tempDir('xdog-priv-');
+    const file = path.join(dir, 'token');
+    readOrCreateToken(file);
+    fs.chmodSync(file, 0o640);
+    expect(() => readToken(file)).toThrow(/readable by others \(mode 640\)/);
+    expect(() => readOrCreateToken(file)).toThrow(XdogError);
+    fs.writeFileSync(path.join(dir, 'short'), 'abc\n', { mode: 0o600 });
+    expect(() => readOrCreateToken(path.join(dir, 'short'))).toThrow(/not a 64-character hex token/);
+    const missing = path.join(dir, 'missing');
+    let error: unknown;
+    try {
+      readToken(missing);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ code: ErrorCodes.UNAVAILABLE, message: `there is no gateway token at ${missing}` });
+    expect((error as XdogError).hint).toContain('xdog claw gateway start');
+  });
+});
+
+describe('LineFramer', () => {
+  function frame(max: number, chunks: string[]): Array<string | number> {
+    const out: Array<string | number> = [];
+    const framer = new LineFramer(max, { line: (line) => out.push(line.toString()), oversized: (seen) => out.push(seen) });
+    for (const chunk of chunks) framer.push(Buffer.from(chunk));
+    return out;
+  }
+
+  it('joins lines split across chunks and skips empty lines and \\r', () => {
+    expect(frame(10, ['ab', 'c\n\nd', 'e\r\n'])).toEqual(['abc', 'de']);
+  });
+
+  it('reports an oversized line once, discards it up to its newline and reads on', () => {
+    expect(frame(4, ['ok\n12', '345', '6789', '0\nnext\n'])).toEqual(['ok', 5, 'next']);
+    expect(frame(4, ['1234\n12345\n'])).toEqual(['1234', 5]);
+  });
+
+  it('never holds more than the limit of a partial line', () => {
+    const framer = new LineFramer(8, { line: () => {}, oversized: () => {} });
+    framer.push(Buffer.from('12345678'));
+    expect(framer.pendingBytes).toBe(8);
+    framer.push(Buffer.from('9'));
+    expect(framer.pendingBytes).toBe(0);
+    framer.push(Buffer.from('still discarding'));
+    expect(framer.pendingBytes).toBe(0);
+  });
+});
