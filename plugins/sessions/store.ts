@@ -59,33 +59,33 @@ export class TypeormSessionStore implements SessionStore {
     if (this.closed) throw new XdogError(ErrorCodes.CLOSED, 'the session store is closed');
   }
 
-  private read<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+  private async read<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     this.open();
     return this.db.read(work);
   }
 
-  private write<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+  private async write<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     this.open();
     return this.db.transaction(work);
   }
 
   // groups
 
-  ensureGroup(group: string): Promise<GroupRecord> {
+  async ensureGroup(group: string): Promise<GroupRecord> {
     return this.write((sql) => catalog.ensureGroup(sql, group, this.now()));
   }
 
-  getGroup(group: string): Promise<GroupRecord> {
+  async getGroup(group: string): Promise<GroupRecord> {
     return this.read((sql) => catalog.requireGroup(sql, group));
   }
 
-  listGroups(): Promise<GroupRecord[]> {
+  async listGroups(): Promise<GroupRecord[]> {
     return this.read((sql) => catalog.listGroups(sql));
   }
 
   // catalog
 
-  createSession(group: string, options: NewSessionOptions, expectation?: Expectation): Promise<SessionRecord> {
+  async createSession(group: string, options: NewSessionOptions, expectation?: Expectation): Promise<SessionRecord> {
     const { name, ...state } = catalog.checkNewSessionOptions(options);
     if (options.activate && !expectation) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'activating the new session needs the expected active-session id');
     return this.write(async (sql) => {
@@ -98,25 +98,25 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  getSession(sessionId: string): Promise<SessionRecord> {
+  async getSession(sessionId: string): Promise<SessionRecord> {
     return this.read((sql) => catalog.requireSession(sql, sessionId));
   }
 
-  listSessions(group: string, options?: catalog.PageOptions): Promise<SessionRecord[]> {
+  async listSessions(group: string, options?: catalog.PageOptions): Promise<SessionRecord[]> {
     return this.read(async (sql) => {
       await catalog.requireGroup(sql, group);
       return catalog.listSessions(sql, group, options);
     });
   }
 
-  searchSessions(group: string, query: string, options?: { includeArchived?: boolean; limit?: number }): Promise<SessionRecord[]> {
+  async searchSessions(group: string, query: string, options?: { includeArchived?: boolean; limit?: number }): Promise<SessionRecord[]> {
     return this.read(async (sql) => {
       await catalog.requireGroup(sql, group);
       return catalog.searchSessions(sql, group, query, options);
     });
   }
 
-  setName(sessionId: string, name: string | null): Promise<SessionRecord> {
+  async setName(sessionId: string, name: string | null): Promise<SessionRecord> {
     const checked = checkSessionName(name);
     return this.write(async (sql) => {
       await catalog.requireSession(sql, sessionId);
@@ -125,7 +125,7 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  setSummary(sessionId: string, summary: string | null): Promise<void> {
+  async setSummary(sessionId: string, summary: string | null): Promise<void> {
     const checked = checkSummary(summary);
     return this.write(async (sql) => {
       await catalog.requireSession(sql, sessionId);
@@ -133,7 +133,7 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  archive(sessionId: string): Promise<SessionRecord> {
+  async archive(sessionId: string): Promise<SessionRecord> {
     return this.write(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const group = await catalog.requireGroup(sql, session.group);
@@ -143,7 +143,7 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  activate(group: string, sessionId: string, expectation: Expectation): Promise<GroupRecord> {
+  async activate(group: string, sessionId: string, expectation: Expectation): Promise<GroupRecord> {
     return this.write(async (sql) => {
       const found = await catalog.requireGroup(sql, group);
       const session = await catalog.requireSession(sql, sessionId);
@@ -156,11 +156,11 @@ export class TypeormSessionStore implements SessionStore {
 
   // tree
 
-  append(sessionId: string, entries: readonly EntryInput[]): Promise<Entry[]> {
+  async append(sessionId: string, entries: readonly EntryInput[]): Promise<Entry[]> {
     return this.write(async (sql) => tree.appendEntries(sql, await catalog.requireSession(sql, sessionId), entries, this.now()));
   }
 
-  context(sessionId: string): Promise<SessionContext> {
+  async context(sessionId: string): Promise<SessionContext> {
     return this.read(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const state = await readState(sql, sessionId);
@@ -169,25 +169,25 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  path(sessionId: string): Promise<Entry[]> {
+  async path(sessionId: string): Promise<Entry[]> {
     return this.read(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       return (await tree.pathRows(sql, sessionId, session.leafEntryId)).map(toEntry);
     });
   }
 
-  tree(sessionId: string): Promise<TreeNode[]> {
+  async tree(sessionId: string): Promise<TreeNode[]> {
     return this.read(async (sql) => tree.sessionTree(sql, await catalog.requireSession(sql, sessionId)));
   }
 
-  checkpoints(sessionId: string): Promise<Checkpoint[]> {
+  async checkpoints(sessionId: string): Promise<Checkpoint[]> {
     return this.read(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       return checkpointsOf(pathMessages(await tree.pathRows(sql, sessionId, session.leafEntryId)));
     });
   }
 
-  fork(sessionId: string, index: number, expectation?: Expectation): Promise<SessionRecord> {
+  async fork(sessionId: string, index: number, expectation?: Expectation): Promise<SessionRecord> {
     return this.write(async (sql) => {
       const source = await catalog.requireSession(sql, sessionId);
       const group = await catalog.requireGroup(sql, source.group);
@@ -202,7 +202,7 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  goto(sessionId: string, index: number): Promise<SessionRecord> {
+  async goto(sessionId: string, index: number): Promise<SessionRecord> {
     return this.write(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const target = await tree.gotoTarget(sql, session, index);
@@ -211,7 +211,7 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  branch(sessionId: string, entryId: number): Promise<SessionRecord> {
+  async branch(sessionId: string, entryId: number): Promise<SessionRecord> {
     return this.write(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const target = await tree.branchTarget(sql, session, entryId);
@@ -220,7 +220,7 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  closeInterruptedToolCalls(sessionId: string): Promise<Entry[]> {
+  async closeInterruptedToolCalls(sessionId: string): Promise<Entry[]> {
     return this.write(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const now = this.now();
@@ -231,14 +231,14 @@ export class TypeormSessionStore implements SessionStore {
 
   // state
 
-  getState(sessionId: string): Promise<SessionState> {
+  async getState(sessionId: string): Promise<SessionState> {
     return this.read(async (sql) => {
       await catalog.requireSession(sql, sessionId);
       return readState(sql, sessionId);
     });
   }
 
-  updateState(sessionId: string, patch: Partial<SessionState>): Promise<SessionState> {
+  async updateState(sessionId: string, patch: Partial<SessionState>): Promise<SessionState> {
     const checked = checkStatePatch(patch);
     return this.write(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
@@ -252,7 +252,7 @@ export class TypeormSessionStore implements SessionStore {
 
   // usage ledger
 
-  recordUsage(row: UsageInput): Promise<void> {
+  async recordUsage(row: UsageInput): Promise<void> {
     const checked = ledger.checkUsage(row);
     return this.write(async (sql) => {
       await catalog.requireGroup(sql, checked.group);
@@ -261,13 +261,13 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  usageSummary(filter?: UsageFilter): Promise<UsageTotals[]> {
+  async usageSummary(filter?: UsageFilter): Promise<UsageTotals[]> {
     return this.read((sql) => ledger.usageTotals(sql, filter));
   }
 
   // idempotency
 
-  recordInputKey(group: string, key: string, sessionId: string): Promise<boolean> {
+  async recordInputKey(group: string, key: string, sessionId: string): Promise<boolean> {
     const checked = ledger.checkInputKey(key);
     return this.write(async (sql) => {
       await catalog.requireGroup(sql, group);
@@ -278,7 +278,7 @@ export class TypeormSessionStore implements SessionStore {
 
   // leases
 
-  acquireLease(group: string, owner: LeaseOwner, now: number): Promise<LeaseRecord> {
+  async acquireLease(group: string, owner: LeaseOwner, now: number): Promise<LeaseRecord> {
     const checked = leases.checkLeaseOwner(owner);
     return this.write(async (sql) => {
       await catalog.requireGroup(sql, group);
@@ -286,11 +286,11 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  releaseLeases(ownerId: string): Promise<void> {
+  async releaseLeases(ownerId: string): Promise<void> {
     return this.write((sql) => leases.release(sql, ownerId));
   }
 
-  getLease(group: string): Promise<LeaseRecord | undefined> {
+  async getLease(group: string): Promise<LeaseRecord | undefined> {
     return this.read((sql) => leases.findLease(sql, group));
   }
 
