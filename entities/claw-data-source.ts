@@ -1,0 +1,125 @@
+/**
+ * Opens the claw store: a typeorm DataSource on SQLite (better-sqlite3) with
+ * WAL, `synchronous=FULL` (a committed transaction survives power loss),
+ * foreign keys and a busy timeout. The file is checked with
+ * `PRAGMA integrity_check` before anything reads it: a damaged store is
+ * refused with STORE_CORRUPT naming the file, never reset. Migrations run on
+ * open, each in the one transaction of the batch.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DataSource } from 'typeorm';
+import { ErrorCodes, XdogError, dataDir } from '../core/index.js';
+import { CLAW_ENTITIES } from './claw-entities.js';
+import { CLAW_MIGRATIONS } from './migrations/1764547200000-claw-initial.js';
+
+/** Where the claw store lives. */
+export interface ClawStoreLocation {
+  type: 'sqlite';
+  file: string;
+}
+
+/** How long a statement waits for another connection's write lock, in ms. */
+const BUSY_TIMEOUT_MS = 5_000;
+/** Problems quoted from integrity_check before "and N more". */
+const QUOTED_PROBLEMS = 3;
+
+/** `$XDG_DATA_HOME/xdog/claw/claw.db`. */
+export function defaultClawStoreFile(): string {
+  return path.join(dataDir(), 'claw', 'claw.db');
+}
+
+/** The store location a `claw.store` config section names (default: SQLite at defaultClawStoreFile()). */
+export function clawStoreLocation(store: { type: 'sqlite'; path?: string } | undefined): ClawStoreLocation {
+  return { type: 'sqlite', file: store?.path ? path.resolve(store.path) : defaultClawStoreFile() };
+}
+
+function corrupt(file: string, problem: string, cause?: unknown): XdogError {
+  return new XdogError(ErrorCodes.STORE_CORRUPT, `the claw store ${file} is damaged: ${problem}`, {
+    hint: `stop every gateway using it and restore ${file} from a backup (xdog never resets a damaged store); its -wal and -shm files belong with it`,
+    cause,
+  });
+}
+
+function isCorruption(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
+}
+
+/** Creates the store's directory (0700) and an empty file (0600) when they are missing. */
+function prepareFile(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+/** The part of a better-sqlite3 connection used before typeorm takes it. */
+interface RawSqlite {
+  pragma(source: string): unknown;
+  close(): void;
+}
+
+/** Pragmas and the integrity check, run on the raw connection before typeorm uses it. */
+function prepareDatabase(file: string) {
+  return (db: RawSqlite): void => {
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      const rows = db.pragma('integrity_check') as { integrity_check: string }[];
+      const problems = rows.map((row) => row.integrity_check).filter((text) => text !== 'ok');
+      if (problems.length) {
+        const more = problems.length > QUOTED_PROBLEMS ? ` (and ${problems.length - QUOTED_PROBLEMS} more)` : '';
+        throw corrupt(file, `integrity_check found ${problems.slice(0, QUOTED_PROBLEMS).join('; ')}${more}`);
+      }
+    } catch (error) {
+      db.close();
+      if (XdogError.is(error)) throw error;
+      if (isCorruption(error)) throw corrupt(file, (error as Error).message, error);
+      throw error;
+    }
+  };
+}
+
+/**
+ * Opens (creating when missing) the claw store and brings its schema up to
+ * date. Throws STORE_CORRUPT for a damaged file or one that is not a
+ * database, UNAVAILABLE when the file cannot be opened.
+ */
+export async function openClawDataSource(location: ClawStoreLocation): Promise<DataSource> {
+  const file = path.resolve(location.file);
+  const dataSource = new DataSource({
+    type: 'better-sqlite3',
+    database: file,
+    timeout: BUSY_TIMEOUT_MS,
+    prepareDatabase: prepareDatabase(file),
+    entities: CLAW_ENTITIES,
+    migrations: CLAW_MIGRATIONS,
+    migrationsTableName: 'claw_migrations',
+    synchronize: false,
+    logging: false,
+  });
+  try {
+    prepareFile(file);
+    await dataSource.initialize();
+  } catch (error) {
+    if (XdogError.is(error)) throw error;
+    if (isCorruption(error)) throw corrupt(file, (error as Error).message, error);
+    throw new XdogError(ErrorCodes.UNAVAILABLE, `cannot open the claw store ${file}: ${(error as Error).message}`, {
+      hint: 'check that the directory exists and is writable by you',
+      cause: error,
+    });
+  }
+  try {
+    await dataSource.runMigrations({ transaction: 'all' });
+  } catch (error) {
+    await dataSource.destroy();
+    const cause = (error as { driverError?: unknown }).driverError ?? error;
+    if (isCorruption(cause)) throw corrupt(file, (cause as Error).message, error);
+    throw new XdogError(ErrorCodes.UNAVAILABLE, `cannot migrate the claw store ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  return dataSource;
+}

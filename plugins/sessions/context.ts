@@ -1,0 +1,61 @@
+/**
+ * The model context of a path: its messages root → leaf with the latest
+ * compaction applied (its summary as a leading user message, then the kept
+ * messages from `firstKeptEntryId` on) and branch summaries as user messages.
+ * Works on raw rows and parses only the payloads it uses, so a long session
+ * costs one JSON.parse per message that reaches the model.
+ */
+import type { Message, UserMessage } from '../../core/index.js';
+import type { PathMessage } from './checkpoints.js';
+import type { EntryRow } from './rows.js';
+import type { EntryPayloads } from './types.js';
+
+export function compactionSummaryMessage(summary: string, timestamp: number): UserMessage {
+  return { role: 'user', content: [{ type: 'text', text: `Summary of the earlier part of this conversation (compacted):\n\n${summary}` }], timestamp };
+}
+
+export function branchSummaryMessage(summary: string, timestamp: number): UserMessage {
+  return { role: 'user', content: [{ type: 'text', text: `Summary of a branch this conversation came back from:\n\n${summary}` }], timestamp };
+}
+
+/** Messages and their entry ids (null for synthesized summary messages), from a root → leaf path. */
+export function contextMessages(path: readonly EntryRow[]): { messages: Message[]; entryIds: (number | null)[] } {
+  const messages: Message[] = [];
+  const entryIds: (number | null)[] = [];
+  let start = 0;
+  let compaction = -1;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i]!.kind === 'compaction') {
+      compaction = i;
+      break;
+    }
+  }
+  if (compaction >= 0) {
+    const row = path[compaction]!;
+    const payload = JSON.parse(row.payload) as EntryPayloads['compaction'];
+    messages.push(compactionSummaryMessage(payload.summary, Number(row.created_at)));
+    entryIds.push(null);
+    const kept = payload.firstKeptEntryId === null ? -1 : path.findIndex((entry) => Number(entry.id) === payload.firstKeptEntryId);
+    start = kept >= 0 && kept < compaction ? kept : compaction + 1;
+  }
+  for (let i = start; i < path.length; i++) {
+    const row = path[i]!;
+    if (row.kind === 'message') {
+      messages.push((JSON.parse(row.payload) as EntryPayloads['message']).message);
+      entryIds.push(Number(row.id));
+    } else if (row.kind === 'branch_summary') {
+      messages.push(branchSummaryMessage((JSON.parse(row.payload) as EntryPayloads['branch_summary']).summary, Number(row.created_at)));
+      entryIds.push(null);
+    }
+  }
+  return { messages, entryIds };
+}
+
+/** Every message entry of a path (compactions ignored): what checkpoints number. */
+export function pathMessages(path: readonly EntryRow[]): PathMessage[] {
+  const result: PathMessage[] = [];
+  for (const row of path) {
+    if (row.kind === 'message') result.push({ entryId: Number(row.id), message: (JSON.parse(row.payload) as EntryPayloads['message']).message });
+  }
+  return result;
+}

@@ -1,0 +1,30 @@
+/** Validation of entry payloads at the store's boundary (they are stored as JSON and read back without checks). */
+import { z } from 'zod';
+import { ErrorCodes, MessageSchema, XdogError } from '../../core/index.js';
+import type { EntryInput, EntryKind } from './types.js';
+
+const entryId = z.number().int().positive();
+
+const PAYLOADS: Record<EntryKind, z.ZodType> = {
+  message: z.object({ message: MessageSchema }).strict(),
+  compaction: z
+    .object({ summary: z.string(), firstKeptEntryId: entryId.nullable(), tokensBefore: z.number().int().nonnegative().optional(), details: z.unknown().optional() })
+    .strict(),
+  branch_summary: z.object({ fromEntryId: entryId, summary: z.string() }).strict(),
+  model_change: z.object({ model: z.string().min(1) }).strict(),
+  thinking_change: z.object({ thinking: z.string().min(1).nullable() }).strict(),
+  label: z.object({ targetEntryId: entryId, label: z.string().nullable() }).strict(),
+  custom: z.object({ type: z.string().min(1), data: z.unknown() }).strict(),
+};
+
+/** Returns the entry with its payload validated; INVALID_ARGUMENT names the entry's position and the problem. */
+export function checkEntryInput(entry: EntryInput, position: number): EntryInput {
+  const schema = PAYLOADS[entry?.kind as EntryKind];
+  if (!schema) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry ${position + 1}: unknown kind ${JSON.stringify(entry?.kind)}`);
+  const parsed = schema.safeParse(entry.payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry ${position + 1} (${entry.kind}): ${issue.path.join('.') || 'payload'}: ${issue.message}`);
+  }
+  return { kind: entry.kind, payload: parsed.data } as EntryInput;
+}

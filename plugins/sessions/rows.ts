@@ -1,0 +1,85 @@
+/** Raw database rows of the session store and their conversion to the contract's records. */
+import type { Entry, EntryKind, GroupRecord, SessionRecord, SessionState } from './types.js';
+
+export interface GroupRow {
+  name: string;
+  active_session_id: string | null;
+  revision: number | string;
+}
+
+export interface SessionRow {
+  id: string;
+  group_name: string;
+  name: string | null;
+  summary: string | null;
+  parent_session_id: string | null;
+  fork_entry_id: number | null;
+  leaf_entry_id: number | null;
+  archived: boolean | number;
+  message_count: number | string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+/** An entry row; `payload` is the JSON text, parsed only when needed. */
+export interface EntryRow {
+  id: number;
+  session_id: string;
+  parent_id: number | null;
+  kind: EntryKind;
+  payload: string;
+  created_at: number | string;
+}
+
+export interface StateRow {
+  model: string;
+  thinking: string | null;
+  skills: string;
+  plan: string | null;
+  extension_entries: string;
+}
+
+export const SESSION_COLUMNS =
+  'id, group_name, name, summary, parent_session_id, fork_entry_id, leaf_entry_id, archived, message_count, created_at, updated_at';
+export const ENTRY_COLUMNS = 'id, session_id, parent_id, kind, payload, created_at';
+
+export function toGroup(row: GroupRow): GroupRecord {
+  return { name: row.name, activeSessionId: row.active_session_id, revision: Number(row.revision) };
+}
+
+export function toSession(row: SessionRow): SessionRecord {
+  return {
+    id: row.id,
+    group: row.group_name,
+    name: row.name,
+    summary: row.summary,
+    parentSessionId: row.parent_session_id,
+    forkEntryId: row.fork_entry_id === null ? null : Number(row.fork_entry_id),
+    leafEntryId: row.leaf_entry_id === null ? null : Number(row.leaf_entry_id),
+    archived: Boolean(row.archived),
+    messageCount: Number(row.message_count),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+export function toEntry(row: EntryRow): Entry {
+  return {
+    id: Number(row.id),
+    sessionId: row.session_id,
+    parentId: row.parent_id === null ? null : Number(row.parent_id),
+    kind: row.kind,
+    payload: JSON.parse(row.payload),
+    createdAt: Number(row.created_at),
+  } as Entry;
+}
+
+export function toState(row: StateRow): SessionState {
+  return {
+    model: row.model,
+    thinking: row.thinking,
+    skills: JSON.parse(row.skills) as string[],
+    plan: row.plan === null ? null : JSON.parse(row.plan),
+    extensionEntries: JSON.parse(row.extension_entries) as Record<string, unknown>,
+  };
+}

@@ -1,0 +1,308 @@
+/**
+ * TypeormSessionStore: the SessionStore contract on a typeorm DataSource.
+ * Every method is one serialized operation; every method that changes more
+ * than one row is one transaction. The modules beside it each hold one job
+ * (catalog, tree, context, checkpoints, names, state, ledger, leases).
+ */
+import type { DataSource } from 'typeorm';
+import { ErrorCodes, XdogError, type Clock } from '../../core/index.js';
+import * as catalog from './catalog.js';
+import { checkpointsOf } from './checkpoints.js';
+import { contextMessages, pathMessages } from './context.js';
+import * as leases from './leases.js';
+import * as ledger from './ledger.js';
+import { checkSessionName, checkSummary } from './names.js';
+import { toEntry } from './rows.js';
+import { StoreDatabase, type Sql } from './sql.js';
+import { applyPatch, checkStatePatch, readState, writeState } from './state.js';
+import * as tree from './tree.js';
+import type {
+  Checkpoint,
+  Entry,
+  EntryInput,
+  Expectation,
+  GroupRecord,
+  LeaseOwner,
+  LeaseRecord,
+  NewSessionOptions,
+  SessionContext,
+  SessionRecord,
+  SessionState,
+  SessionStore,
+  TreeNode,
+  UsageFilter,
+  UsageInput,
+  UsageTotals,
+} from './types.js';
+
+export interface SessionStoreOptions {
+  /** Time source for created/updated times (tests pass a fake). */
+  clock?: Clock;
+}
+
+export class TypeormSessionStore implements SessionStore {
+  private readonly db: StoreDatabase;
+  private readonly clock: Clock;
+  private closed = false;
+
+  constructor(dataSource: DataSource, options: SessionStoreOptions = {}) {
+    if (!dataSource.isInitialized) throw new XdogError(ErrorCodes.INVALID_STATE, 'the session store needs an initialized DataSource (see openClawDataSource)');
+    this.db = new StoreDatabase(dataSource);
+    this.clock = options.clock ?? { now: () => Date.now() };
+  }
+
+  private now(): number {
+    return this.clock.now();
+  }
+
+  private open(): void {
+    if (this.closed) throw new XdogError(ErrorCodes.CLOSED, 'the session store is closed');
+  }
+
+  private async read<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    this.open();
+    return this.db.read(work);
+  }
+
+  private async write<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    this.open();
+    return this.db.transaction(work);
+  }
+
+  // groups
+
+  async ensureGroup(group: string): Promise<GroupRecord> {
+    return this.write((sql) => catalog.ensureGroup(sql, group, this.now()));
+  }
+
+  async getGroup(group: string): Promise<GroupRecord> {
+    return this.read((sql) => catalog.requireGroup(sql, group));
+  }
+
+  async listGroups(): Promise<GroupRecord[]> {
+    return this.read((sql) => catalog.listGroups(sql));
+  }
+
+  // catalog
+
+  async createSession(group: string, options: NewSessionOptions, expectation?: Expectation): Promise<SessionRecord> {
+    const { name, ...state } = catalog.checkNewSessionOptions(options);
+    if (options.activate && !expectation) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'activating the new session needs the expected active-session id');
+    return this.write(async (sql) => {
+      const found = await catalog.requireGroup(sql, group);
+      if (options.activate) catalog.checkExpectation(found, expectation);
+      const now = this.now();
+      const id = await catalog.insertSession(sql, { group, name, summary: null, parentSessionId: null, forkEntryId: null, state, now });
+      if (options.activate) await catalog.setActive(sql, found, id);
+      return catalog.requireSession(sql, id);
+    });
+  }
+
+  async getSession(sessionId: string): Promise<SessionRecord> {
+    return this.read((sql) => catalog.requireSession(sql, sessionId));
+  }
+
+  async listSessions(group: string, options?: catalog.PageOptions): Promise<SessionRecord[]> {
+    return this.read(async (sql) => {
+      await catalog.requireGroup(sql, group);
+      return catalog.listSessions(sql, group, options);
+    });
+  }
+
+  async searchSessions(group: string, query: string, options?: { includeArchived?: boolean; limit?: number }): Promise<SessionRecord[]> {
+    return this.read(async (sql) => {
+      await catalog.requireGroup(sql, group);
+      return catalog.searchSessions(sql, group, query, options);
+    });
+  }
+
+  async setName(sessionId: string, name: string | null): Promise<SessionRecord> {
+    const checked = checkSessionName(name);
+    return this.write(async (sql) => {
+      await catalog.requireSession(sql, sessionId);
+      await catalog.setName(sql, sessionId, checked, this.now());
+      return catalog.requireSession(sql, sessionId);
+    });
+  }
+
+  async setSummary(sessionId: string, summary: string | null): Promise<void> {
+    const checked = checkSummary(summary);
+    return this.write(async (sql) => {
+      await catalog.requireSession(sql, sessionId);
+      await catalog.setSummary(sql, sessionId, checked);
+    });
+  }
+
+  async archive(sessionId: string): Promise<SessionRecord> {
+    return this.write(async (sql) => {
+      const session = await catalog.requireSession(sql, sessionId);
+      const group = await catalog.requireGroup(sql, session.group);
+      await catalog.setArchived(sql, sessionId, true, this.now());
+      if (group.activeSessionId === sessionId) await catalog.setActive(sql, group, null);
+      return catalog.requireSession(sql, sessionId);
+    });
+  }
+
+  async activate(group: string, sessionId: string, expectation: Expectation): Promise<GroupRecord> {
+    return this.write(async (sql) => {
+      const found = await catalog.requireGroup(sql, group);
+      const session = await catalog.requireSession(sql, sessionId);
+      if (session.group !== group) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `session ${sessionId} belongs to group "${session.group}", not "${group}"`);
+      catalog.checkExpectation(found, expectation);
+      if (session.archived) await catalog.setArchived(sql, sessionId, false, this.now());
+      return catalog.setActive(sql, found, sessionId);
+    });
+  }
+
+  // tree
+
+  async append(sessionId: string, entries: readonly EntryInput[]): Promise<Entry[]> {
+    return this.write(async (sql) => tree.appendEntries(sql, await catalog.requireSession(sql, sessionId), entries, this.now()));
+  }
+
+  async context(sessionId: string): Promise<SessionContext> {
+    return this.read(async (sql) => {
+      const session = await catalog.requireSession(sql, sessionId);
+      const state = await readState(sql, sessionId);
+      const rows = await tree.pathRows(sql, sessionId, session.leafEntryId);
+      return { session, state, ...contextMessages(rows) };
+    });
+  }
+
+  async path(sessionId: string): Promise<Entry[]> {
+    return this.read(async (sql) => {
+      const session = await catalog.requireSession(sql, sessionId);
+      return (await tree.pathRows(sql, sessionId, session.leafEntryId)).map(toEntry);
+    });
+  }
+
+  async tree(sessionId: string): Promise<TreeNode[]> {
+    return this.read(async (sql) => tree.sessionTree(sql, await catalog.requireSession(sql, sessionId)));
+  }
+
+  async checkpoints(sessionId: string): Promise<Checkpoint[]> {
+    return this.read(async (sql) => {
+      const session = await catalog.requireSession(sql, sessionId);
+      return checkpointsOf(pathMessages(await tree.pathRows(sql, sessionId, session.leafEntryId)));
+    });
+  }
+
+  async fork(sessionId: string, index: number, expectation?: Expectation): Promise<SessionRecord> {
+    return this.write(async (sql) => {
+      const source = await catalog.requireSession(sql, sessionId);
+      const group = await catalog.requireGroup(sql, source.group);
+      if (expectation) catalog.checkExpectation(group, expectation);
+      const now = this.now();
+      const state = await readState(sql, sessionId);
+      const id = await catalog.insertSession(sql, { group: source.group, name: null, summary: source.summary, parentSessionId: source.id, forkEntryId: null, state, now });
+      const { forkEntryId } = await tree.copyPathPrefix(sql, source, index, id, now);
+      await sql.run('UPDATE claw_sessions SET fork_entry_id = :fork WHERE id = :id', { fork: forkEntryId, id });
+      if (expectation) await catalog.setActive(sql, group, id);
+      return catalog.requireSession(sql, id);
+    });
+  }
+
+  async goto(sessionId: string, index: number): Promise<SessionRecord> {
+    return this.write(async (sql) => {
+      const session = await catalog.requireSession(sql, sessionId);
+      const target = await tree.gotoTarget(sql, session, index);
+      await tree.moveLeaf(sql, sessionId, target.entryId, target.messageCount, this.now());
+      return catalog.requireSession(sql, sessionId);
+    });
+  }
+
+  async branch(sessionId: string, entryId: number): Promise<SessionRecord> {
+    return this.write(async (sql) => {
+      const session = await catalog.requireSession(sql, sessionId);
+      const target = await tree.branchTarget(sql, session, entryId);
+      await tree.moveLeaf(sql, sessionId, target.entryId, target.messageCount, this.now());
+      return catalog.requireSession(sql, sessionId);
+    });
+  }
+
+  async closeInterruptedToolCalls(sessionId: string): Promise<Entry[]> {
+    return this.write(async (sql) => {
+      const session = await catalog.requireSession(sql, sessionId);
+      const now = this.now();
+      const results = tree.interruptedResults(await tree.pathRows(sql, sessionId, session.leafEntryId), now);
+      return results.length ? tree.appendEntries(sql, session, results, now) : [];
+    });
+  }
+
+  // state
+
+  async getState(sessionId: string): Promise<SessionState> {
+    return this.read(async (sql) => {
+      await catalog.requireSession(sql, sessionId);
+      return readState(sql, sessionId);
+    });
+  }
+
+  async updateState(sessionId: string, patch: Partial<SessionState>): Promise<SessionState> {
+    const checked = checkStatePatch(patch);
+    return this.write(async (sql) => {
+      const session = await catalog.requireSession(sql, sessionId);
+      const { state, entries } = applyPatch(await readState(sql, sessionId), checked);
+      await writeState(sql, sessionId, state);
+      if (entries.length) await tree.appendEntries(sql, session, entries, this.now());
+      else await catalog.touch(sql, sessionId, this.now());
+      return state;
+    });
+  }
+
+  // usage ledger
+
+  async recordUsage(row: UsageInput): Promise<void> {
+    const checked = ledger.checkUsage(row);
+    return this.write(async (sql) => {
+      await catalog.requireGroup(sql, checked.group);
+      if (checked.sessionId !== null) await catalog.requireSession(sql, checked.sessionId);
+      await ledger.insertUsage(sql, checked);
+    });
+  }
+
+  async usageSummary(filter?: UsageFilter): Promise<UsageTotals[]> {
+    return this.read((sql) => ledger.usageTotals(sql, filter));
+  }
+
+  // idempotency
+
+  async recordInputKey(group: string, key: string, sessionId: string): Promise<boolean> {
+    const checked = ledger.checkInputKey(key);
+    return this.write(async (sql) => {
+      await catalog.requireGroup(sql, group);
+      await catalog.requireSession(sql, sessionId);
+      return ledger.insertInputKey(sql, group, checked, sessionId, this.now());
+    });
+  }
+
+  // leases
+
+  async acquireLease(group: string, owner: LeaseOwner, now: number): Promise<LeaseRecord> {
+    const checked = leases.checkLeaseOwner(owner);
+    return this.write(async (sql) => {
+      await catalog.requireGroup(sql, group);
+      return leases.acquire(sql, group, checked, now);
+    });
+  }
+
+  async releaseLeases(ownerId: string): Promise<void> {
+    return this.write((sql) => leases.release(sql, ownerId));
+  }
+
+  async getLease(group: string): Promise<LeaseRecord | undefined> {
+    return this.read((sql) => leases.findLease(sql, group));
+  }
+
+  /** Waits for running operations, then refuses new ones. The DataSource stays open (its owner closes it). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.db.exclusive(async () => undefined);
+  }
+}
+
+/** A session store on an initialized DataSource (see openClawDataSource). */
+export function openSessionStore(dataSource: DataSource, options?: SessionStoreOptions): SessionStore {
+  return new TypeormSessionStore(dataSource, options);
+}

@@ -1,0 +1,189 @@
+/**
+ * The entry tree of a session: reading the path from the leaf to the root
+ * (one recursive query, portable between SQLite and PostgreSQL), appending
+ * under the leaf, moving the leaf, and copying a path into a fork. Callers
+ * run these inside the store's transactions.
+ */
+import { ErrorCodes, XdogError, type ToolResultMessage } from '../../core/index.js';
+import { checkpointAt, cutProblems } from './checkpoints.js';
+import { pathMessages } from './context.js';
+import { checkEntryInput } from './entry-payloads.js';
+import { summaryFromText } from './names.js';
+import { ENTRY_COLUMNS, toEntry, type EntryRow } from './rows.js';
+import type { Sql } from './sql.js';
+import type { Entry, EntryInput, EntryPayloads, SessionRecord, TreeNode } from './types.js';
+
+/*
+ * Walks parent links from one entry up to the root. `e.id < w.id` holds for
+ * every real link (a parent is always written first), so even a damaged row
+ * cannot make the walk loop.
+ */
+const PATH_SQL = `
+  WITH RECURSIVE walk (id, parent_id, depth) AS (
+    SELECT id, parent_id, 0 FROM claw_entries WHERE id = :entry AND session_id = :session
+    UNION ALL
+    SELECT e.id, e.parent_id, w.depth + 1 FROM claw_entries e JOIN walk w ON e.id = w.parent_id AND e.id < w.id
+  )
+  SELECT e.id, e.session_id, e.parent_id, e.kind, e.payload, e.created_at
+  FROM walk w JOIN claw_entries e ON e.id = w.id
+  ORDER BY w.depth DESC`;
+
+/** Rows root → `entryId` (empty for a null entry). */
+export async function pathRows(sql: Sql, sessionId: string, entryId: number | null): Promise<EntryRow[]> {
+  if (entryId === null) return [];
+  return sql.all<EntryRow>(PATH_SQL, { entry: entryId, session: sessionId });
+}
+
+export async function entryRow(sql: Sql, sessionId: string, entryId: number): Promise<EntryRow> {
+  if (!Number.isInteger(entryId) || entryId < 1) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry id must be a positive integer, not ${entryId}`);
+  const [row] = await sql.all<EntryRow & { owner: string }>(`SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE id = :id`, { id: entryId });
+  if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no entry ${entryId} in the store`);
+  if (row.session_id !== sessionId) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry ${entryId} belongs to session ${row.session_id}, not ${sessionId}`);
+  return row;
+}
+
+async function insertEntry(sql: Sql, sessionId: string, parentId: number | null, kind: string, payload: string, now: number): Promise<number> {
+  const [row] = await sql.all<{ id: number }>(
+    'INSERT INTO claw_entries (session_id, parent_id, kind, payload, created_at) VALUES (:session, :parent, :kind, :payload, :now) RETURNING id',
+    { session: sessionId, parent: parentId, kind, payload, now },
+  );
+  return Number(row!.id);
+}
+
+function firstUserText(entries: readonly EntryInput[]): string | undefined {
+  for (const entry of entries) {
+    if (entry.kind !== 'message' || entry.payload.message.role !== 'user') continue;
+    const { content } = entry.payload.message;
+    const text = typeof content === 'string' ? content : content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
+    if (text.trim()) return text;
+  }
+  return undefined;
+}
+
+/** Appends entries in order under the leaf and moves the leaf to the last one. */
+export async function appendEntries(sql: Sql, session: SessionRecord, inputs: readonly EntryInput[], now: number): Promise<Entry[]> {
+  if (!Array.isArray(inputs) || inputs.length === 0) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'append needs at least one entry');
+  const checked = inputs.map(checkEntryInput);
+  const entries: Entry[] = [];
+  let parentId = session.leafEntryId;
+  let messages = 0;
+  for (const input of checked) {
+    const id = await insertEntry(sql, session.id, parentId, input.kind, JSON.stringify(input.payload), now);
+    entries.push({ ...input, id, sessionId: session.id, parentId, createdAt: now } as Entry);
+    if (input.kind === 'message') messages++;
+    parentId = id;
+  }
+  const text = session.summary === null ? firstUserText(checked) : undefined;
+  const summary = text === undefined ? null : summaryFromText(text);
+  await sql.run(
+    `UPDATE claw_sessions SET leaf_entry_id = :leaf, message_count = message_count + :messages, updated_at = :now
+       ${summary === null ? '' : ', summary = :summary, summary_folded = :folded'} WHERE id = :id`,
+    summary === null ? { leaf: parentId, messages, now, id: session.id } : { leaf: parentId, messages, now, id: session.id, summary, folded: summary.toLowerCase() },
+  );
+  return entries;
+}
+
+/** Moves the leaf (and the path's message count with it). */
+export async function moveLeaf(sql: Sql, sessionId: string, leafId: number | null, messageCount: number, now: number): Promise<void> {
+  await sql.run('UPDATE claw_sessions SET leaf_entry_id = :leaf, message_count = :count, updated_at = :now WHERE id = :id', {
+    leaf: leafId,
+    count: messageCount,
+    now,
+    id: sessionId,
+  });
+}
+
+/** The leaf `goto index` moves to: checkpoint `index` of the current path (refused when invalid). */
+export async function gotoTarget(sql: Sql, session: SessionRecord, index: number): Promise<{ entryId: number; messageCount: number }> {
+  const messages = pathMessages(await pathRows(sql, session.id, session.leafEntryId));
+  return { entryId: checkpointAt(messages, index).entryId, messageCount: index };
+}
+
+/** The leaf `branch entryId` moves to, refused when the path to it ends inside a tool batch. */
+export async function branchTarget(sql: Sql, session: SessionRecord, entryId: number): Promise<{ entryId: number; messageCount: number }> {
+  await entryRow(sql, session.id, entryId);
+  const messages = pathMessages(await pathRows(sql, session.id, entryId));
+  const problem = messages.length ? cutProblems(messages)[messages.length - 1] : undefined;
+  if (problem) {
+    throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry ${entryId} is inside a tool batch: ${problem}`, { hint: 'branch to an entry after the tool results' });
+  }
+  return { entryId, messageCount: messages.length };
+}
+
+/** Remaps the entry ids a payload refers to when a path is copied into a fork. */
+function remapPayload(kind: string, payload: string, ids: Map<number, number>): string {
+  if (kind !== 'compaction' && kind !== 'label' && kind !== 'branch_summary') return payload;
+  const value = JSON.parse(payload) as Record<string, unknown>;
+  const field = kind === 'compaction' ? 'firstKeptEntryId' : kind === 'label' ? 'targetEntryId' : 'fromEntryId';
+  const mapped = ids.get(value[field] as number);
+  return mapped === undefined ? payload : JSON.stringify({ ...value, [field]: mapped } as EntryPayloads[keyof EntryPayloads]);
+}
+
+/**
+ * Copies the source path up to checkpoint `index` (the first `index` messages
+ * and the other entries between them) into `targetId`. Returns the source
+ * entry forked at and the copy's leaf.
+ */
+export async function copyPathPrefix(sql: Sql, source: SessionRecord, index: number, targetId: string, now: number): Promise<{ forkEntryId: number; leafId: number }> {
+  const rows = await pathRows(sql, source.id, source.leafEntryId);
+  const cut = checkpointAt(pathMessages(rows), index).entryId;
+  const ids = new Map<number, number>();
+  let parentId: number | null = null;
+  for (const row of rows) {
+    const id: number = await insertEntry(sql, targetId, parentId, row.kind, remapPayload(row.kind, row.payload, ids), Number(row.created_at));
+    ids.set(Number(row.id), id);
+    parentId = id;
+    if (Number(row.id) === cut) break;
+  }
+  await moveLeaf(sql, targetId, parentId, index, now);
+  return { forkEntryId: cut, leafId: parentId! };
+}
+
+/** The interrupted-call results `closeInterruptedToolCalls` appends: one per unanswered call of the last assistant message on the path, in call order. */
+export function interruptedResults(rows: readonly EntryRow[], now: number): EntryInput[] {
+  const messages = pathMessages(rows);
+  let last = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.message.role === 'assistant') {
+      last = i;
+      break;
+    }
+  }
+  if (last < 0) return [];
+  const assistant = messages[last]!.message;
+  if (assistant.role !== 'assistant') return [];
+  const answered = new Set(messages.slice(last + 1).flatMap(({ message }) => (message.role === 'toolResult' ? [message.toolCallId] : [])));
+  return assistant.content
+    .filter((part) => part.type === 'toolCall' && !answered.has(part.id))
+    .map((part) => {
+      const call = part as Extract<typeof part, { type: 'toolCall' }>;
+      const message: ToolResultMessage = {
+        role: 'toolResult',
+        toolCallId: call.id,
+        toolName: call.name,
+        content: [{ type: 'text', text: `The tool call was interrupted before its result was recorded; its effects are unknown. Check the current state before retrying ${call.name}.` }],
+        isError: true,
+        timestamp: now,
+      };
+      return { kind: 'message', payload: { message } };
+    });
+}
+
+/** Every entry of a session nested by parent, in creation order, with the current path marked. */
+export async function sessionTree(sql: Sql, session: SessionRecord): Promise<TreeNode[]> {
+  const rows = await sql.all<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE session_id = :session ORDER BY id`, { session: session.id });
+  const onPath = new Set<number>();
+  const byId = new Map<number, TreeNode>();
+  for (const row of rows) byId.set(Number(row.id), { entry: toEntry(row), children: [], onPath: false });
+  for (let id = session.leafEntryId; id !== null && !onPath.has(id); ) {
+    onPath.add(id);
+    id = byId.get(id)?.entry.parentId ?? null;
+  }
+  const roots: TreeNode[] = [];
+  for (const node of byId.values()) {
+    node.onPath = onPath.has(node.entry.id);
+    const parent = node.entry.parentId === null ? undefined : byId.get(node.entry.parentId);
+    (parent ? parent.children : roots).push(node);
+  }
+  return roots;
+}

@@ -1,0 +1,75 @@
+/** A real SQLite claw store in a temp directory, and message builders for session-store tests. */
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import type { DataSource } from 'typeorm';
+import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../../../core/index.js';
+import { openClawDataSource } from '../../../entities/index.js';
+import { openSessionStore, type EntryInput, type SessionStore } from '../../../plugins/sessions/index.js';
+import { tempDir } from '../../support/temp.js';
+
+const opened: DataSource[] = [];
+afterEach(async () => {
+  for (const dataSource of opened.splice(0)) if (dataSource.isInitialized) await dataSource.destroy();
+});
+
+export interface TestStore {
+  store: SessionStore;
+  dataSource: DataSource;
+  file: string;
+  clock: { now(): number; time: number };
+}
+
+export async function openTestStore(file = path.join(tempDir(), 'claw', 'claw.db')): Promise<TestStore> {
+  const dataSource = await openClawDataSource({ type: 'sqlite', file });
+  opened.push(dataSource);
+  const clock = {
+    time: 1_000,
+    now() {
+      return ++this.time;
+    },
+  };
+  return { store: openSessionStore(dataSource, { clock }), dataSource, file, clock };
+}
+
+export function user(text: string): UserMessage {
+  return { role: 'user', content: text, timestamp: 1 };
+}
+
+export function assistant(text: string, calls: { id: string; name: string }[] = []): AssistantMessage {
+  return {
+    role: 'assistant',
+    content: [...(text ? [{ type: 'text' as const, text }] : []), ...calls.map((call) => ({ type: 'toolCall' as const, id: call.id, name: call.name, arguments: {} }))],
+    model: 'faux/test',
+    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 },
+    stopReason: calls.length ? 'toolUse' : 'stop',
+    timestamp: 1,
+  };
+}
+
+export function toolResult(id: string, name: string, text: string): ToolResultMessage {
+  return { role: 'toolResult', toolCallId: id, toolName: name, content: [{ type: 'text', text }], isError: false, timestamp: 1 };
+}
+
+export function msg(message: Message): EntryInput {
+  return { kind: 'message', payload: { message } };
+}
+
+/** The texts of messages, for compact assertions ("u:hi", "a:hello", "r:ls=out"). */
+export function texts(messages: readonly Message[]): string[] {
+  return messages.map((message) => {
+    if (message.role === 'user') return `u:${typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : '')).join('')}`;
+    if (message.role === 'assistant') {
+      return `a:${message.content.map((p) => (p.type === 'text' ? p.text : p.type === 'toolCall' ? `[${p.id}]` : '')).join('')}`;
+    }
+    return `r:${message.toolCallId}=${message.content.map((p) => (p.type === 'text' ? p.text : '')).join('')}`;
+  });
+}
+
+/** A group "main" with one active session holding `entries`. */
+export async function sessionWith(store: SessionStore, entries: EntryInput[]): Promise<string> {
+  await store.ensureGroup('main');
+  const group = await store.getGroup('main');
+  const session = await store.createSession('main', { model: 'faux/test', activate: true }, { expectedActiveSessionId: group.activeSessionId });
+  if (entries.length) await store.append(session.id, entries);
+  return session.id;
+}
