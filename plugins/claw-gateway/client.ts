@@ -31,6 +31,6 @@ export async function connectGateway(options: ConnectOptions = {}): Promise<Gate
     hello: client.hello,
     call: (method, params, callOptions) => client.call(method, params, callOptions),
     on: (notification, listener) => client.on(notification, listener),
-    close: () => client.close(),
+    close: async () => client.close(),
   };
 }

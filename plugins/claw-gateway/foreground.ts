@@ -85,7 +85,6 @@ export async function runGatewayForeground(options: ForegroundOptions): Promise<
     removePidFile(locations.pidFile);
     const problems: string[] = [];
     await gateway?.close().catch((error: unknown) => problems.push(describeError(error)));
-    await opened.store.close().catch((error: unknown) => problems.push(`store: ${describeError(error)}`));
     await kernel.close().catch((error: unknown) => problems.push(`plugins: ${describeError(error)}`));
     if (problems.length) options.log(`shutdown problems: ${problems.join('; ')}`);
   }

@@ -11,7 +11,7 @@ export { GroupRuntime, selectTools } from './group-runtime.js';
 export { READY_MESSAGE, runGatewayForeground, runningGatewayPid, type ForegroundOptions } from './foreground.js';
 export { connectGateway, type ConnectOptions, type GatewayConnection } from './client.js';
 export { gatewayLocations, type GatewayLocations } from './locations.js';
-export { defaultStoreFile, openConfiguredStore, type OpenedStore } from './store.js';
+export { openConfiguredStore, type OpenedStore } from './store.js';
 export { TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION } from './transcript.js';
 export { toWireEvent, type WireDelta, type WireEvent } from './wire-event.js';
 export * from './protocol.js';

@@ -1,12 +1,10 @@
 /**
- * Opens the store a gateway serves: a DataSource a host bound to
- * `ClawDataSourceToken` (e.g. PostgreSQL), else the SQLite file named by
- * `claw.store.path` (default `$XDG_DATA_HOME/xdog/claw/claw.db`).
+ * The store a gateway serves, from the kernel's `sessions` plugin: a host's
+ * DataSource bound to ClawDataSourceToken, else the SQLite file `claw.store`
+ * names (default `$XDG_DATA_HOME/xdog/claw/claw.db`).
  */
-import path from 'node:path';
-import { ClawDataSourceToken, dataDir, type Kernel } from '../../core/index.js';
-import { openClawDataSource } from '../../entities/index.js';
-import { openSessionStore, type SessionStore } from '../sessions/index.js';
+import type { Kernel } from '../../core/index.js';
+import { clawStoreOf, type SessionStore } from '../sessions/index.js';
 
 export interface OpenedStore {
   store: SessionStore;
@@ -14,18 +12,9 @@ export interface OpenedStore {
   location: string;
 }
 
-/** The default SQLite file of the claw store. */
-export function defaultStoreFile(): string {
-  return path.join(dataDir(), 'claw', 'claw.db');
-}
-
+/** Opens the kernel's claw store; the kernel's close() closes it. */
 export async function openConfiguredStore(kernel: Kernel): Promise<OpenedStore> {
-  if (kernel.isBound(ClawDataSourceToken)) {
-    const dataSource = kernel.get(ClawDataSourceToken);
-    return { store: await openSessionStore(dataSource), location: `${dataSource.options.type} (host DataSource)` };
-  }
-  const configured = kernel.config.claw?.store;
-  const file = path.resolve(configured?.path ?? defaultStoreFile());
-  const dataSource = await openClawDataSource({ type: 'sqlite', file });
-  return { store: await openSessionStore(dataSource), location: file };
+  const clawStore = clawStoreOf(kernel);
+  const store = await clawStore.open();
+  return { store, location: clawStore.location ?? 'unknown' };
 }

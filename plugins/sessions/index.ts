@@ -1,13 +1,13 @@
 /**
- * The `sessions` plugin: the claw session store. It binds ClawDataSourceToken
- * and SessionStoreToken, and is inert until the kernel opens it: `open()`
- * opens the store named by `claw.store` (default SQLite at
- * `$XDG_DATA_HOME/xdog/claw/claw.db`) and brings its schema up to date, or
- * uses the DataSource a host module bound instead (e.g. PostgreSQL, built
- * with CLAW_ENTITIES and CLAW_MIGRATIONS from the entities).
+ * The `sessions` plugin: the claw session store. It is inert: selecting and
+ * opening the plugin opens no database. `ClawStoreToken` opens the store on
+ * first use — the DataSource a host module bound to ClawDataSourceToken
+ * (e.g. PostgreSQL, built with CLAW_ENTITIES and CLAW_MIGRATIONS), else the
+ * one `claw.store` names (default SQLite at `$XDG_DATA_HOME/xdog/claw/claw.db`)
+ * — and brings its schema up to date. Closing the kernel closes what it opened.
  */
 import type { DataSource } from 'typeorm';
-import { ClawDataSourceToken, ContainerModule, ErrorCodes, KernelToken, XdogError, definePlugin, token, type Kernel, type PluginContext } from '../../core/index.js';
+import { ClawDataSourceToken, ContainerModule, Config, ErrorCodes, KernelToken, XdogError, definePlugin, token, type Kernel, type XdogConfig } from '../../core/index.js';
 import { clawStoreLocation, openClawDataSource } from '../../entities/index.js';
 import { TypeormSessionStore } from './store.js';
 import type { SessionStore } from './types.js';
@@ -17,63 +17,76 @@ export { TypeormSessionStore, openSessionStore, type SessionStoreOptions } from 
 export { checkSessionName } from './names.js';
 export { compactionSummaryMessage, branchSummaryMessage } from './context.js';
 
-/** The session store of a kernel (bound by the `sessions` plugin; usable after `kernel.open()`). */
-export const SessionStoreToken = token<SessionStore>('SessionStore');
-
-interface Opened {
-  dataSource: DataSource;
-  /** True when this plugin opened the DataSource (so it closes it too). */
-  owned: boolean;
+/** Opens a kernel's session store on demand (once); the store stays open until the kernel closes. */
+export interface ClawStore {
+  open(): Promise<SessionStore>;
+  /** Where the store lives (a file, or the host DataSource's type), once open. */
+  readonly location: string | undefined;
 }
 
-/** What this plugin opened, by kernel: closing one kernel closes only its own. */
-const opened = new Map<Kernel, Opened>();
-const NOT_OPEN = 'the claw store is not open yet';
+export const ClawStoreToken = token<ClawStore>('ClawStore');
 
-function notOpen(): XdogError {
-  return new XdogError(ErrorCodes.INVALID_STATE, NOT_OPEN, { hint: 'the sessions plugin opens it in kernel.open()' });
+class ClawStoreImpl implements ClawStore {
+  location: string | undefined;
+  #opening?: Promise<{ store: SessionStore; dataSource: DataSource; owned: boolean }>;
+  readonly #kernel: Kernel;
+  readonly #config: XdogConfig;
+
+  constructor(kernel: Kernel, config: XdogConfig) {
+    this.#kernel = kernel;
+    this.#config = config;
+  }
+
+  async open(): Promise<SessionStore> {
+    this.#opening ??= this.#open();
+    return (await this.#opening).store;
+  }
+
+  async #open(): Promise<{ store: SessionStore; dataSource: DataSource; owned: boolean }> {
+    if (this.#kernel.isBound(ClawDataSourceToken)) {
+      const dataSource = this.#kernel.get(ClawDataSourceToken);
+      const owned = !dataSource.isInitialized;
+      if (owned) await dataSource.initialize();
+      await dataSource.runMigrations({ transaction: 'all' });
+      this.location = `${dataSource.options.type} (host DataSource)`;
+      return { store: new TypeormSessionStore(dataSource), dataSource, owned };
+    }
+    const location = clawStoreLocation(this.#config.claw?.store);
+    const dataSource = await openClawDataSource(location);
+    this.location = location.file;
+    return { store: new TypeormSessionStore(dataSource), dataSource, owned: true };
+  }
+
+  /** Closes the store and the DataSource it opened (a host's initialized DataSource stays open). */
+  async close(): Promise<void> {
+    const opening = this.#opening;
+    this.#opening = undefined;
+    if (!opening) return;
+    const opened = await opening.catch(() => undefined);
+    if (!opened) return;
+    await opened.store.close();
+    if (opened.owned && opened.dataSource.isInitialized) await opened.dataSource.destroy();
+  }
 }
 
 export default definePlugin({
   name: 'sessions',
   provides: {},
   module: new ContainerModule(({ bind }) => {
-    bind(ClawDataSourceToken).toDynamicValue((context) => {
-      const found = opened.get(context.get<Kernel>(KernelToken));
-      if (!found) throw notOpen();
-      return found.dataSource;
-    });
-    bind(SessionStoreToken)
-      .toDynamicValue((context) => new TypeormSessionStore(context.get<DataSource>(ClawDataSourceToken)))
+    bind(ClawStoreToken)
+      .toDynamicValue((context) => new ClawStoreImpl(context.get<Kernel>(KernelToken), context.get<XdogConfig>(Config)))
       .inSingletonScope();
   }),
-  async open({ kernel }: PluginContext) {
-    let bound: DataSource | undefined;
-    try {
-      bound = kernel.get(ClawDataSourceToken);
-    } catch (error) {
-      if (!(XdogError.is(error) && error.message === NOT_OPEN)) throw error;
-    }
-    if (bound) {
-      const owned = !bound.isInitialized;
-      if (owned) await bound.initialize();
-      await bound.runMigrations({ transaction: 'all' });
-      opened.set(kernel, { dataSource: bound, owned });
-      return;
-    }
-    opened.set(kernel, { dataSource: await openClawDataSource(clawStoreLocation(kernel.config.claw?.store)), owned: true });
-  },
-  async close({ kernel }: PluginContext) {
-    const found = opened.get(kernel);
-    opened.delete(kernel);
-    if (!found) return;
-    if (kernel.isBound(SessionStoreToken)) {
-      try {
-        await kernel.get(SessionStoreToken).close();
-      } catch {
-        // The store was never created (nothing to wait for).
-      }
-    }
-    if (found.owned && found.dataSource.isInitialized) await found.dataSource.destroy();
+  async close({ kernel }) {
+    const store = kernel.get(ClawStoreToken);
+    if (store instanceof ClawStoreImpl) await store.close();
   },
 });
+
+/** Fails with a hint when a kernel has no sessions plugin. */
+export function clawStoreOf(kernel: Kernel): ClawStore {
+  if (!kernel.isBound(ClawStoreToken)) {
+    throw new XdogError(ErrorCodes.INVALID_STATE, 'no claw store: the sessions plugin is not loaded', { hint: 'select the built-in "sessions" plugin' });
+  }
+  return kernel.get(ClawStoreToken);
+}

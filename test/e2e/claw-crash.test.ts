@@ -27,6 +27,7 @@ async function withStore<T>(sandbox: ClawSandbox, use: (store: SessionStore) => 
     return await use(store);
   } finally {
     await store.close();
+    await dataSource.destroy();
   }
 }
 

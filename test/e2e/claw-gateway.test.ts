@@ -225,7 +225,7 @@ describe('claw gateway', () => {
 
   it('keeps names, refuses bad ones, and keeps a per-session model across a restart', async () => {
     const sandbox = clawSandbox(`models:\n  - { id: faux/other }\n`);
-    let gateway = await gatewayFor(sandbox);
+    const gateway = await gatewayFor(sandbox);
     let client = await connect(sandbox);
     await promptAndWait(client, 'first');
     const { activeSessionId } = await client.call('group.status', {});
@@ -238,7 +238,7 @@ describe('claw gateway', () => {
     await gateway.stop();
     running.splice(running.indexOf(gateway), 1);
 
-    gateway = await gatewayFor(sandbox);
+    await gatewayFor(sandbox);
     client = await connect(sandbox);
     const shown = await client.call('session.show', {});
     expect(shown.session.name).toBe('Release notes');

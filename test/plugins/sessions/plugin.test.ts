@@ -1,23 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ClawDataSourceToken, createKernel } from '../../../core/index.js';
-import sessionsPlugin, { SessionStoreToken } from '../../../plugins/sessions/index.js';
+import { createKernel } from '../../../core/index.js';
+import sessionsPlugin, { ClawStoreToken } from '../../../plugins/sessions/index.js';
 import { tempDir } from '../../support/temp.js';
 
 describe('sessions plugin', () => {
-  it('is inert until open, then serves the store from claw.store, and closes it with the kernel', async () => {
+  it('opens no database on kernel.open(), opens claw.store on first use, and closes it with the kernel', async () => {
     const file = path.join(tempDir(), 'store', 'claw.db');
     const kernel = await createKernel({ plugins: [sessionsPlugin], config: { claw: { store: { type: 'sqlite', path: file } } } });
-    expect(fs.existsSync(file)).toBe(false);
-    expect(() => kernel.get(SessionStoreToken)).toThrow(/not open/);
     await kernel.open();
-    const store = kernel.get(SessionStoreToken);
+    expect(fs.existsSync(file)).toBe(false);
+    const clawStore = kernel.get(ClawStoreToken);
+    const store = await clawStore.open();
+    expect(await clawStore.open()).toBe(store);
+    expect(clawStore.location).toBe(file);
     await store.ensureGroup('main');
     expect((await store.listGroups()).map((g) => g.name)).toEqual(['main']);
     expect(fs.existsSync(file)).toBe(true);
-    const dataSource = kernel.get(ClawDataSourceToken);
     await kernel.close();
-    expect(dataSource.isInitialized).toBe(false);
+    await expect(store.listGroups()).rejects.toMatchObject({ code: 'CLOSED' });
   });
 });
