@@ -229,7 +229,7 @@ describe('claw gateway', () => {
     let client = await connect(sandbox);
     await promptAndWait(client, 'first');
     const { activeSessionId } = await client.call('group.status', {});
-    await expect(client.call('session.name', { name: 'x'.repeat(257), expectedSessionId: activeSessionId })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(client.call('session.name', { name: 'x'.repeat(257), expectedSessionId: activeSessionId })).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
     await expect(client.call('session.name', { name: 'evil\u202Egnp.exe', expectedSessionId: activeSessionId })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await client.call('session.name', { name: 'Release notes', expectedSessionId: activeSessionId });
     await expect(client.call('session.model', { model: 'faux-nope/x', expectedSessionId: activeSessionId })).rejects.toMatchObject({ code: 'MODEL_UNKNOWN' });
