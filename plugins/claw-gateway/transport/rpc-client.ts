@@ -150,7 +150,7 @@ export class RpcClient {
     return this.#request(method, params, options.timeoutMs ?? this.#options.timeoutMs);
   }
 
-  /** Listens to a notification; returns a disposer. */
+  /** Listens to a notification; returns a disposer. A listener that throws surfaces as an uncaught exception. */
   on(method: string, listener: (params: unknown) => void): () => void {
     let listeners = this.#listeners.get(method);
     if (!listeners) this.#listeners.set(method, (listeners = new Set()));
@@ -220,7 +220,16 @@ export class RpcClient {
       return;
     }
     if (isJSONRPCRequest(message) && message.id === undefined && typeof message.method === 'string') {
-      for (const listener of [...(this.#listeners.get(message.method) ?? [])]) listener(message.params);
+      for (const listener of [...(this.#listeners.get(message.method) ?? [])]) {
+        try {
+          listener(message.params);
+        } catch (error) {
+          // A throwing listener is a bug in it: surface it as EventEmitter would, after this frame's other listeners ran.
+          queueMicrotask(() => {
+            throw error;
+          });
+        }
+      }
     }
   }
 
