@@ -121,7 +121,7 @@ export class RpcClient {
       client.#hello = parsed.data;
       return client;
     } catch (error) {
-      client.close();
+      void client.close();
       throw error;
     }
   }
@@ -174,9 +174,12 @@ export class RpcClient {
     };
   }
 
-  close(): void {
+  /** Closes the connection (pending calls fail with UNAVAILABLE); resolves once the socket is closed. */
+  close(): Promise<void> {
+    const socketClosed = this.#socket.closed ? Promise.resolve() : new Promise<void>((resolve) => this.#socket.once('close', () => resolve()));
     this.#socket.destroy();
     this.#markClosed();
+    return socketClosed;
   }
 
   async #request(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
@@ -236,7 +239,7 @@ export class RpcClient {
   /** Ends the connection for a reason worth reporting to every pending call. */
   #fail(cause: XdogError): void {
     this.#closeCause ??= cause;
-    this.close();
+    void this.close();
   }
 
   #markClosed(): void {
