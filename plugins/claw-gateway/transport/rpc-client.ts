@@ -121,7 +121,7 @@ export class RpcClient {
       client.#hello = parsed.data;
       return client;
     } catch (error) {
-      client.close();
+      void client.close();
       throw error;
     }
   }
@@ -150,7 +150,7 @@ export class RpcClient {
     return this.#request(method, params, options.timeoutMs ?? this.#options.timeoutMs);
   }
 
-  /** Listens to a notification; returns a disposer. */
+  /** Listens to a notification; returns a disposer. A listener that throws surfaces as an uncaught exception. */
   on(method: string, listener: (params: unknown) => void): () => void {
     let listeners = this.#listeners.get(method);
     if (!listeners) this.#listeners.set(method, (listeners = new Set()));
@@ -174,9 +174,12 @@ export class RpcClient {
     };
   }
 
-  close(): void {
+  /** Closes the connection (pending calls fail with UNAVAILABLE); resolves once the socket is closed. */
+  close(): Promise<void> {
+    const socketClosed = this.#socket.closed ? Promise.resolve() : new Promise<void>((resolve) => this.#socket.once('close', () => resolve()));
     this.#socket.destroy();
     this.#markClosed();
+    return socketClosed;
   }
 
   async #request(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
@@ -220,14 +223,23 @@ export class RpcClient {
       return;
     }
     if (isJSONRPCRequest(message) && message.id === undefined && typeof message.method === 'string') {
-      for (const listener of [...(this.#listeners.get(message.method) ?? [])]) listener(message.params);
+      for (const listener of [...(this.#listeners.get(message.method) ?? [])]) {
+        try {
+          listener(message.params);
+        } catch (error) {
+          // A throwing listener is a bug in it: surface it as EventEmitter would, after this frame's other listeners ran.
+          queueMicrotask(() => {
+            throw error;
+          });
+        }
+      }
     }
   }
 
   /** Ends the connection for a reason worth reporting to every pending call. */
   #fail(cause: XdogError): void {
     this.#closeCause ??= cause;
-    this.close();
+    void this.close();
   }
 
   #markClosed(): void {

@@ -56,7 +56,7 @@ export class ServerConnection implements RpcConnection {
 
   /** Writes one message; false when closed or when it closed the connection for its backlog. */
   send(message: unknown, what: string): boolean {
-    if (this.#closed) return false;
+    if (this.#closed || this.#socket.destroyed) return false;
     const frame = encodeFrame(message, what);
     if (this.#socket.writableLength + frame.length > LIMITS.clawClientBacklogBytes) {
       this.closeReason = `the client stopped reading: over ${LIMITS.clawClientBacklogBytes} bytes were waiting for it`;

@@ -214,6 +214,7 @@ export class RpcServer {
   }
 
   #receive(connection: ServerConnection, line: Buffer): void {
+    if (connection.closed) return; // the rest of a chunk that arrived with a refused hello
     const decoded = decodeFrame(line);
     if (!decoded.ok) {
       this.#reply(connection, createJSONRPCErrorResponse(null, RpcErrorCodes.PARSE_ERROR, `parse error: ${decoded.reason}`, { code: ErrorCodes.INVALID_ARGUMENT }));

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
 import { LIMITS } from '../../../core/limits.js';
 import {
@@ -157,6 +157,24 @@ describe('hello', () => {
     expect((await raw.hello()).result.methods).toEqual(['echo']);
     expect(await raw.request(2, 'echo', 'y')).toMatchObject({ id: 2, result: 'y' });
     expect(ran).toBe(1);
+  });
+
+  it(`closes a connection that sends no hello within ${LIMITS.clawHelloTimeoutSeconds} s`, async () => {
+    const { socketPath: at, server } = await startServer({ echo });
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      const silent = await RawPeer.open(at);
+      const greeted = await RawPeer.open(at);
+      while (server.connectionCount < 2) await nextTurn();
+      await greeted.hello();
+      vi.advanceTimersByTime(LIMITS.clawHelloTimeoutSeconds * 1000 - 1);
+      expect(server.connectionCount).toBe(2);
+      vi.advanceTimersByTime(1);
+      await silent.closed;
+      expect(await greeted.request(1, 'echo', 'kept')).toMatchObject({ result: 'kept' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses a second hello on the same connection', async () => {
