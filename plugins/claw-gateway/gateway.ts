@@ -20,7 +20,7 @@ import {
   type XdogConfig,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { LeaseOwner, SessionStore } from '../sessions/types.js';
+import type { LeaseOwner, SessionStore } from '../sessions/index.js';
 import { GroupRuntime } from './group-runtime.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
 import { createMethods } from './methods.js';

@@ -26,7 +26,7 @@ import {
   type UserMessage,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { GroupRecord, SessionRecord, SessionStore } from '../sessions/types.js';
+import type { GroupRecord, SessionRecord, SessionStore } from '../sessions/index.js';
 import { Notifications, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
 import { SessionWriter } from './session-writer.js';
 import { toWireEvent } from './wire-event.js';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/index.js';
-import type { SessionStore } from '../sessions/types.js';
+import type { SessionStore } from '../sessions/index.js';
 import type { GroupRuntime } from './group-runtime.js';
 import { MethodParams, type GatewayStatus, type MethodName, type ParamsOf } from './protocol.js';
 import type { Subscriber, Subscriptions } from './subscriptions.js';

@@ -21,7 +21,7 @@ import {
   type Message,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore } from '../sessions/types.js';
+import type { SessionStore } from '../sessions/index.js';
 
 export interface SessionWriterOptions {
   store: SessionStore;

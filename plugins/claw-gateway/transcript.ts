@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { Entry, SessionStore, TreeNode } from '../sessions/types.js';
+import type { Entry, SessionStore, TreeNode } from '../sessions/index.js';
 import type { TranscriptChunk } from './protocol.js';
 
 export const TRANSCRIPT_FORMAT = 'xdog.claw.transcript';
