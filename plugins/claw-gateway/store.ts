@@ -4,7 +4,7 @@
  * names (default `$XDG_DATA_HOME/xdog/claw/claw.db`).
  */
 import type { Kernel } from '../../core/index.js';
-import { clawStoreOf, type SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/index.js';
 
 export interface OpenedStore {
   store: SessionStore;
@@ -14,6 +14,8 @@ export interface OpenedStore {
 
 /** Opens the kernel's claw store; the kernel's close() closes it. */
 export async function openConfiguredStore(kernel: Kernel): Promise<OpenedStore> {
+  // Loaded here, not at import: clients of the gateway never need typeorm.
+  const { clawStoreOf } = await import('../sessions/index.js');
   const clawStore = clawStoreOf(kernel);
   const store = await clawStore.open();
   return { store, location: clawStore.location ?? 'unknown' };
