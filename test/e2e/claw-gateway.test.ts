@@ -277,6 +277,55 @@ describe('claw gateway', () => {
     await client.close();
   });
 
+  it('after an abort in a tool call, the next request pairs that call and the run goes on', async () => {
+    const sandbox = clawSandbox();
+    await gatewayFor(sandbox);
+    const client = await connect(sandbox);
+    const events = collect(client, 'event');
+    const ends = collect(client, 'run.end');
+    await client.call('subscribe', {});
+    await client.call('prompt', { text: 'slow 30', idempotencyKey: key() });
+    await until(() => events.some((params) => params.event.type === 'tool_start'), 'the tool to start');
+    expect(await client.call('abort', {})).toEqual({ aborted: true });
+    await until(() => ends.length === 1, 'the aborted run to end');
+    expect(ends[0]).toMatchObject({ status: 'aborted' });
+    await client.call('prompt', { text: 'next', idempotencyKey: key() });
+    await until(() => ends.length === 2, 'the next run to end');
+    expect(ends[1]).toMatchObject({ status: 'completed' });
+    const roles = sandbox.requests().at(-1)!.messages.map((message) => message.role);
+    expect(roles).toEqual(['user', 'assistant', 'toolResult', 'user']);
+    await client.close();
+  });
+
+  it('never resends a prompt whose connection dropped before its receipt', async () => {
+    const sandbox = clawSandbox();
+    await gatewayFor(sandbox);
+    const token = fs.readFileSync(sandbox.locations.token, 'utf8').trim();
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.createConnection(sandbox.locations.socket);
+      socket.on('error', reject);
+      socket.on('data', (chunk) => {
+        if (String(chunk).includes('"id":1')) {
+          socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'prompt', params: { text: 'dropped', idempotencyKey: 'k-dropped' } })}\n`);
+          // Gone before the receipt can arrive.
+          socket.destroy();
+          resolve();
+        }
+      });
+      socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hello', params: { token, protocol: 1 } })}\n`);
+    });
+    const client = await connect(sandbox);
+    await until(async () => !(await client.call('group.status', {})).busy, 'the group to be idle');
+    const runs = sandbox.requests().filter((request) => JSON.stringify(request.messages).includes('dropped'));
+    expect(runs.length).toBeLessThanOrEqual(1);
+    // The client asks for state instead of resending: a retry with the same key runs nothing.
+    const retry = await client.call('prompt', { text: 'dropped', idempotencyKey: 'k-dropped' });
+    if (runs.length === 1) expect(retry.status).toBe('duplicate');
+    await until(async () => !(await client.call('group.status', {})).busy, 'the group to be idle again');
+    expect(sandbox.requests().filter((request) => JSON.stringify(request.messages).includes('dropped')).length).toBe(1);
+    await client.close();
+  });
+
   it('refuses a second gateway on the same store and names the running one', async () => {
     const sandbox = clawSandbox();
     const first = await gatewayFor(sandbox);
