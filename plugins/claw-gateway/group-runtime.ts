@@ -77,6 +77,7 @@ export class GroupRuntime {
   readonly #prompts: PendingPrompt[] = [];
   #nextInputId = 1;
   #closed = false;
+  #creatingFirst?: Promise<string>;
 
   constructor(options: GroupRuntimeOptions) {
     this.name = options.name;
@@ -284,11 +285,19 @@ export class GroupRuntime {
     }
   }
 
-  async #createFirstSession(): Promise<string> {
-    const session = await this.#options.store.createSession(this.name, this.newSessionOptions(), { expectedActiveSessionId: null });
-    this.#group = await this.#options.store.getGroup(this.name);
-    this.#publishState();
-    return session.id;
+  /** The group's first session; concurrent first prompts share one creation. */
+  #createFirstSession(): Promise<string> {
+    this.#creatingFirst ??= (async () => {
+      try {
+        const session = await this.#options.store.createSession(this.name, this.newSessionOptions(), { expectedActiveSessionId: null });
+        this.#group = await this.#options.store.getGroup(this.name);
+        this.#publishState();
+        return session.id;
+      } finally {
+        this.#creatingFirst = undefined;
+      }
+    })();
+    return this.#creatingFirst;
   }
 
   #startRun(pending: PendingPrompt): void {
