@@ -78,6 +78,8 @@ export class GroupRuntime {
   #nextInputId = 1;
   #closed = false;
   #creatingFirst?: Promise<string>;
+  /** Prompts between their checks and their start: a control must not change the session under them. */
+  #accepting = 0;
 
   constructor(options: GroupRuntimeOptions) {
     this.name = options.name;
@@ -103,7 +105,7 @@ export class GroupRuntime {
   }
 
   get busy(): boolean {
-    return this.#reserved || this.#prompts.length > 0;
+    return this.#reserved || this.#prompts.length > 0 || this.#accepting > 0;
   }
 
   status(): GroupStatus {
@@ -126,11 +128,18 @@ export class GroupRuntime {
     this.#assertOpen();
     if (expectedSessionId !== undefined) this.#assertExpected(expectedSessionId);
     if (this.#pendingCount() >= LIMITS.clawQueuedInputs) throw this.#queueFull();
-    const sessionId = this.#group.activeSessionId ?? (await this.#createFirstSession());
-    const fresh = await this.#options.store.recordInputKey(this.name, idempotencyKey, sessionId);
+    this.#accepting++;
+    let sessionId: string;
+    let fresh: boolean;
+    try {
+      sessionId = this.#group.activeSessionId ?? (await this.#createFirstSession());
+      fresh = await this.#options.store.recordInputKey(this.name, idempotencyKey, sessionId);
+    } finally {
+      this.#accepting--;
+    }
     if (!fresh) return { status: 'duplicate', group: this.name, sessionId };
     const pending: PendingPrompt = { id: `p${this.#nextInputId++}`, text, images };
-    if (this.busy) {
+    if (this.#reserved || this.#prompts.length > 0) {
       this.#prompts.push(pending);
       this.#publishState();
       return { status: 'queued', group: this.name, sessionId, inputId: pending.id };
