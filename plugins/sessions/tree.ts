@@ -14,24 +14,25 @@ import type { Sql } from './sql.js';
 import type { Entry, EntryInput, EntryPayloads, SessionRecord, TreeNode } from './types.js';
 
 /*
- * Walks parent links from one entry up to the root. `e.id < w.id` holds for
- * every real link (a parent is always written first), so even a damaged row
- * cannot make the walk loop.
+ * Walks parent links from one entry up to the root, carrying each row along
+ * (joining back to the table afterwards, or sorting by depth in SQL, copies
+ * every payload a second time). `e.id < w.id` holds for every real link (a
+ * parent is always written first), so even a damaged row cannot make the walk
+ * loop, and it is also why sorting by id gives root → leaf order.
  */
 const PATH_SQL = `
-  WITH RECURSIVE walk (id, parent_id, depth) AS (
-    SELECT id, parent_id, 0 FROM claw_entries WHERE id = :entry AND session_id = :session
+  WITH RECURSIVE walk (id, session_id, parent_id, kind, payload, created_at) AS (
+    SELECT id, session_id, parent_id, kind, payload, created_at FROM claw_entries WHERE id = :entry AND session_id = :session
     UNION ALL
-    SELECT e.id, e.parent_id, w.depth + 1 FROM claw_entries e JOIN walk w ON e.id = w.parent_id AND e.id < w.id
+    SELECT e.id, e.session_id, e.parent_id, e.kind, e.payload, e.created_at FROM claw_entries e JOIN walk w ON e.id = w.parent_id AND e.id < w.id
   )
-  SELECT e.id, e.session_id, e.parent_id, e.kind, e.payload, e.created_at
-  FROM walk w JOIN claw_entries e ON e.id = w.id
-  ORDER BY w.depth DESC`;
+  SELECT id, session_id, parent_id, kind, payload, created_at FROM walk`;
 
 /** Rows root → `entryId` (empty for a null entry). */
 export async function pathRows(sql: Sql, sessionId: string, entryId: number | null): Promise<EntryRow[]> {
   if (entryId === null) return [];
-  return sql.all<EntryRow>(PATH_SQL, { entry: entryId, session: sessionId });
+  const rows = await sql.all<EntryRow>(PATH_SQL, { entry: entryId, session: sessionId });
+  return rows.sort((a, b) => Number(a.id) - Number(b.id));
 }
 
 export async function entryRow(sql: Sql, sessionId: string, entryId: number): Promise<EntryRow> {
