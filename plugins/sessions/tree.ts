@@ -8,7 +8,7 @@ import { ErrorCodes, XdogError, type ToolResultMessage } from '../../core/index.
 import { checkpointAt, cutProblems } from './checkpoints.js';
 import { pathMessages } from './context.js';
 import { checkEntryInput } from './entry-payloads.js';
-import { summaryFromText } from './names.js';
+import { foldForSearch, summaryFromText } from './names.js';
 import { ENTRY_COLUMNS, toEntry, type EntryRow } from './rows.js';
 import type { Sql } from './sql.js';
 import type { Entry, EntryInput, EntryPayloads, SessionRecord, TreeNode } from './types.js';
@@ -37,7 +37,7 @@ export async function pathRows(sql: Sql, sessionId: string, entryId: number | nu
 
 export async function entryRow(sql: Sql, sessionId: string, entryId: number): Promise<EntryRow> {
   if (!Number.isInteger(entryId) || entryId < 1) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry id must be a positive integer, not ${entryId}`);
-  const [row] = await sql.all<EntryRow & { owner: string }>(`SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE id = :id`, { id: entryId });
+  const [row] = await sql.all<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE id = :id`, { id: entryId });
   if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no entry ${entryId} in the store`);
   if (row.session_id !== sessionId) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry ${entryId} belongs to session ${row.session_id}, not ${sessionId}`);
   return row;
@@ -79,7 +79,7 @@ export async function appendEntries(sql: Sql, session: SessionRecord, inputs: re
   await sql.run(
     `UPDATE claw_sessions SET leaf_entry_id = :leaf, message_count = message_count + :messages, updated_at = :now
        ${summary === null ? '' : ', summary = :summary, summary_folded = :folded'} WHERE id = :id`,
-    summary === null ? { leaf: parentId, messages, now, id: session.id } : { leaf: parentId, messages, now, id: session.id, summary, folded: summary.toLowerCase() },
+    summary === null ? { leaf: parentId, messages, now, id: session.id } : { leaf: parentId, messages, now, id: session.id, summary, folded: foldForSearch(summary) },
   );
   return entries;
 }
