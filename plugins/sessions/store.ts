@@ -164,8 +164,7 @@ export class TypeormSessionStore implements SessionStore {
     return this.read(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const state = await readState(sql, sessionId);
-      const rows = await tree.pathRows(sql, sessionId, session.leafEntryId);
-      return { session, state, ...contextMessages(rows) };
+      return { session, state, ...contextMessages(await tree.contextRows(sql, sessionId, session.leafEntryId)) };
     });
   }
 

@@ -35,6 +35,50 @@ export async function pathRows(sql: Sql, sessionId: string, entryId: number | nu
   return rows.sort((a, b) => Number(a.id) - Number(b.id));
 }
 
+/* The same walk without payloads: ids and kinds only, so no payload text is copied. */
+const SKELETON_SQL = `
+  WITH RECURSIVE walk (id, parent_id, kind) AS (
+    SELECT id, parent_id, kind FROM claw_entries WHERE id = :entry AND session_id = :session
+    UNION ALL
+    SELECT e.id, e.parent_id, e.kind FROM claw_entries e JOIN walk w ON e.id = w.parent_id AND e.id < w.id
+  )
+  SELECT id, kind FROM walk`;
+
+/**
+ * The rows the model context needs, in path order: from the latest
+ * compaction's first kept entry (or the root when there is none) to the leaf,
+ * only messages, branch summaries and compactions. A long session that was
+ * compacted costs the payloads of its tail, not of its whole history: the
+ * path is walked without payloads first, then one range read fetches the
+ * needed ones.
+ */
+export async function contextRows(sql: Sql, sessionId: string, leafId: number | null): Promise<EntryRow[]> {
+  if (leafId === null) return [];
+  const skeleton = (await sql.all<{ id: number; kind: string }>(SKELETON_SQL, { entry: leafId, session: sessionId }))
+    .map((row) => ({ id: Number(row.id), kind: row.kind }))
+    .sort((a, b) => a.id - b.id);
+  let from = 0;
+  const compaction = skeleton.findLastIndex((entry) => entry.kind === 'compaction');
+  if (compaction >= 0) {
+    const [row] = await sql.all<{ payload: string }>('SELECT payload FROM claw_entries WHERE id = :id', { id: skeleton[compaction]!.id });
+    const { firstKeptEntryId } = JSON.parse(row!.payload) as EntryPayloads['compaction'];
+    const kept = firstKeptEntryId === null ? -1 : skeleton.findIndex((entry) => entry.id === firstKeptEntryId);
+    from = kept >= 0 && kept < compaction ? kept : compaction;
+  }
+  // The first kept entry stays even when it is not a message: the context starts there.
+  const wanted = new Set<number>([skeleton[from]!.id]);
+  for (let i = from; i < skeleton.length; i++) {
+    const { id, kind } = skeleton[i]!;
+    if (kind === 'message' || kind === 'branch_summary' || kind === 'compaction') wanted.add(id);
+  }
+  if (!wanted.size) return [];
+  const rows = await sql.all<EntryRow>(
+    `SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE session_id = :session AND id >= :low AND id <= :high ORDER BY id`,
+    { session: sessionId, low: skeleton[from]!.id, high: leafId },
+  );
+  return rows.filter((row) => wanted.has(Number(row.id)));
+}
+
 export async function entryRow(sql: Sql, sessionId: string, entryId: number): Promise<EntryRow> {
   if (!Number.isInteger(entryId) || entryId < 1) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry id must be a positive integer, not ${entryId}`);
   const [row] = await sql.all<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE id = :id`, { id: entryId });

@@ -57,6 +57,26 @@ describe('session store navigation', () => {
     expect(context.entryIds[0]).toBeNull();
   });
 
+  it('keeps from a first kept entry that is not a message, and ignores entries of abandoned branches after a compaction', async () => {
+    const { store } = await openTestStore();
+    const id = await sessionWith(store, [msg(user('one')), msg(assistant('first'))]);
+    const [change] = await store.append(id, [{ kind: 'model_change', payload: { model: 'faux/b' } }, msg(user('two')), msg(assistant('second'))]);
+    await store.append(id, [{ kind: 'compaction', payload: { summary: 'S', firstKeptEntryId: change!.id } }, msg(user('three'))]);
+    const leaf = (await store.getSession(id)).leafEntryId!;
+    await store.append(id, [msg(assistant('abandoned'))]);
+    await store.branch(id, leaf);
+    await store.append(id, [msg(assistant('kept'))]);
+    const context = await store.context(id);
+    expect(texts(context.messages)).toEqual([
+      'u:Summary of the earlier part of this conversation (compacted):\n\nS',
+      'u:two',
+      'a:second',
+      'u:three',
+      'a:kept',
+    ]);
+    expect(context.entryIds.slice(1)).toEqual((await store.path(id)).filter((e) => e.kind === 'message').slice(2).map((e) => e.id));
+  });
+
   it('carries a branch summary into the context of the branch it was written on', async () => {
     const { store } = await openTestStore();
     const id = await sessionWith(store, conversation.slice(0, 3));
