@@ -7,6 +7,7 @@
  * connection, so two interleaved transactions would silently nest.
  */
 import type { DataSource, QueryRunner } from 'typeorm';
+import { ErrorCodes, XdogError } from '../../core/index.js';
 
 export type Params = Record<string, unknown>;
 
@@ -35,7 +36,9 @@ export class StoreDatabase {
 
   /** Runs `work` after every earlier operation of this store has finished. */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(work);
+    const result = this.tail.then(work).catch((error: unknown) => {
+      throw this.translate(error);
+    });
     this.tail = result.catch(() => undefined);
     return result;
   }
@@ -76,6 +79,26 @@ export class StoreDatabase {
         await runner.release();
       }
     });
+  }
+
+  /** Database errors a person can act on become XdogErrors; anything else (a bug) passes unchanged. */
+  private translate(error: unknown): unknown {
+    if (XdogError.is(error)) return error;
+    const code = String((error as { driverError?: { code?: unknown } })?.driverError?.code ?? (error as { code?: unknown })?.code ?? '');
+    const where = this.sqlite ? `the claw store ${String(this.dataSource.options.database)}` : 'the claw store';
+    if (code.startsWith('SQLITE_BUSY') || code === '40001' || code === '40P01') {
+      return new XdogError(ErrorCodes.BUSY, `${where} is busy: another process holds its write lock`, { hint: 'retry; if it persists, look for another process using the store', cause: error });
+    }
+    if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+      return new XdogError(ErrorCodes.STORE_CORRUPT, `${where} is damaged: ${(error as Error).message}`, {
+        hint: 'stop every gateway using it and restore it from a backup (xdog never resets a damaged store)',
+        cause: error,
+      });
+    }
+    if (code.startsWith('SQLITE_FULL') || code === 'SQLITE_IOERR' || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_READONLY') {
+      return new XdogError(ErrorCodes.UNAVAILABLE, `${where} cannot be written: ${(error as Error).message}`, { hint: 'check free disk space and the file permissions', cause: error });
+    }
+    return error;
   }
 
   private compile(sql: string): Compiled {

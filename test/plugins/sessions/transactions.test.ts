@@ -4,6 +4,7 @@
  * that aborts one specific INSERT or UPDATE after earlier rows of the same
  * operation were written), so it strikes mid-transaction.
  */
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { XdogError } from '../../../core/index.js';
@@ -89,5 +90,27 @@ describe('session store transactions', () => {
     expect((await store.getSession(id)).messageCount).toBe(40);
     // every entry's parent is the one before it: one chain, in order
     path.forEach((entry, i) => expect(entry.parentId).toBe(i === 0 ? null : path[i - 1]!.id));
+  });
+
+  it('a write lock held by another process is BUSY after the busy timeout, naming the store; nothing is half-written', async () => {
+    const { store, file } = await openTestStore();
+    const id = await sessionWith(store, [msg(user('a'))]);
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const error = await store.append(id, [msg(user('b'))]).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(XdogError.is(error) && error.code).toBe('BUSY');
+      expect((error as Error).message).toContain(file);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect((await store.context(id)).messages.length).toBe(1);
+    await store.append(id, [msg(user('b'))]);
+    expect((await store.context(id)).messages.length).toBe(2);
   });
 });
