@@ -162,7 +162,10 @@ export interface NewSessionOptions {
 /**
  * The session store. Errors: NOT_FOUND (unknown group/session/entry),
  * STALE (expectation not met), INVALID_ARGUMENT (bad name, checkpoint
- * splitting a tool call, entry of another session), STORE_CORRUPT.
+ * splitting a tool call, entry of another session), LIMIT_EXCEEDED (a name,
+ * summary, search query, idempotency key or page over its LIMITS entry),
+ * BUSY (another process holds the store's write lock), STORE_CORRUPT.
+ * Every method reports errors by rejecting its promise.
  */
 export interface SessionStore {
   // groups
@@ -178,7 +181,7 @@ export interface SessionStore {
   listSessions(group: string, options?: { includeArchived?: boolean; limit?: number; offset?: number }): Promise<SessionRecord[]>;
   /** Case-insensitive literal match; sessions whose name matches come before those whose summary matches. */
   searchSessions(group: string, query: string, options?: { includeArchived?: boolean; limit?: number }): Promise<SessionRecord[]>;
-  /** Sets (or with null clears) the name: ≤ LIMITS.clawSessionNameBytes, no control or bidi characters. */
+  /** Sets (or with null clears) the name: ≤ LIMITS.clawSessionNameBytes (else LIMIT_EXCEEDED), no control or bidi characters. */
   setName(sessionId: string, name: string | null): Promise<SessionRecord>;
   setSummary(sessionId: string, summary: string | null): Promise<void>;
   /** Archives a session; if it was active the group has no active session afterwards. */
