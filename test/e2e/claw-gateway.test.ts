@@ -7,7 +7,7 @@ import net from 'node:net';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { XdogError } from '../../core/index.js';
-import { clawSandbox, collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { clawSandbox, collect, connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 
 const running: GatewayProcess[] = [];
 afterEach(async () => {
@@ -149,9 +149,7 @@ describe('claw gateway', () => {
     await gatewayFor(sandbox);
     const runner = await connect(sandbox, 'runner');
     const other = await connect(sandbox, 'other');
-    const events = collect(runner, 'event');
-    const ends = collect(runner, 'run.end');
-    await runner.call('subscribe', {});
+    const { events, ends } = await watch(runner);
     const receipt = await runner.call('prompt', { text: 'slow 1.5', idempotencyKey: key() });
     await until(() => events.some((params) => params.event.type === 'tool_start'), 'the slow tool to start');
     await expect(other.call('session.new', { expectedSessionId: receipt.sessionId })).rejects.toMatchObject({ code: 'BUSY' });
@@ -167,9 +165,7 @@ describe('claw gateway', () => {
     const sandbox = clawSandbox();
     await gatewayFor(sandbox);
     const client = await connect(sandbox);
-    const events = collect(client, 'event');
-    const ends = collect(client, 'run.end');
-    await client.call('subscribe', {});
+    const { events, ends } = await watch(client);
     await client.call('prompt', { text: 'slow 2', idempotencyKey: key() });
     await until(() => events.some((params) => params.event.type === 'tool_start'), 'the tool to start');
     await client.call('follow_up', { text: 'B' });
@@ -202,9 +198,7 @@ describe('claw gateway', () => {
     const sandbox = clawSandbox();
     await gatewayFor(sandbox);
     const client = await connect(sandbox);
-    const ends = collect(client, 'run.end');
-    const events = collect(client, 'event');
-    await client.call('subscribe', {});
+    const { events, ends } = await watch(client);
     await client.call('prompt', { text: 'long 3000', idempotencyKey: key() });
 
     const wrongToken = await rawExchange(sandbox.locations.socket, `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hello', params: { token: 'nope', protocol: 1 } })}\n`);
@@ -281,9 +275,7 @@ describe('claw gateway', () => {
     const sandbox = clawSandbox();
     await gatewayFor(sandbox);
     const client = await connect(sandbox);
-    const events = collect(client, 'event');
-    const ends = collect(client, 'run.end');
-    await client.call('subscribe', {});
+    const { events, ends } = await watch(client);
     await client.call('prompt', { text: 'slow 30', idempotencyKey: key() });
     await until(() => events.some((params) => params.event.type === 'tool_start'), 'the tool to start');
     expect(await client.call('abort', {})).toEqual({ aborted: true });

@@ -134,6 +134,14 @@ export function collect(connection: GatewayConnection, notification: string): Ar
   return seen;
 }
 
+/** Subscribes to the default group and collects its agent events and run ends. */
+export async function watch(connection: GatewayConnection): Promise<{ events: Array<Record<string, any>>; ends: Array<Record<string, any>> }> {
+  const events = collect(connection, 'event');
+  const ends = collect(connection, 'run.end');
+  await connection.call('subscribe', {});
+  return { events, ends };
+}
+
 /** Waits until `predicate` holds, polling; fails with `what` after the deadline. */
 export async function until(predicate: () => boolean | Promise<boolean>, what: string, deadlineMs = 20_000): Promise<void> {
   const end = Date.now() + deadlineMs;

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LIMITS, XdogError } from '../../../core/index.js';
-import { msg, openTestStore, sessionWith, user } from './helpers.js';
-
-async function failure(promise: Promise<unknown>): Promise<XdogError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(XdogError.is(error), String(error)).toBe(true);
-  return error as XdogError;
-}
+import { LIMITS } from '../../../core/index.js';
+import { failure, msg, openTestStore, sessionWith, user } from './helpers.js';
 
 describe('session catalog', () => {
   it('sets, keeps and clears names within the byte limit; 257 bytes are refused and the old name stays', async () => {

@@ -1,8 +1,8 @@
 /** A real SQLite claw store in a temp directory, and message builders for session-store tests. */
 import path from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { DataSource } from 'typeorm';
-import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../../../core/index.js';
+import { XdogError, type AssistantMessage, type Message, type ToolResultMessage, type UserMessage } from '../../../core/index.js';
 import { openClawDataSource } from '../../../entities/index.js';
 import { openSessionStore, type EntryInput, type SessionStore } from '../../../plugins/sessions/index.js';
 import { tempDir } from '../../support/temp.js';
@@ -72,4 +72,14 @@ export async function sessionWith(store: SessionStore, entries: EntryInput[]): P
   const session = await store.createSession('main', { model: 'faux/test', activate: true }, { expectedActiveSessionId: group.activeSessionId });
   if (entries.length) await store.append(session.id, entries);
   return session.id;
+}
+
+/** The XdogError a promise rejects with (fails the test when it resolves or rejects with something else). */
+export async function failure(promise: Promise<unknown>): Promise<XdogError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(XdogError.is(error), String(error)).toBe(true);
+  return error as XdogError;
 }

@@ -1,17 +1,8 @@
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { LIMITS, XdogError } from '../../../core/index.js';
-import { openTestStore, sessionWith } from './helpers.js';
-
-async function failure(promise: Promise<unknown>): Promise<XdogError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(XdogError.is(error), String(error)).toBe(true);
-  return error as XdogError;
-}
+import { LIMITS } from '../../../core/index.js';
+import { failure, openTestStore, sessionWith } from './helpers.js';
 
 const usage = (input: number, output: number, cacheRead = 0) => ({ input, output, cacheRead, cacheWrite: 0 });
 

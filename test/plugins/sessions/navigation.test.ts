@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { XdogError } from '../../../core/index.js';
-import { assistant, msg, openTestStore, sessionWith, texts, toolResult, user } from './helpers.js';
 
-async function failure(promise: Promise<unknown>): Promise<XdogError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(XdogError.is(error), String(error)).toBe(true);
-  return error as XdogError;
-}
+import { failure, assistant, msg, openTestStore, sessionWith, texts, toolResult, user } from './helpers.js';
 
 /** u1 a1 u2 a2(call c1) r(c1) a3 u3 a4 — messages 1..8; checkpoint 4 splits c1 from its result. */
 const conversation = [
