@@ -49,7 +49,7 @@ const XdogFieldSchema = z.union([
   z.object({ plugins: z.array(PluginEntrySchema) }).strict(),
 ]);
 
-interface PackageJson {
+export interface PackageJson {
   name?: string;
   version?: string;
   description?: string;
@@ -77,7 +77,8 @@ export function xdogInstallRoot(): string {
   }
 }
 
-function readPackageJson(file: string): PackageJson | undefined {
+/** A package.json, or undefined when there is none; too large or not JSON is a PLUGIN_INVALID error naming the file. */
+export function readPackageJson(file: string): PackageJson | undefined {
   let text: string;
   try {
     const stat = fs.statSync(file);
