@@ -36,6 +36,24 @@ describe('plugin discovery', () => {
     expect(hello?.provides.tools).toEqual(['hello']);
   });
 
+  it('skips a dependency whose package.json is corrupt, too large or not an object, with a notice naming it', () => {
+    const project = projectWithExample();
+    const nodeModules = path.join(project, 'node_modules');
+    writeTree(nodeModules, {
+      'corrupt/package.json': '{"name": "corrupt",',
+      '@scope/huge/package.json': JSON.stringify({ name: 'huge', padding: 'x'.repeat(2 * 1024 * 1024) }),
+      'nothing/package.json': 'null',
+    });
+    const notices: string[] = [];
+    const plugins = discoverPlugins({ cwd: project, ...isolated, onSkipped: (notice) => notices.push(notice) });
+    expect(plugins.map((plugin) => plugin.name)).toContain('xdog-plugin-hello');
+    expect(notices).toEqual([
+      expect.stringMatching(/^skipped a package while looking for plugins: .*node_modules\/@scope\/huge\/package\.json is \d+ bytes, over the 1048576-byte limit/),
+      expect.stringMatching(/^skipped a package while looking for plugins: .*node_modules\/corrupt\/package\.json is not valid JSON/),
+      expect.stringMatching(/^skipped a package while looking for plugins: .*node_modules\/nothing\/package\.json is not a JSON object/),
+    ]);
+  });
+
   it('ignores packages without an "xdog" field, scoped ones included', () => {
     const project = tempDir();
     writeTree(project, {

@@ -126,4 +126,23 @@ describe('xdog plugins install/uninstall', { timeout: 240_000 }, () => {
     expect(reinstalled.stdout).toBe('installed xdog-plugin-second 1.0.0\n');
     expect(callTool('second')).toBe('second v2');
   });
+
+  it('a corrupt or oversized package.json of an unrelated project dependency is skipped with a notice naming it', () => {
+    const { root, cli } = setup();
+    writeTree(root, {
+      'script.json': { responses: [{ text: 'still here' }] },
+      'work/package.json': { name: 'host', private: true },
+      'work/node_modules/left-pad/package.json': '{"name": "left-pad", "version": ',
+      'work/node_modules/big/package.json': JSON.stringify({ name: 'big', blob: 'x'.repeat(2 * 1024 * 1024) }),
+    });
+    for (const args of [['plugins', 'list'], ['agent', 'chat', 'faux/demo', 'hi', '--no-tools']]) {
+      const result = cli(...args);
+      expect(result.status, args.join(' ')).toBe(0);
+      const notices = result.stderr.trim().split('\n');
+      expect(notices).toHaveLength(2);
+      expect(notices[0]).toMatch(/^xdog: notice: skipped a package while looking for plugins: .*work\/node_modules\/big\/package\.json is \d+ bytes, over the 1048576-byte limit/);
+      expect(notices[1]).toMatch(/^xdog: notice: skipped a package while looking for plugins: .*work\/node_modules\/left-pad\/package\.json is not valid JSON/);
+    }
+    expect(cli('agent', 'chat', 'faux/demo', 'hi', '--no-tools').stdout).toBe('still here\n');
+  });
 });
