@@ -77,6 +77,8 @@ export const LIMITS = Object.freeze({
   grepToolFileBytes: 2 * MiB,
   /** grep/find tools: files one walk visits. */
   walkToolFiles: 100_000,
+  /** grep/find tools: symbolic links named in the notice that they were not followed (the rest are counted). */
+  walkNoticeNames: 10,
   /** grep/read tools: characters of one line shown to the model. */
   toolLineChars: 2000,
   /** web_search tool: results one call returns. */

@@ -87,6 +87,15 @@ export function createReadTool(options: { cwd: string }): AgentTool<z.infer<type
   };
 }
 
+/** The nearest existing ancestor of `file` when it is not a folder (mkdir would say only EEXIST or ENOTDIR). */
+async function nonFolderAncestor(file: string): Promise<string | undefined> {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const stat = await fs.stat(dir).catch(() => undefined);
+    if (stat) return stat.isDirectory() ? undefined : dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
 const WriteArgs = z.object({
   path: z.string().min(1).describe('File to write, relative to the working directory. Parent directories are created.'),
   content: z.string().describe('The complete new content of the file.'),
@@ -105,6 +114,8 @@ export function createWriteTool(options: { cwd: string }): AgentTool<z.infer<typ
       return withPathLock(
         file,
         async () => {
+          const blocker = await nonFolderAncestor(file);
+          if (blocker) return errorResult(`cannot write ${shown}: ${displayPath(options.cwd, blocker)} is a file, not a folder`);
           try {
             await fs.mkdir(path.dirname(file), { recursive: true });
             await fs.writeFile(file, args.content);

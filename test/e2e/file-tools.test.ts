@@ -10,11 +10,12 @@ interface LoggedRequest {
 }
 
 /** Runs one chat whose model answers with `responses`, in a fresh workspace holding `files`. */
-function chat(files: Record<string, string>, responses: unknown[]) {
+function chat(files: Record<string, string>, responses: unknown[], prepare?: (cwd: string) => void) {
   const root = tempDir('xdog-e2e-files-');
   writeTree(root, { 'script.json': { responses }, 'work/.keep': '', ...Object.fromEntries(Object.entries(files).map(([name, content]) => [`work/${name}`, content])) });
   const log = path.join(root, 'requests.jsonl');
   const cwd = path.join(root, 'work');
+  prepare?.(cwd);
   const env = { XDG_CONFIG_HOME: path.join(root, 'config'), XDG_DATA_HOME: path.join(root, 'data'), XDOG_FAUX_SCRIPT: path.join(root, 'script.json'), XDOG_FAUX_LOG: log };
   const result = runCli(['agent', 'chat', 'faux/demo', 'go', '--cwd', cwd], { env, cwd });
   const requests = fs.readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as LoggedRequest);
@@ -55,5 +56,32 @@ describe('file tools through xdog agent chat', { timeout: 120_000 }, () => {
       ['edit', false],
     ]);
     expect(read('src/new.txt')).toBe('hello there\n');
+  });
+
+  it('answers bad paths and globs in the model\'s terms, and says which symbolic links were not followed', () => {
+    const root = tempDir('xdog-e2e-outside-');
+    writeTree(root, { 'secret.txt': 'needle outside\n' });
+    const responses = [
+      {
+        toolCalls: [
+          { name: 'write', arguments: { path: 'a.txt/b.txt', content: 'x' } },
+          { name: 'find', arguments: { pattern: '{a,b.txt' } },
+          { name: 'grep', arguments: { pattern: 'needle', glob: '*.{md' } },
+          { name: 'find', arguments: { pattern: '*.txt' } },
+          { name: 'grep', arguments: { pattern: 'needle' } },
+        ],
+      },
+      { text: 'done' },
+    ];
+    const files = { 'a.txt': 'needle inside\n' };
+    const setupLinks = (cwd: string) => fs.symlinkSync(path.join(root, 'secret.txt'), path.join(cwd, 'link.txt'));
+    const { result, toolResults } = chat(files, responses, setupLinks);
+    expect(result.status).toBe(0);
+    const texts = toolResults.map((message) => message.content[0]!.text);
+    expect(texts[0]).toBe('Error: cannot write a.txt/b.txt: a.txt is a file, not a folder');
+    expect(texts[1]).toBe('Error: invalid glob "{a,b.txt": a "{" is not closed with "}"');
+    expect(texts[2]).toBe('Error: invalid glob "*.{md": a "{" is not closed with "}"');
+    expect(texts[3]).toBe("a.txt\n[1 symbolic link was not followed: link.txt; give the link's target as path to search it]");
+    expect(texts[4]).toBe("a.txt:1: needle inside\n[1 symbolic link was not followed: link.txt; give the link's target as path to search it]");
   });
 });
