@@ -63,6 +63,8 @@ export const LIMITS = Object.freeze({
   bashDefaultTimeoutSeconds: 120,
   /** bash tool: largest timeout a call may ask for, in seconds. */
   bashMaxTimeoutSeconds: 3600,
+  /** bash tool: bytes of one command; Linux refuses a single program argument of 128 KiB or more (E2BIG). */
+  bashCommandBytes: 128 * KiB - 1,
   /** read tool: bytes one call returns. */
   readToolBytes: 256 * KiB,
   /** read tool: lines one call returns. */

@@ -84,4 +84,14 @@ describe('file tools through xdog agent chat', { timeout: 120_000 }, () => {
     expect(texts[3]).toBe("a.txt\n[1 symbolic link was not followed: link.txt; give the link's target as path to search it]");
     expect(texts[4]).toBe("a.txt:1: needle inside\n[1 symbolic link was not followed: link.txt; give the link's target as path to search it]");
   });
+
+  it('bash runs a command up to the argument limit and refuses a longer one with the limit, not E2BIG', () => {
+    const atLimit = `echo ok #${'x'.repeat(128 * 1024 - 1 - 'echo ok #'.length)}`;
+    const over = `echo no #${'x'.repeat(200 * 1024)}`;
+    const { result, toolResults } = chat({}, [{ toolCalls: [{ name: 'bash', arguments: { command: atLimit } }, { name: 'bash', arguments: { command: over } }] }, { text: 'done' }]);
+    expect(result.status).toBe(0);
+    expect(toolResults[0]).toMatchObject({ isError: false, content: [{ text: 'ok\n' }] });
+    expect(toolResults[1]!.isError).toBe(true);
+    expect(toolResults[1]!.content[0]!.text).toContain('command: the command is over 131071 bytes, the limit for one command; write the script to a file with the write tool and run it with bash FILE');
+  });
 });
