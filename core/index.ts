@@ -8,6 +8,8 @@ export * from './plugin.js';
 export * from './kernel.js';
 export * from './discovery.js';
 export * from './config.js';
+export { yamlData, type YamlDataProblem } from './yaml-data.js';
+export { jsonDeeperThan } from './json-depth.js';
 export * from './paths.js';
 export * from './agent/messages.js';
 export * from './agent/tool-types.js';

@@ -94,6 +94,10 @@ export const LIMITS = Object.freeze({
   toolCtxBytes: 1 * MiB,
   /** A plugin's package.json read during discovery, in bytes. */
   pluginManifestBytes: 1 * MiB,
+  /** JSON values from people and models (Flow inputs): nesting depth; deeper would overflow recursive checks. */
+  jsonValueDepth: 128,
+  /** Config and Flow YAML: copies aliases may make of anchored data (yaml's maxAliasCount); more is an alias bomb. */
+  yamlAliasExpansions: 100,
 
   /** One SKILL.md file (front matter and body), in bytes. */
   skillFileBytes: 256 * KiB,
@@ -113,6 +117,8 @@ export const LIMITS = Object.freeze({
   mcpServerIdLength: 32,
   /** MCP: Roots configured for one server. */
   mcpRoots: 16,
+  /** Providers: largest per-request `timeout` a config may set, in seconds (a day; Node timers stop at about 24.8 days). */
+  providerTimeoutMaxSeconds: 86_400,
   /** MCP: largest per-server request timeout, in seconds. */
   mcpTimeoutMaxSeconds: 3600,
   /** MCP: request timeout when the config names none, in seconds. */
