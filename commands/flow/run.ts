@@ -45,8 +45,8 @@ export default class FlowRun extends XdogCommand {
     if (result.status === 'failed') {
       if (this.jsonEnabled()) this.logJson(result);
       else {
-        process.stderr.write(`xdog: ${result.error.message} [${result.error.code}]${result.error.hint ? ` (${result.error.hint})` : ''}\n`);
-        process.stderr.write(`outputs so far: ${JSON.stringify(result.steps, null, 2)}\n`);
+        this.note(`xdog: ${result.error.message} [${result.error.code}]${result.error.hint ? ` (${result.error.hint})` : ''}`);
+        this.note(`outputs so far: ${JSON.stringify(result.steps, null, 2)}`);
       }
       this.exit(1);
     }
@@ -57,7 +57,7 @@ export default class FlowRun extends XdogCommand {
   /** Step progress goes to stderr so stdout holds only the result. */
   private progress(event: FlowEvent): void {
     if (this.jsonEnabled()) return;
-    if (event.type === 'step_start') process.stderr.write(`step ${event.step} (${event.kind})...\n`);
-    else if (event.type === 'step_end') process.stderr.write(`step ${event.step} done\n`);
+    if (event.type === 'step_start') this.note(`step ${event.step} (${event.kind})...`);
+    else if (event.type === 'step_end') this.note(`step ${event.step} done`);
   }
 }
