@@ -104,7 +104,7 @@ export class McpConnection {
   async request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<LooseResult> {
     if (this.#ended) {
       throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server "${this.#id}" is not connected: ${this.#ended}`, {
-        hint: `connect it again explicitly (xdog mcp ... or registry.connect("${this.#id}"))`,
+        hint: `it is never reconnected behind your back: run the command again (xdog agent chat --mcp ${this.#id}, xdog mcp ...), or in the SDK call registry.connect("${this.#id}")`,
       });
     }
     try {
