@@ -8,7 +8,7 @@ import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 // Narrow imports keep start-up fast: the core barrel loads the whole runtime.
 import { loadConfig, type LoadedConfig } from '../core/config.js';
 import { ErrorCodes, XdogError } from '../core/errors.js';
-import { terminalSafe } from './_lib/terminal-text.js';
+import { terminalSafe } from '../core/terminal-text.js';
 
 export abstract class XdogCommand extends Command {
   static override baseFlags = {

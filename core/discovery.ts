@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { ErrorCodes, XdogError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { userPluginDir } from './paths.js';
+import { terminalSafe } from './terminal-text.js';
 import { PROVIDE_KINDS, type PluginProvides } from './plugin.js';
 
 export type PluginSource = 'builtin' | 'project' | 'user';
@@ -75,7 +76,7 @@ const noticed = new Set<string>();
 function noticeOnStderr(notice: string): void {
   if (noticed.has(notice)) return;
   noticed.add(notice);
-  process.stderr.write(`xdog: notice: ${notice}\n`);
+  process.stderr.write(`xdog: notice: ${terminalSafe(notice)}\n`);
 }
 
 /** The folder of the installed xdog package (the one holding this file). */

@@ -5,7 +5,7 @@ import { ErrorCodes, XdogError } from '../../core/index.js';
 import { createAcpAgent } from '../../plugins/acp/index.js';
 import { XdogCommand } from '../base-command.js';
 import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
-import { terminalSafe } from '../_lib/terminal-text.js';
+import { terminalSafe } from '../../core/terminal-text.js';
 
 export default class AgentAcp extends XdogCommand {
   static override summary = 'Serve xdog agents to an editor over the Agent Client Protocol (stdio)';

@@ -4,7 +4,7 @@
  * event is one JSON line on stdout.
  */
 import type { AgentEvent, AgentToolResult } from '../../../core/index.js';
-import { terminalSafe } from '../../_lib/terminal-text.js';
+import { terminalSafe } from '../../../core/terminal-text.js';
 
 export interface Output {
   stdout(text: string): void;
