@@ -6,6 +6,7 @@ export * from './limits.js';
 export * from './tokens.js';
 export * from './plugin.js';
 export * from './kernel.js';
+export { overrideContributions, ContributionOverrideToken, contributorOf, type ContributionOverride, type ContributionOverrides, type ContributionKind } from './contributions.js';
 export * from './discovery.js';
 export * from './config.js';
 export { yamlData, type YamlDataProblem } from './yaml-data.js';
