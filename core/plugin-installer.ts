@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { assertNoConflicts, discoverPlugins, pluginsOfPackage, readPackageJson, xdogInstallRoot, type DiscoveredPlugin, type DiscoveryOptions } from './discovery.js';
 import { ErrorCodes, XdogError } from './errors.js';
 import { userPluginDir } from './paths.js';
+import { verifyPluginsLoad } from './plugin-verify.js';
 
 const run = promisify(execFile);
 
@@ -123,10 +124,24 @@ function stagedPlugins(folder: string, spec: string): DiscoveredPlugin[] {
 }
 
 /**
+ * Imports the staged plugins and resolves what they bind, so a plugin that
+ * fails to load or binds a name it did not declare is refused now rather than
+ * breaking every chat later. Messages name the spec, not the staging folder.
+ */
+async function checkLoads(plugins: DiscoveredPlugin[], folder: string, spec: string, cwd: string): Promise<void> {
+  try {
+    await verifyPluginsLoad(plugins, cwd);
+  } catch (error) {
+    if (!XdogError.is(error)) throw error;
+    throw new XdogError(error.code, `${error.message.replaceAll(folder, spec)}; nothing was installed`, { hint: error.hint, cause: error });
+  }
+}
+
+/**
  * Installs the spec into a temporary prefix and checks it there, so that a
  * package that is refused never touches the user plugin directory.
  */
-async function stage(spec: string, target: string): Promise<Staged> {
+async function stage(spec: string, target: string, cwd: string): Promise<Staged> {
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-plugin-stage-'));
   try {
     ensurePrefix(staging);
@@ -145,6 +160,7 @@ async function stage(spec: string, target: string): Promise<Staged> {
         hint: 'see docs/plugins.md for the "xdog" field; nothing was changed',
       });
     }
+    await checkLoads(plugins, path.join(staging, 'node_modules', name), spec, cwd);
     return { name, version: plugins[0]!.version, plugins };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
@@ -186,7 +202,7 @@ export async function installPlugin(spec: string, options: InstallOptions = {}):
   installedNames(dir); // a corrupt prefix manifest is reported before anything runs
   const folder = localFolderOf(spec);
   if (packageNameOfSpec(spec) === 'xdog') refuseXdogItself(spec);
-  const staged = await stage(spec, folder ?? spec);
+  const staged = await stage(spec, folder ?? spec, options.cwd ?? process.cwd());
   const others = discoverPlugins({ ...options, userDir: dir }).filter((plugin) => !(plugin.source === 'user' && plugin.packageName === staged.name));
   assertNoConflicts([...others, ...staged.plugins]);
   ensurePrefix(dir);
