@@ -65,3 +65,6 @@ function toXdogError(error: unknown): XdogError {
   }
   return new XdogError(ErrorCodes.INTERNAL, firstLine, { cause: error, hint: 'rerun with --debug for the stack trace' });
 }
+
+/** What a plugin's own CLI commands need besides this base class (`import { Args, Flags, XdogCommand } from 'xdog/command'`). */
+export { Args, Flags } from '@oclif/core';

@@ -13,7 +13,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { assertNoConflicts, discoverPlugins, pluginsOfPackage, readPackageJson, xdogInstallRoot, type DiscoveredPlugin, type DiscoveryOptions } from './discovery.js';
 import { ErrorCodes, XdogError } from './errors.js';
-import { userPluginDir } from './paths.js';
+import { dataDir, userPluginDir } from './paths.js';
+import { checkDeclaredCommands, syncCommandPlugins } from './plugin-commands.js';
 import { verifyPluginsLoad } from './plugin-verify.js';
 
 const run = promisify(execFile);
@@ -21,6 +22,19 @@ const run = promisify(execFile);
 export interface InstallOptions extends DiscoveryOptions {
   /** The user plugin directory (default: `$XDG_DATA_HOME/xdog/plugins`). */
   userDir?: string;
+  /**
+   * oclif's user plugin file, where packages with CLI commands are linked
+   * (default: `$XDG_DATA_HOME/xdog/package.json` for the default userDir, else none).
+   */
+  commandsFile?: string | null;
+}
+
+/** Links the installed packages that have oclif commands into the CLI (see core/plugin-commands.ts). */
+function syncCommands(dir: string, options: InstallOptions): void {
+  const file = options.commandsFile !== undefined ? options.commandsFile : options.userDir === undefined ? path.join(dataDir(), 'package.json') : null;
+  if (!file) return;
+  const nodeModules = path.join(dir, 'node_modules');
+  syncCommandPlugins(file, nodeModules, installedNames(dir).map((name) => path.join(nodeModules, name)));
 }
 
 function ensurePrefix(dir: string): void {
@@ -160,6 +174,7 @@ async function stage(spec: string, target: string, cwd: string): Promise<Staged>
         hint: 'see docs/plugins.md for the "xdog" field; nothing was changed',
       });
     }
+    checkDeclaredCommands(path.join(staging, 'node_modules', name), plugins);
     await checkLoads(plugins, path.join(staging, 'node_modules', name), spec, cwd);
     return { name, version: plugins[0]!.version, plugins };
   } finally {
@@ -209,6 +224,7 @@ export async function installPlugin(spec: string, options: InstallOptions = {}):
   // A registry spec is pinned to the version that was checked; a folder or tarball is installed as given.
   const target = folder ?? (packageNameOfSpec(spec) === staged.name ? `${staged.name}@${staged.version}` : spec);
   await replacePackage(dir, staged.name, () => npm(['install', '--save', target], dir));
+  syncCommands(dir, options);
   return pluginsOfPackage(path.join(dir, 'node_modules', staged.name), 'user');
 }
 
@@ -221,4 +237,5 @@ export async function uninstallPlugin(name: string, options: InstallOptions = {}
     });
   }
   await npm(['uninstall', '--save', name], dir);
+  syncCommands(dir, options);
 }
