@@ -27,6 +27,12 @@ export interface InstallOptions extends DiscoveryOptions {
    * (default: `$XDG_DATA_HOME/xdog/package.json` for the default userDir, else none).
    */
   commandsFile?: string | null;
+  /**
+   * Link a local folder instead of copying it, so edits there are picked up on
+   * the next run (`xdog plugins link`). A later npm run in the prefix (another
+   * install or uninstall) turns it back into a copy: link it again then.
+   */
+  link?: boolean;
 }
 
 /** Links the installed packages that have oclif commands into the CLI (see core/plugin-commands.ts). */
@@ -53,11 +59,12 @@ function linkXdog(dir: string): void {
   fs.symlinkSync(xdogInstallRoot(), link, 'dir');
 }
 
-async function npm(args: string[], cwd: string): Promise<void> {
+async function npm(args: string[], cwd: string, options: { link?: boolean } = {}): Promise<void> {
   try {
     // --install-links on every run, not just installs: without it, any later npm run in the prefix turns
     // a folder-installed plugin into a symlink to its source, where `import 'xdog'` no longer resolves.
-    await run('npm', [...args, '--install-links', '--no-audit', '--no-fund', '--legacy-peer-deps', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 });
+    // Only `xdog plugins link` asks for the symlink, for a folder that resolves xdog itself.
+    await run('npm', [...args, ...(options.link ? [] : ['--install-links']), '--no-audit', '--no-fund', '--legacy-peer-deps', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 });
     linkXdog(cwd);
   } catch (error) {
     linkXdog(cwd);
@@ -216,6 +223,9 @@ export async function installPlugin(spec: string, options: InstallOptions = {}):
   const dir = options.userDir ?? userPluginDir();
   installedNames(dir); // a corrupt prefix manifest is reported before anything runs
   const folder = localFolderOf(spec);
+  if (options.link && !folder) {
+    throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `cannot link ${spec}: it is not a local folder`, { hint: 'link a plugin folder you are developing; install packages from npm' });
+  }
   if (packageNameOfSpec(spec) === 'xdog') refuseXdogItself(spec);
   const staged = await stage(spec, folder ?? spec, options.cwd ?? process.cwd());
   const others = discoverPlugins({ ...options, userDir: dir }).filter((plugin) => !(plugin.source === 'user' && plugin.packageName === staged.name));
@@ -223,7 +233,7 @@ export async function installPlugin(spec: string, options: InstallOptions = {}):
   ensurePrefix(dir);
   // A registry spec is pinned to the version that was checked; a folder or tarball is installed as given.
   const target = folder ?? (packageNameOfSpec(spec) === staged.name ? `${staged.name}@${staged.version}` : spec);
-  await replacePackage(dir, staged.name, () => npm(['install', '--save', target], dir));
+  await replacePackage(dir, staged.name, () => npm(['install', '--save', target], dir, { link: options.link }));
   syncCommands(dir, options);
   return pluginsOfPackage(path.join(dir, 'node_modules', staged.name), 'user');
 }
