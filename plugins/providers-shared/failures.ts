@@ -55,6 +55,25 @@ function vendorDetail(error: SdkError): { text?: string; type?: string } {
   };
 }
 
+/** True when the chain of causes holds a refused TCP connection. */
+function isRefused(error: SdkError): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as SdkError).cause, depth++) {
+    if ((current as SdkError).code === 'ECONNREFUSED') return true;
+  }
+  return false;
+}
+
+/** A base URL on this machine (127.0.0.0/8, ::1, localhost): nothing listening there will not start listening within a retry. */
+export function isLoopbackEndpoint(endpoint: string): boolean {
+  let host: string;
+  try {
+    host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 function isConnectionError(error: SdkError): boolean {
   if (['APIConnectionError', 'APIConnectionTimeoutError', 'IncompleteStreamError'].includes(error.name ?? '')) return true;
   for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as SdkError).cause, depth++) {
@@ -104,6 +123,9 @@ export function classifyFailure(thrown: unknown, context: FailureContext, signal
   }
   if (status !== undefined) {
     return finish({ kind: 'rejected', status, retryable: false, message: `request rejected (HTTP ${status}): ${said}` });
+  }
+  if (isRefused(error) && isLoopbackEndpoint(context.endpoint)) {
+    return finish({ kind: 'connection', retryable: false, message: `connection to ${context.endpoint} was refused: is the server running?` });
   }
   if (isConnectionError(error)) {
     return finish({ kind: 'connection', retryable: true, message: `connection to ${context.endpoint} failed: ${error.message ?? 'dropped'}` });
