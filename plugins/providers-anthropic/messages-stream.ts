@@ -94,6 +94,7 @@ function mapEvent(builder: MessageBuilder, event: RawMessageStreamEvent, provide
       if (block.type === 'tool_use') return builder.toolCall(event.index, { id: block.id, name: block.name });
       if (block.type === 'text' && block.text) return builder.text(block.text);
       if (block.type === 'thinking' && block.thinking) return builder.thinking(block.thinking);
+      if (block.type === 'redacted_thinking') builder.redactedThinking(block.data);
       return undefined;
     }
     case 'content_block_delta': {

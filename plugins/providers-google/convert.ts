@@ -20,6 +20,7 @@ function modelParts(message: Extract<Message, { role: 'assistant' }>): Part[] {
   let signature: string | undefined;
   for (const part of message.content) {
     if (part.type === 'thinking') {
+      if (part.redacted) continue; // another vendor's encrypted thinking
       if (part.thinking) parts.push({ text: part.thinking, thought: true, ...(part.signature && { thoughtSignature: part.signature }) });
       else signature = part.signature;
     } else if (part.type === 'text') {

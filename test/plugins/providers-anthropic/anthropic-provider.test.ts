@@ -186,6 +186,38 @@ describe('anthropic provider against a local Messages API server', () => {
   });
 });
 
+describe('redacted thinking', () => {
+  it('keeps a redacted_thinking block whole and sends it back as it came', async () => {
+    const provider = await providerFor([
+      {
+        sse: [
+          messageStart,
+          namedEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: 'EncRypTed==' } }),
+          namedEvent('content_block_stop', { type: 'content_block_stop', index: 0 }),
+          namedEvent('content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+          namedEvent('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'thinking_delta', thinking: 'Plain.' } }),
+          namedEvent('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'signature_delta', signature: 'sig-2' } }),
+          namedEvent('content_block_stop', { type: 'content_block_stop', index: 1 }),
+          namedEvent('content_block_start', { type: 'content_block_start', index: 2, content_block: { type: 'text', text: 'Done.' } }),
+          namedEvent('content_block_stop', { type: 'content_block_stop', index: 2 }),
+          ...stop('end_turn'),
+        ],
+      },
+    ]);
+    const end = last(await collect(provider.stream('claude-sonnet-4-6', context, { reasoning: 'low' })));
+    expect(end.message.content).toEqual([
+      { type: 'thinking', thinking: '', signature: 'EncRypTed==', redacted: true },
+      { type: 'thinking', thinking: 'Plain.', signature: 'sig-2' },
+      { type: 'text', text: 'Done.' },
+    ]);
+    expect(toAnthropicMessages([end.message])[0]!.content).toEqual([
+      { type: 'redacted_thinking', data: 'EncRypTed==' },
+      { type: 'thinking', thinking: 'Plain.', signature: 'sig-2' },
+      { type: 'text', text: 'Done.' },
+    ]);
+  });
+});
+
 describe('configured Anthropic-compatible providers (type: anthropic)', () => {
   it('serve any Messages endpoint under their own name, with their own key, and take any model id', async () => {
     server = await startVendorServer([{ sse: [messageStart, ...stop('end_turn')] }]);
