@@ -123,6 +123,8 @@ export const LIMITS = Object.freeze({
   mcpTimeoutMaxSeconds: 3600,
   /** MCP: request timeout when the config names none, in seconds. */
   mcpDefaultTimeoutSeconds: 60,
+  /** MCP: how long close() waits for an HTTP server to answer the DELETE that ends its session, in ms. */
+  mcpSessionEndMs: 2000,
   /** MCP: one JSON-RPC message (stdio frame or HTTP body), in bytes. */
   mcpMessageBytes: 8 * MiB,
   /** MCP: decoded bytes of one binary content block. */
