@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { ErrorCodes, XdogError, bootKernel } from '../../core/index.js';
+import { ErrorCodes, XdogError, bootKernel, modelRegistryFor } from '../../core/index.js';
 import { compileFlowFile, flowRuntimeOf, flowToolsOf, parseInputPairs, runFlow, toolSignature, type FlowEvent, type FlowRunResult } from '../../plugins/flow/index.js';
 import { XdogCommand } from '../base-command.js';
 
@@ -30,6 +30,8 @@ export default class FlowRun extends XdogCommand {
       if (needsModel && !runtime) {
         throw new XdogError(ErrorCodes.MODEL_UNKNOWN, `flow "${plan.flow}" has agent steps but no model is set`, { hint: 'pass --model provider/model or set "model:" in the config file' });
       }
+      // A missing key fails now, before any step has run (and before a shell step has changed anything).
+      if (runtime) await modelRegistryFor(kernel).checkCredentials?.(runtime.model);
       // Ctrl-C cancels the running step cooperatively; the run then reports it as failed with the outputs so far.
       const controller = new AbortController();
       const onSigint = (): void => controller.abort();

@@ -21,7 +21,7 @@ import {
   type ModelStreamFn,
   type XdogConfig,
 } from '../../core/index.js';
-import { MissingCredentialError, credentialStoreOf, providerSettings, type RetryPolicy } from '../providers-shared/index.js';
+import { MissingCredentialError, credentialCheck, credentialStoreOf, providerSettings, type RetryPolicy } from '../providers-shared/index.js';
 import { createMessagesStream } from './messages-stream.js';
 
 export { createMessagesStream, THINKING_BUDGETS, type AnthropicConnection, type AnthropicStreamOptions } from './messages-stream.js';
@@ -37,6 +37,7 @@ const DEFAULTS = { apiKeyEnv: ['ANTHROPIC_API_KEY'], baseURL: 'https://api.anthr
 export class AnthropicProvider implements ConfigurableModelProvider {
   readonly name: string;
   readonly stream: ModelStreamFn;
+  readonly checkCredentials: () => Promise<void>;
 
   constructor(
     private readonly config: XdogConfig,
@@ -47,18 +48,15 @@ export class AnthropicProvider implements ConfigurableModelProvider {
     const builtin = name === 'anthropic';
     const settings = (): ReturnType<typeof providerSettings> => providerSettings(config, name, DEFAULTS);
     const keyRequired = builtin || Boolean(config.providers?.[name]?.api_key_env);
-    this.stream = createMessagesStream({
-      provider: name,
-      policy: options.policy,
-      authHint: `set ${settings().apiKeyEnv.join(' or ')} or run: xdog agent login ${name}`,
-      models: builtin ? () => catalogModels(name) : undefined,
-      connect: async () => {
-        const current = settings();
-        const key = keyRequired ? resolveApiKey(name, current.apiKeyEnv, store) : undefined;
-        if (!key && keyRequired) throw new MissingCredentialError(`no API key for ${name}`);
-        return { baseURL: current.baseURL, apiKey: key?.key, headers: current.headers, timeoutMs: current.timeoutMs };
-      },
-    });
+    const authHint = `set ${settings().apiKeyEnv.join(' or ')} or run: xdog agent login ${name}`;
+    const connect = async () => {
+      const current = settings();
+      const key = keyRequired ? resolveApiKey(name, current.apiKeyEnv, store) : undefined;
+      if (!key && keyRequired) throw new MissingCredentialError(`no API key for ${name}`);
+      return { baseURL: current.baseURL, apiKey: key?.key, headers: current.headers, timeoutMs: current.timeoutMs };
+    };
+    this.stream = createMessagesStream({ provider: name, policy: options.policy, authHint, models: builtin ? () => catalogModels(name) : undefined, connect });
+    this.checkCredentials = credentialCheck(name, authHint, connect);
   }
 
   forConfig(name: string): ModelProvider {

@@ -4,7 +4,7 @@
  * throw `APIError`s carrying `status`, `headers` and the vendor's error body;
  * connection failures have no status.
  */
-import { LIMITS, utf8Bytes } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, utf8Bytes } from '../../core/index.js';
 import { ProviderProtocolError } from './message-builder.js';
 import { retryAfterMs } from './retry.js';
 
@@ -140,4 +140,18 @@ export function classifyFailure(thrown: unknown, context: FailureContext, signal
 /** No credential is available for a provider: an auth failure, never retried. */
 export class MissingCredentialError extends Error {
   override readonly name = 'MissingCredentialError';
+}
+
+/**
+ * A provider's `checkCredentials`: runs its `connect` (which resolves the key
+ * or token) and turns a failure into an AUTH_FAILED error with the provider's hint.
+ */
+export function credentialCheck(provider: string, authHint: string, connect: (signal: AbortSignal) => Promise<unknown>): () => Promise<void> {
+  return async () => {
+    try {
+      await connect(new AbortController().signal);
+    } catch (error) {
+      throw new XdogError(ErrorCodes.AUTH_FAILED, `${provider}: ${describeError(error)}`, { hint: authHint, cause: error });
+    }
+  };
 }
