@@ -34,7 +34,7 @@ const contributors = new WeakMap<object, string>();
 
 /** The plugin that bound a contribution, for messages; undefined for host or unguarded bindings. */
 export function contributorOf(value: unknown): string | undefined {
-  return typeof value === 'object' && value !== null ? contributors.get(value) : typeof value === 'function' ? contributors.get(value) : undefined;
+  return (typeof value === 'object' && value !== null) || typeof value === 'function' ? contributors.get(value as object) : undefined;
 }
 
 export function describePlugin(plugin: XdogPlugin, discovered?: DiscoveredPlugin): string {
@@ -57,7 +57,7 @@ function claim(kind: ContributionKind, value: unknown, owner: string, declared: 
       hint: `add "${name}" to provides.${kind} in the plugin's package.json "xdog" field (and in definePlugin), or stop binding it`,
     });
   }
-  if (typeof value === 'object' && value !== null) contributors.set(value, owner);
+  if ((typeof value === 'object' && value !== null) || typeof value === 'function') contributors.set(value as object, owner);
   return value;
 }
 
@@ -175,8 +175,9 @@ export function collectContributions<T>(kind: ContributionKind, values: readonly
     const name = nameOf(value) ?? '';
     const previous = seen.get(name);
     if (seen.has(name)) {
-      const first = contributorOf(previous) ?? 'the host';
-      const second = contributorOf(value) ?? 'the host';
+      const unattributed = 'a binding made outside a plugin module (a host override or an apply)';
+      const first = contributorOf(previous) ?? unattributed;
+      const second = contributorOf(value) ?? unattributed;
       throw new XdogError(ErrorCodes.PLUGIN_CONFLICT, `${SINGULAR[kind]} "${name}" is bound by both ${first} and ${second}`, {
         hint: `deselect or uninstall one of them, or have the host replace one with overrideContributions({ ${kind}: { "${name}": ... } })`,
       });

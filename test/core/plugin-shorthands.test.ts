@@ -9,6 +9,7 @@ import {
   ClockToken,
   ContainerModule,
   ErrorCodes,
+  SkillRepo,
   ToolContribution,
   WorkingDirectory,
   createKernel,
@@ -181,6 +182,17 @@ export default definePlugin({ name: 'xdog-plugin-sneaky', provides: { tools: ['d
 });
 
 describe('host overrides of one contribution', () => {
+  it('replaces one skill in a SkillRepo and keeps the others', () => {
+    const skill = (slug: string, description: string) => `---\nname: ${slug}\ndescription: ${description}\n---\nBody.\n`;
+    const shipped = tempDir();
+    writeTree(shipped, { 'greet/SKILL.md': skill('greet', 'shipped greeting'), 'wave/SKILL.md': skill('wave', 'shipped wave') });
+    const mine = tempDir();
+    writeTree(mine, { 'greet/SKILL.md': skill('greet', 'the host greeting') });
+    const repo = SkillRepo.empty().register({ name: 'shipped', directory: shipped });
+    const hosted = repo.select(repo.slugs().filter((slug) => slug !== 'greet')).merge(SkillRepo.empty().register({ name: 'mine', directory: mine }));
+    expect(hosted.list().map((info) => [info.slug, info.description])).toEqual([['greet', 'the host greeting'], ['wave', 'shipped wave']]);
+  });
+
   it('swaps only the read tool and keeps the other built-ins', async () => {
     const cwd = tempDir();
     const builtins = (await createKernel({ plugins: [toolsPlugin], cwd })).getAll(ToolContribution);
