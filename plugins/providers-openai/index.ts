@@ -52,7 +52,8 @@ export class OpenAIProvider implements ConfigurableModelProvider {
     const authHint = `set ${settings().apiKeyEnv.join(' or ')} or run: xdog agent login ${name}`;
     const connect = async () => {
       const current = settings();
-      const key = resolveApiKey(name, current.apiKeyEnv, store);
+      // A configured server without api_key_env gets no key: never OPENAI_API_KEY meant for api.openai.com.
+      const key = keyRequired ? resolveApiKey(name, current.apiKeyEnv, store) : undefined;
       if (!key && keyRequired) throw new MissingCredentialError(`no API key for ${name}`);
       return { baseURL: current.baseURL, apiKey: key?.key, headers: current.headers, timeoutMs: current.timeoutMs };
     };
