@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { execute } from '@oclif/core';
 import './exit-on-signal.js';
+import './oclif-settings.js';
 
 await execute({ dir: import.meta.url });

@@ -2,5 +2,6 @@
 // `xdog-agent ARGS` is `xdog agent ARGS`.
 import { execute } from '@oclif/core';
 import './exit-on-signal.js';
+import './oclif-settings.js';
 
 await execute({ dir: import.meta.url, args: ['agent', ...process.argv.slice(2)] });

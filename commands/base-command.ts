@@ -3,10 +3,12 @@
  * An XdogError or a parse error prints one line, `xdog: <message> [<code>] (<hint>)`, and exits with the code from core/errors.ts; a stack trace
  * only with --debug.
  */
+import { format } from 'node:util';
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 // Narrow imports keep start-up fast: the core barrel loads the whole runtime.
 import { loadConfig, type LoadedConfig } from '../core/config.js';
 import { ErrorCodes, XdogError } from '../core/errors.js';
+import { terminalSafe } from '../core/terminal-text.js';
 
 export abstract class XdogCommand extends Command {
   static override baseFlags = {
@@ -19,15 +21,26 @@ export abstract class XdogCommand extends Command {
     return loadConfig(flags.config);
   }
 
+  /** Human output: names, descriptions and results may come from plugins, MCP servers and models, so control characters are escaped. */
+  override log(message = '', ...args: unknown[]): void {
+    super.log(terminalSafe(format(message, ...args)));
+  }
+
+  /** A human line on stderr, escaped like `log`. */
+  protected note(text: string): void {
+    process.stderr.write(`${terminalSafe(text)}\n`);
+  }
+
   protected override async catch(error: Interfaces.CommandError): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error;
     const debug = this.argv.includes('--debug') || Boolean(process.env.DEBUG);
     const xdogError = toXdogError(error);
     if (this.jsonEnabled()) {
-      this.logJson({ error: xdogError.toJSON() });
+      // One line, whatever came before it: a streaming command's stdout is JSON Lines, and a reader takes the last line.
+      process.stdout.write(`${JSON.stringify({ error: xdogError.toJSON() })}\n`);
     } else {
       const hint = xdogError.hint ? ` (${xdogError.hint})` : '';
-      process.stderr.write(`xdog: ${xdogError.message} [${xdogError.code}]${hint}\n`);
+      this.note(`xdog: ${xdogError.message} [${xdogError.code}]${hint}`);
       if (debug) process.stderr.write(`${(error as Error).stack ?? ''}\n`);
     }
     return this.exit(xdogError.exitCode);
@@ -52,3 +65,6 @@ function toXdogError(error: unknown): XdogError {
   }
   return new XdogError(ErrorCodes.INTERNAL, firstLine, { cause: error, hint: 'rerun with --debug for the stack trace' });
 }
+
+/** What a plugin's own CLI commands need besides this base class (`import { Args, Flags, XdogCommand } from 'xdog/command'`). */
+export { Args, Flags } from '@oclif/core';

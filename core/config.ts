@@ -10,6 +10,10 @@ import { z } from 'zod';
 import { ErrorCodes, XdogError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { configFilePath } from './paths.js';
+import { yamlData } from './yaml-data.js';
+
+/** An http(s) URL (a URL of another scheme, such as file: or javascript:, is refused). */
+const HttpUrl = z.string().url().refine((url) => /^https?:\/\//i.test(url), 'must be an http:// or https:// URL');
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
@@ -19,7 +23,7 @@ export const ProviderConfigSchema = z
     api_key_env: EnvName.optional(),
     base_url: z.string().url().optional(),
     headers: z.record(z.string(), z.string()).optional(),
-    timeout: z.number().positive().optional(),
+    timeout: z.number().positive().max(LIMITS.providerTimeoutMaxSeconds).optional(),
   })
   .strict();
 
@@ -69,7 +73,8 @@ export const McpStdioServerSchema = z
 export const McpHttpServerSchema = z
   .object({
     transport: z.literal('http'),
-    url: z.string().url(),
+    url: HttpUrl.refine((url) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url), 'must not carry a user name or password; put credentials in headers_env')
+      .refine((url) => !url.includes('#'), 'must not have a #fragment (it is never sent to the server)'),
     headers: z.record(z.string().min(1), z.string()).optional(),
     /** Header name → environment variable holding its value, read at connect. */
     headers_env: z.record(z.string().min(1), EnvName).optional(),
@@ -212,8 +217,13 @@ export function parseConfig(text: string, file = '<config>'): XdogConfig {
       hint: 'fix the YAML syntax at that line',
     });
   }
-  const data = doc.toJS() ?? {};
-  const result = ConfigSchema.safeParse(data);
+  const converted = yamlData(doc);
+  if ('problem' in converted) {
+    const { path: keyPath, offset, message, hint } = converted.problem;
+    const name = keyPath.length ? `${keyPath.join('.')}: ` : '';
+    throw new XdogError(ErrorCodes.CONFIG_INVALID, `invalid config: ${file}:${lineCounter.linePos(offset).line}: ${name}${message}`, { hint });
+  }
+  const result = ConfigSchema.safeParse(converted.data);
   if (result.success) return result.data;
 
   const lineOf = (keyPath: PropertyKey[]): number | undefined => {

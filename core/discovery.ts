@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { ErrorCodes, XdogError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { userPluginDir } from './paths.js';
+import { terminalSafe } from './terminal-text.js';
 import { PROVIDE_KINDS, type PluginProvides } from './plugin.js';
 
 export type PluginSource = 'builtin' | 'project' | 'user';
@@ -49,7 +50,7 @@ const XdogFieldSchema = z.union([
   z.object({ plugins: z.array(PluginEntrySchema) }).strict(),
 ]);
 
-interface PackageJson {
+export interface PackageJson {
   name?: string;
   version?: string;
   description?: string;
@@ -63,6 +64,19 @@ export interface DiscoveryOptions {
   installRoot?: string | null;
   /** The user plugin directory (default: `$XDG_DATA_HOME/xdog/plugins`). */
   userDir?: string | null;
+  /**
+   * Told about each installed package skipped because its package.json is not valid JSON or is too
+   * large (default: one notice per file on stderr). One broken dependency must not stop every command.
+   */
+  onSkipped?: (notice: string) => void;
+}
+
+const noticed = new Set<string>();
+/** The default `onSkipped`: each notice once per process (discovery runs more than once per command). */
+function noticeOnStderr(notice: string): void {
+  if (noticed.has(notice)) return;
+  noticed.add(notice);
+  process.stderr.write(`xdog: notice: ${terminalSafe(notice)}\n`);
 }
 
 /** The folder of the installed xdog package (the one holding this file). */
@@ -77,7 +91,8 @@ export function xdogInstallRoot(): string {
   }
 }
 
-function readPackageJson(file: string): PackageJson | undefined {
+/** A package.json, or undefined when there is none; too large or not JSON is a PLUGIN_INVALID error naming the file. */
+export function readPackageJson(file: string): PackageJson | undefined {
   let text: string;
   try {
     const stat = fs.statSync(file);
@@ -89,13 +104,18 @@ function readPackageJson(file: string): PackageJson | undefined {
     if (XdogError.is(error)) throw error;
     return undefined;
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as PackageJson;
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${file} is not valid JSON: ${(error as Error).message}`, {
       hint: 'fix or remove that package',
     });
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${file} is not a JSON object`, { hint: 'fix or remove that package' });
+  }
+  return parsed as PackageJson;
 }
 
 function normaliseProvides(provides: PluginProvides | undefined): Required<PluginProvides> {
@@ -110,8 +130,11 @@ function normaliseProvides(provides: PluginProvides | undefined): Required<Plugi
 
 /** The plugins one package declares, or none when it has no `"xdog"` field. */
 export function pluginsOfPackage(dir: string, source: PluginSource): DiscoveredPlugin[] {
+  return pluginsOfManifest(dir, readPackageJson(path.join(dir, 'package.json')), source);
+}
+
+function pluginsOfManifest(dir: string, pkg: PackageJson | undefined, source: PluginSource): DiscoveredPlugin[] {
   const file = path.join(dir, 'package.json');
-  const pkg = readPackageJson(file);
   if (!pkg || pkg.xdog === undefined) return [];
   const parsed = XdogFieldSchema.safeParse(pkg.xdog);
   if (!parsed.success || typeof pkg.name !== 'string') {
@@ -194,14 +217,27 @@ export function discoverPlugins(options: DiscoveryOptions = {}): DiscoveredPlugi
   const userDir = options.userDir === undefined ? userPluginDir() : options.userDir;
   const seenDirs = new Set<string>();
   const plugins: DiscoveredPlugin[] = [];
+  const onSkipped = options.onSkipped ?? noticeOnStderr;
   const visit = (dir: string, source: PluginSource) => {
     const real = realpathOr(dir);
     if (seenDirs.has(real)) return;
     seenDirs.add(real);
-    plugins.push(...pluginsOfPackage(dir, source));
+    let pkg: PackageJson | undefined;
+    try {
+      pkg = readPackageJson(path.join(dir, 'package.json'));
+    } catch (error) {
+      if (!XdogError.is(error, ErrorCodes.PLUGIN_INVALID)) throw error;
+      onSkipped(`skipped a package while looking for plugins: ${error.message}`);
+      return;
+    }
+    plugins.push(...pluginsOfManifest(dir, pkg, source));
   };
 
-  if (installRoot) visit(installRoot, 'builtin');
+  if (installRoot) {
+    // xdog's own package.json must be readable: no skipping that one.
+    seenDirs.add(realpathOr(installRoot));
+    plugins.push(...pluginsOfPackage(installRoot, 'builtin'));
+  }
   for (const nodeModules of nodeModulesUpFrom(options.cwd ?? process.cwd())) {
     for (const dir of packageDirs(nodeModules)) visit(dir, 'project');
   }

@@ -17,6 +17,8 @@ import type { XdogConfig } from './config.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import { ErrorCodes, XdogError, describeError } from './errors.js';
 import { isXdogPlugin, type XdogPlugin } from './plugin.js';
+import { ContributionOverrideToken, type ContributionOverride, collectContributions, contributionKindOf, guardModule } from './contributions.js';
+import { tapPluginHooks, checkPackagedSkills } from './plugin-shorthands.js';
 import { ClockToken, Config, KernelToken, SystemClockImpl, WorkingDirectory, type Token } from './tokens.js';
 
 export type PluginState = 'loaded' | 'opening' | 'open' | 'failed' | 'closed';
@@ -89,9 +91,17 @@ export class Kernel {
     return this.container.get<T>(service);
   }
 
-  /** Every contribution bound to a multi-binding token (empty when none). */
+  /**
+   * Every contribution bound to a multi-binding token (empty when none). For
+   * tools, model providers and capabilities: after the host's per-name
+   * overrides, and failing when two share a name.
+   */
   getAll<T>(service: Token<T>): T[] {
-    return this.container.isBound(service) ? this.container.getAll<T>(service) : [];
+    const values = this.container.isBound(service) ? this.container.getAll<T>(service) : [];
+    const kind = contributionKindOf(service);
+    if (!kind) return values;
+    const overrides = this.container.isBound(ContributionOverrideToken) ? this.container.getAll<ContributionOverride>(ContributionOverrideToken) : [];
+    return collectContributions(kind, values, overrides, (token) => this.get(token));
   }
 
   isBound(service: Token<unknown>): boolean {
@@ -227,11 +237,13 @@ export async function createKernel(options: KernelOptions = {}): Promise<Kernel>
     else kernel.addPlugin({ plugin: selected, state: 'loaded' });
   }
   const loaded = kernel.plugins();
-  for (const { plugin } of loaded) {
-    if (!plugin.module) continue;
+  for (const { plugin, discovered } of loaded) {
+    if (discovered && plugin.skills !== undefined) checkPackagedSkills(plugin, discovered);
+    if (!plugin.module && !plugin.tools?.length) continue;
     try {
-      await kernel.container.loadAsync(plugin.module);
+      await kernel.container.loadAsync(guardModule(plugin, discovered));
     } catch (error) {
+      if (XdogError.is(error) && error.code === ErrorCodes.PLUGIN_INVALID) throw error;
       throw new XdogError(ErrorCodes.PLUGIN_LOAD_FAILED, `plugin "${plugin.name}": binding its module failed: ${describeError(error)}`, { cause: error });
     }
   }
@@ -239,6 +251,7 @@ export async function createKernel(options: KernelOptions = {}): Promise<Kernel>
   for (const { plugin } of loaded) {
     try {
       plugin.apply?.(kernel);
+      if (plugin.hooks) tapPluginHooks(kernel, plugin.name, plugin.hooks);
     } catch (error) {
       throw new XdogError(ErrorCodes.PLUGIN_LOAD_FAILED, `plugin "${plugin.name}": apply failed: ${describeError(error)}`, { cause: error });
     }

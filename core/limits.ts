@@ -63,6 +63,8 @@ export const LIMITS = Object.freeze({
   bashDefaultTimeoutSeconds: 120,
   /** bash tool: largest timeout a call may ask for, in seconds. */
   bashMaxTimeoutSeconds: 3600,
+  /** bash tool: bytes of one command; Linux refuses a single program argument of 128 KiB or more (E2BIG). */
+  bashCommandBytes: 128 * KiB - 1,
   /** read tool: bytes one call returns. */
   readToolBytes: 256 * KiB,
   /** read tool: lines one call returns. */
@@ -77,6 +79,8 @@ export const LIMITS = Object.freeze({
   grepToolFileBytes: 2 * MiB,
   /** grep/find tools: files one walk visits. */
   walkToolFiles: 100_000,
+  /** grep/find tools: symbolic links named in the notice that they were not followed (the rest are counted). */
+  walkNoticeNames: 10,
   /** grep/read tools: characters of one line shown to the model. */
   toolLineChars: 2000,
   /** web_search tool: results one call returns. */
@@ -90,6 +94,10 @@ export const LIMITS = Object.freeze({
   toolCtxBytes: 1 * MiB,
   /** A plugin's package.json read during discovery, in bytes. */
   pluginManifestBytes: 1 * MiB,
+  /** JSON values from people and models (Flow inputs): nesting depth; deeper would overflow recursive checks. */
+  jsonValueDepth: 128,
+  /** Config and Flow YAML: copies aliases may make of anchored data (yaml's maxAliasCount); more is an alias bomb. */
+  yamlAliasExpansions: 100,
 
   /** One SKILL.md file (front matter and body), in bytes. */
   skillFileBytes: 256 * KiB,
@@ -109,10 +117,14 @@ export const LIMITS = Object.freeze({
   mcpServerIdLength: 32,
   /** MCP: Roots configured for one server. */
   mcpRoots: 16,
+  /** Providers: largest per-request `timeout` a config may set, in seconds (a day; Node timers stop at about 24.8 days). */
+  providerTimeoutMaxSeconds: 86_400,
   /** MCP: largest per-server request timeout, in seconds. */
   mcpTimeoutMaxSeconds: 3600,
   /** MCP: request timeout when the config names none, in seconds. */
   mcpDefaultTimeoutSeconds: 60,
+  /** MCP: how long close() waits for an HTTP server to answer the DELETE that ends its session, in ms. */
+  mcpSessionEndMs: 2000,
   /** MCP: one JSON-RPC message (stdio frame or HTTP body), in bytes. */
   mcpMessageBytes: 8 * MiB,
   /** MCP: decoded bytes of one binary content block. */

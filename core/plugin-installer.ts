@@ -1,24 +1,46 @@
 /**
  * Installs and removes plugins in the user plugin directory, an npm prefix of
  * its own (`$XDG_DATA_HOME/xdog/plugins`), by running npm as a subprocess.
- * An installed package must carry an `"xdog"` field; otherwise it is removed
- * again and the install fails. Plugins import `xdog` as a peer: the running
+ * A package is installed into a throwaway prefix and checked there first
+ * (it must carry a valid `"xdog"` field), so a refused one changes nothing. Plugins import `xdog` as a peer: the running
  * installation is linked into the prefix (npm is told not to fetch peers), so
  * a plugin always sees the same xdog as the CLI that loads it.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { assertNoConflicts, discoverPlugins, pluginsOfPackage, xdogInstallRoot, type DiscoveredPlugin, type DiscoveryOptions } from './discovery.js';
+import { assertNoConflicts, discoverPlugins, pluginsOfPackage, readPackageJson, xdogInstallRoot, type DiscoveredPlugin, type DiscoveryOptions } from './discovery.js';
 import { ErrorCodes, XdogError } from './errors.js';
-import { userPluginDir } from './paths.js';
+import { dataDir, userPluginDir } from './paths.js';
+import { checkDeclaredCommands, syncCommandPlugins } from './plugin-commands.js';
+import { verifyPluginsLoad } from './plugin-verify.js';
 
 const run = promisify(execFile);
 
 export interface InstallOptions extends DiscoveryOptions {
   /** The user plugin directory (default: `$XDG_DATA_HOME/xdog/plugins`). */
   userDir?: string;
+  /**
+   * oclif's user plugin file, where packages with CLI commands are linked
+   * (default: `$XDG_DATA_HOME/xdog/package.json` for the default userDir, else none).
+   */
+  commandsFile?: string | null;
+  /**
+   * Link a local folder instead of copying it, so edits there are picked up on
+   * the next run (`xdog plugins link`). A later npm run in the prefix (another
+   * install or uninstall) turns it back into a copy: link it again then.
+   */
+  link?: boolean;
+}
+
+/** Links the installed packages that have oclif commands into the CLI (see core/plugin-commands.ts). */
+function syncCommands(dir: string, options: InstallOptions): void {
+  const file = options.commandsFile !== undefined ? options.commandsFile : options.userDir === undefined ? path.join(dataDir(), 'package.json') : null;
+  if (!file) return;
+  const nodeModules = path.join(dir, 'node_modules');
+  syncCommandPlugins(file, nodeModules, installedNames(dir).map((name) => path.join(nodeModules, name)));
 }
 
 function ensurePrefix(dir: string): void {
@@ -37,9 +59,12 @@ function linkXdog(dir: string): void {
   fs.symlinkSync(xdogInstallRoot(), link, 'dir');
 }
 
-async function npm(args: string[], cwd: string): Promise<void> {
+async function npm(args: string[], cwd: string, options: { link?: boolean } = {}): Promise<void> {
   try {
-    await run('npm', [...args, '--no-audit', '--no-fund', '--legacy-peer-deps', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 });
+    // --install-links on every run, not just installs: without it, any later npm run in the prefix turns
+    // a folder-installed plugin into a symlink to its source, where `import 'xdog'` no longer resolves.
+    // Only `xdog plugins link` asks for the symlink, for a folder that resolves xdog itself.
+    await run('npm', [...args, ...(options.link ? [] : ['--install-links']), '--no-audit', '--no-fund', '--legacy-peer-deps', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 });
     linkXdog(cwd);
   } catch (error) {
     linkXdog(cwd);
@@ -67,55 +92,150 @@ function installedNames(dir: string): string[] {
   return Object.keys(pkg.dependencies ?? {}).filter((name) => name !== 'xdog');
 }
 
+/** The folder a spec names, when it is a local folder (resolved against the caller's cwd, not the prefix). */
+function localFolderOf(spec: string): string | undefined {
+  return fs.existsSync(spec) && fs.statSync(spec).isDirectory() ? path.resolve(spec) : undefined;
+}
+
+/** A local folder's package name; a missing or malformed package.json, or one without a name, is refused. */
+function folderPackageName(folder: string): string {
+  const file = path.join(folder, 'package.json');
+  const pkg = readPackageJson(file);
+  if (!pkg) throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${folder} has no package.json, so it is not a package`, { hint: 'install the folder that holds the plugin\'s package.json' });
+  if (typeof pkg !== 'object' || Array.isArray(pkg) || typeof pkg.name !== 'string' || pkg.name === '') {
+    throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${file} is malformed: it has no "name" string`, { hint: 'a plugin package.json needs "name", "version" and an "xdog" field; see docs/plugins.md' });
+  }
+  return pkg.name;
+}
+
 /**
  * The package name a spec names, when it can be told without npm: a local
  * folder's package.json, or a registry spec (`name`, `name@range`,
  * `@scope/name@range`). Tarballs, URLs and git specs give undefined.
  */
 export function packageNameOfSpec(spec: string): string | undefined {
-  if (fs.existsSync(spec)) {
-    if (!fs.statSync(spec).isDirectory()) return undefined;
-    try {
-      const name = (JSON.parse(fs.readFileSync(path.join(spec, 'package.json'), 'utf8')) as { name?: unknown }).name;
-      return typeof name === 'string' ? name : undefined;
-    } catch {
-      return undefined;
-    }
-  }
+  const folder = localFolderOf(spec);
+  if (folder) return folderPackageName(folder);
+  if (fs.existsSync(spec)) return undefined;
   const match = /^((?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*)(?:@[^/:]*)?$/i.exec(spec);
   return match?.[1];
 }
 
-/** Installs an npm spec or a local path; returns the plugins it brought. */
+function refuseXdogItself(spec: string): never {
+  throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${spec} is the package "xdog" itself, not a plugin`, {
+    hint: 'plugins get xdog from the running installation; install a plugin package instead',
+  });
+}
+
+/** What a spec installs, found by installing it into a throwaway prefix: its package name, version and plugins. */
+interface Staged {
+  name: string;
+  version: string;
+  plugins: DiscoveredPlugin[];
+}
+
+/** The plugins of a staged package; an invalid "xdog" field is reported against the spec, not the staging folder. */
+function stagedPlugins(folder: string, spec: string): DiscoveredPlugin[] {
+  try {
+    return pluginsOfPackage(folder, 'user');
+  } catch (error) {
+    if (!XdogError.is(error)) throw error;
+    throw new XdogError(error.code, `${error.message.replaceAll(folder, spec)}; nothing was installed`, { hint: error.hint, cause: error });
+  }
+}
+
+/**
+ * Imports the staged plugins and resolves what they bind, so a plugin that
+ * fails to load or binds a name it did not declare is refused now rather than
+ * breaking every chat later. Messages name the spec, not the staging folder.
+ */
+async function checkLoads(plugins: DiscoveredPlugin[], folder: string, spec: string, cwd: string): Promise<void> {
+  try {
+    await verifyPluginsLoad(plugins, cwd);
+  } catch (error) {
+    if (!XdogError.is(error)) throw error;
+    throw new XdogError(error.code, `${error.message.replaceAll(folder, spec)}; nothing was installed`, { hint: error.hint, cause: error });
+  }
+}
+
+/**
+ * Installs the spec into a temporary prefix and checks it there, so that a
+ * package that is refused never touches the user plugin directory.
+ */
+async function stage(spec: string, target: string, cwd: string): Promise<Staged> {
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-plugin-stage-'));
+  try {
+    ensurePrefix(staging);
+    await npm(['install', '--save', target], staging);
+    const names = installedNames(staging);
+    if (names.length !== 1) {
+      throw new XdogError(ErrorCodes.PLUGIN_INSTALL_FAILED, `cannot tell which package ${spec} installs: npm added ${names.length ? names.join(', ') : 'nothing'}`, {
+        hint: 'install it by name (xdog plugins install NAME@VERSION) or from its folder',
+      });
+    }
+    const name = names[0]!;
+    if (name === 'xdog') refuseXdogItself(spec);
+    const plugins = stagedPlugins(path.join(staging, 'node_modules', name), spec);
+    if (plugins.length === 0) {
+      throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${spec} is not an xdog plugin: its package.json has no "xdog" field`, {
+        hint: 'see docs/plugins.md for the "xdog" field; nothing was changed',
+      });
+    }
+    checkDeclaredCommands(path.join(staging, 'node_modules', name), plugins);
+    await checkLoads(plugins, path.join(staging, 'node_modules', name), spec, cwd);
+    return { name, version: plugins[0]!.version, plugins };
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs an npm install of `name` into the prefix with the installed copy moved
+ * aside first, so that npm copies the package afresh (a changed folder of the
+ * same version would otherwise be "up to date"); a failed install puts the
+ * old copy back.
+ */
+async function replacePackage(dir: string, name: string, install: () => Promise<void>): Promise<void> {
+  const installed = path.join(dir, 'node_modules', name);
+  if (!fs.existsSync(installed)) return install();
+  const aside = fs.mkdtempSync(path.join(dir, '.replacing-'));
+  const kept = path.join(aside, 'package');
+  fs.renameSync(installed, kept);
+  try {
+    await install();
+  } catch (error) {
+    fs.rmSync(installed, { recursive: true, force: true });
+    fs.renameSync(kept, installed);
+    throw error;
+  } finally {
+    fs.rmSync(aside, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Installs an npm spec or a local folder; returns the plugins it brought. The
+ * package is checked in a staging prefix first (a package named "xdog", a
+ * malformed package.json, a missing or invalid "xdog" field, an entry outside
+ * the package, a name conflict): a refused install leaves the user plugin
+ * directory exactly as it was.
+ */
 export async function installPlugin(spec: string, options: InstallOptions = {}): Promise<DiscoveredPlugin[]> {
   const dir = options.userDir ?? userPluginDir();
+  installedNames(dir); // a corrupt prefix manifest is reported before anything runs
+  const folder = localFolderOf(spec);
+  if (options.link && !folder) {
+    throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `cannot link ${spec}: it is not a local folder`, { hint: 'link a plugin folder you are developing; install packages from npm' });
+  }
+  if (packageNameOfSpec(spec) === 'xdog') refuseXdogItself(spec);
+  const staged = await stage(spec, folder ?? spec, options.cwd ?? process.cwd());
+  const others = discoverPlugins({ ...options, userDir: dir }).filter((plugin) => !(plugin.source === 'user' && plugin.packageName === staged.name));
+  assertNoConflicts([...others, ...staged.plugins]);
   ensurePrefix(dir);
-  const before = new Set(installedNames(dir));
-  // A local path is resolved against the caller's cwd, not the prefix.
-  const target = fs.existsSync(spec) ? path.resolve(spec) : spec;
-  await npm(['install', '--save', '--install-links', target], dir);
-  const added = installedNames(dir).filter((name) => !before.has(name));
-  const named = packageNameOfSpec(spec);
-  const names = named ? [named] : added;
-  if (names.length === 0) {
-    throw new XdogError(ErrorCodes.PLUGIN_INSTALL_FAILED, `cannot tell which package ${spec} installed: nothing new was added to ${dir}`, {
-      hint: 'install it by name (xdog plugins install NAME@VERSION) or from its folder',
-    });
-  }
-  const plugins = names.flatMap((name) => pluginsOfPackage(path.join(dir, 'node_modules', name), 'user'));
-  if (plugins.length === 0) {
-    if (added.length) await npm(['uninstall', '--save', ...added], dir);
-    throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${spec} is not an xdog plugin: its package.json has no "xdog" field`, {
-      hint: `see docs/plugins.md for the "xdog" field; ${added.length ? 'the package was removed again' : 'nothing was changed'}`,
-    });
-  }
-  try {
-    assertNoConflicts(discoverPlugins({ ...options, userDir: dir }));
-  } catch (error) {
-    if (added.length) await npm(['uninstall', '--save', ...added], dir);
-    throw error;
-  }
-  return plugins;
+  // A registry spec is pinned to the version that was checked; a folder or tarball is installed as given.
+  const target = folder ?? (packageNameOfSpec(spec) === staged.name ? `${staged.name}@${staged.version}` : spec);
+  await replacePackage(dir, staged.name, () => npm(['install', '--save', target], dir, { link: options.link }));
+  syncCommands(dir, options);
+  return pluginsOfPackage(path.join(dir, 'node_modules', staged.name), 'user');
 }
 
 /** Removes a package from the user plugin directory. */
@@ -127,4 +247,5 @@ export async function uninstallPlugin(name: string, options: InstallOptions = {}
     });
   }
   await npm(['uninstall', '--save', name], dir);
+  syncCommands(dir, options);
 }

@@ -5,6 +5,7 @@ import { ErrorCodes, XdogError } from '../../core/index.js';
 import { createAcpAgent } from '../../plugins/acp/index.js';
 import { XdogCommand } from '../base-command.js';
 import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
+import { terminalSafe } from '../../core/terminal-text.js';
 
 export default class AgentAcp extends XdogCommand {
   static override summary = 'Serve xdog agents to an editor over the Agent Client Protocol (stdio)';
@@ -54,10 +55,10 @@ Sessions live as long as this process (session/load replays one created earlier)
         }
         // stdout carries protocol only: retries and close failures are reported on stderr.
         agent.subscribe((event) => {
-          if (event.type === 'model_retry') process.stderr.write(`[retry ${event.attempt}] in ${event.delayMs}ms: ${event.reason}\n`);
+          if (event.type === 'model_retry') process.stderr.write(`${terminalSafe(`[retry ${event.attempt}] in ${event.delayMs}ms: ${event.reason}`)}\n`);
         });
         agent.onClose(() => {
-          session.close().catch((error: unknown) => process.stderr.write(`xdog acp: closing a session's kernel failed: ${(error as Error)?.message ?? String(error)}\n`));
+          session.close().catch((error: unknown) => process.stderr.write(`${terminalSafe(`xdog acp: closing a session's kernel failed: ${(error as Error)?.message ?? String(error)}`)}\n`));
         });
         return agent;
       },

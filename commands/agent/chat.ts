@@ -4,7 +4,7 @@ import { ErrorCodes, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, 
 import { connectMcpServer } from '../../plugins/mcp/index.js';
 import { XdogCommand } from '../base-command.js';
 import { runInteractive } from './_lib/interactive.js';
-import { EventRenderer, processOutput } from './_lib/render.js';
+import { EventRenderer, processOutput, terminalOutput } from './_lib/render.js';
 import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
 import { parseToolCtx } from './_lib/tool-ctx.js';
 
@@ -47,7 +47,8 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
       const model = session.resolve(args.model);
       checkThinking(flags.thinking, model);
       for (const server of flags.mcp ?? []) await connectMcpServer(session.kernel, server);
-      const renderer = new EventRenderer(processOutput, this.jsonEnabled());
+      const output = this.jsonEnabled() ? processOutput : terminalOutput;
+      const renderer = new EventRenderer(output, this.jsonEnabled());
       const streamFn = session.streamFn;
       // Installed capabilities (Flow, ...) open unless --no-tools; their tools and skills join the built-in ones.
       capabilities = flags.tools
@@ -60,7 +61,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
         { tools: capabilities ? capabilities.composeTools(undefined, skills) : session.tools, toolCtx, skills },
       );
       try {
-        if (prompt === undefined) return await runInteractive(agent, renderer, processOutput);
+        if (prompt === undefined) return await runInteractive(agent, renderer, output);
         const stream = agent.prompt(prompt);
         const onSigint = (): void => agent.abort();
         process.once('SIGINT', onSigint);

@@ -25,7 +25,7 @@ Other providers store an API key, typed hidden on a TTY or piped on stdin. Crede
       const store = credentialStoreOf(kernel);
       if (provider === 'copilot') {
         const token = await deviceCodeLogin({
-          onCode: ({ userCode, verificationUri }) => process.stderr.write(`Open ${verificationUri} and enter the code ${userCode}\nWaiting for approval...\n`),
+          onCode: ({ userCode, verificationUri }) => this.note(`Open ${verificationUri} and enter the code ${userCode}\nWaiting for approval...`),
         });
         store.set('copilot', { type: 'oauth', refresh: token });
       } else {

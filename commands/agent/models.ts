@@ -13,6 +13,8 @@ export interface ModelListing {
   maxOutputTokens?: number;
   input?: string[];
   reasoningEfforts?: string[];
+  /** Set on the one listing of a provider that lists no models and takes any id (`id` is then "*"). */
+  anyModel?: true;
 }
 
 export default class AgentModels extends XdogCommand {
@@ -25,17 +27,23 @@ export default class AgentModels extends XdogCommand {
 
   async run(): Promise<ModelListing[]> {
     const { args, flags } = await this.parse(AgentModels);
-    const listings = await withProviders(flags.config, (registry) => registry.models(args.provider).map(toListing));
+    const listings = await withProviders(flags.config, (registry) => {
+      const providers = args.provider === undefined ? registry.providers() : [args.provider];
+      // models() validates the provider name; providers that take any id get one listing saying so.
+      const listed = registry.models(args.provider).map(toListing);
+      const open = providers.filter((name) => registry.acceptsAnyModel?.(name)).map((name): ModelListing => ({ model: `${name}/*`, provider: name, id: '*', anyModel: true }));
+      return [...listed, ...open].sort((a, b) => a.provider.localeCompare(b.provider));
+    });
     if (!this.jsonEnabled()) this.render(listings);
     return listings;
   }
 
   private render(listings: ModelListing[]): void {
     if (listings.length === 0) {
-      this.log('no models listed (a configured provider may take any model id; declare them under models: in the config)');
+      this.log('no models listed');
       return;
     }
-    const rows = listings.map((item) => [
+    const rows = listings.map((item) => item.anyModel ? [`${item.provider}/<any model id>`, '-', '-', '', 'configured: takes any model id; declare its models under models: for their limits'] : [
       item.model,
       item.contextWindow ? `${Math.round(item.contextWindow / 1000)}k ctx` : '-',
       item.maxOutputTokens ? `${Math.round(item.maxOutputTokens / 1000)}k out` : '-',

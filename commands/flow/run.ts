@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { ErrorCodes, XdogError, bootKernel } from '../../core/index.js';
+import { ErrorCodes, XdogError, bootKernel, modelRegistryFor } from '../../core/index.js';
 import { compileFlowFile, flowRuntimeOf, flowToolsOf, parseInputPairs, runFlow, toolSignature, type FlowEvent, type FlowRunResult } from '../../plugins/flow/index.js';
 import { XdogCommand } from '../base-command.js';
 
@@ -30,6 +30,8 @@ export default class FlowRun extends XdogCommand {
       if (needsModel && !runtime) {
         throw new XdogError(ErrorCodes.MODEL_UNKNOWN, `flow "${plan.flow}" has agent steps but no model is set`, { hint: 'pass --model provider/model or set "model:" in the config file' });
       }
+      // A missing key fails now, before any step has run (and before a shell step has changed anything).
+      if (runtime) await modelRegistryFor(kernel).checkCredentials?.(runtime.model);
       // Ctrl-C cancels the running step cooperatively; the run then reports it as failed with the outputs so far.
       const controller = new AbortController();
       const onSigint = (): void => controller.abort();
@@ -45,8 +47,8 @@ export default class FlowRun extends XdogCommand {
     if (result.status === 'failed') {
       if (this.jsonEnabled()) this.logJson(result);
       else {
-        process.stderr.write(`xdog: ${result.error.message} [${result.error.code}]${result.error.hint ? ` (${result.error.hint})` : ''}\n`);
-        process.stderr.write(`outputs so far: ${JSON.stringify(result.steps, null, 2)}\n`);
+        this.note(`xdog: ${result.error.message} [${result.error.code}]${result.error.hint ? ` (${result.error.hint})` : ''}`);
+        this.note(`outputs so far: ${JSON.stringify(result.steps, null, 2)}`);
       }
       this.exit(1);
     }
@@ -57,7 +59,7 @@ export default class FlowRun extends XdogCommand {
   /** Step progress goes to stderr so stdout holds only the result. */
   private progress(event: FlowEvent): void {
     if (this.jsonEnabled()) return;
-    if (event.type === 'step_start') process.stderr.write(`step ${event.step} (${event.kind})...\n`);
-    else if (event.type === 'step_end') process.stderr.write(`step ${event.step} done\n`);
+    if (event.type === 'step_start') this.note(`step ${event.step} (${event.kind})...`);
+    else if (event.type === 'step_end') this.note(`step ${event.step} done`);
   }
 }

@@ -28,7 +28,7 @@ export default class FlowValidate extends XdogCommand {
       } catch (error) {
         // People get one problem per line; --json keeps the one-line error object.
         if (this.jsonEnabled() || !XdogError.is(error, 'FLOW_INVALID')) throw error;
-        for (const problem of error.details!.problems as FlowProblem[]) process.stderr.write(`${formatProblem(problem)}\n`);
+        for (const problem of error.details!.problems as FlowProblem[]) this.note(formatProblem(problem));
         this.exit(1);
       }
       const result = { file: args.file, flow: plan.flow, steps: plan.steps.length, inputs: Object.keys(plan.inputs) };

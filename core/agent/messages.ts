@@ -10,7 +10,13 @@ export const ImageContentSchema = z
   .object({ type: z.literal('image'), data: z.string(), mimeType: z.string().min(1) })
   .strict();
 export const ThinkingContentSchema = z
-  .object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() })
+  .object({
+    type: z.literal('thinking'),
+    thinking: z.string(),
+    signature: z.string().optional(),
+    /** Thinking the vendor encrypted (Anthropic `redacted_thinking`): `thinking` is empty and `signature` holds the opaque data, sent back as is. */
+    redacted: z.literal(true).optional(),
+  })
   .strict();
 export const ToolCallSchema = z
   .object({

@@ -12,6 +12,7 @@ type Entry = Omit<ModelInfo, 'provider'>;
 const IMAGE_LIMITS = { maxCount: 20, maxBytes: 5 * 1024 * 1024, mimeTypes: ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] };
 const OPENAI_EFFORTS = ['minimal', 'low', 'medium', 'high'];
 const ANTHROPIC_EFFORTS = ['low', 'medium', 'high'];
+const GOOGLE_EFFORTS = ['low', 'medium', 'high'];
 
 function text(id: string, contextWindow: number, maxOutputTokens: number, extra: Partial<Entry> = {}): Entry {
   return { id, contextWindow, maxOutputTokens, input: ['text'], toolSupport: true, ...extra };
@@ -56,6 +57,11 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly Entry[]>> = Object.
     vision('claude-sonnet-4.5', 128_000, 16_000),
     vision('claude-haiku-4.5', 128_000, 16_000),
     vision('gemini-2.5-pro', 128_000, 64_000),
+  ],
+  google: [
+    vision('gemini-2.5-pro', 1_048_576, 65_536, { reasoningEfforts: GOOGLE_EFFORTS }),
+    vision('gemini-2.5-flash', 1_048_576, 65_536, { reasoningEfforts: GOOGLE_EFFORTS }),
+    vision('gemini-2.5-flash-lite', 1_048_576, 65_536, { reasoningEfforts: GOOGLE_EFFORTS }),
   ],
 });
 

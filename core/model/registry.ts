@@ -43,6 +43,10 @@ export interface ModelRegistry {
   providers(): string[];
   /** Known models of one provider (or of all), with `provider` set. */
   models(provider?: string): ModelInfo[];
+  /** Resolves the model and the credential its provider would use, without calling it (see ModelProvider.checkCredentials). */
+  checkCredentials?(model: string): Promise<ResolvedModel>;
+  /** True when a provider lists no models and takes any model id (a configured server without `models:`). */
+  acceptsAnyModel?(provider: string): boolean;
   /** Resolves "provider/model" or an unambiguous bare id; throws MODEL_UNKNOWN / MODEL_AMBIGUOUS. */
   resolve(model: string): ResolvedModel;
   /** One stream function over every provider; it routes by the model name it is given. */
@@ -99,6 +103,17 @@ export class ModelRegistryImpl implements ModelRegistry {
     if (provider !== undefined && !this.#providers.has(provider)) throw this.#unknownProvider(provider);
     const names = provider === undefined ? this.providers() : [provider];
     return names.flatMap((name) => this.#modelsOf(name) ?? []);
+  }
+
+  async checkCredentials(model: string): Promise<ResolvedModel> {
+    const resolved = this.resolve(model);
+    await resolved.provider.checkCredentials?.();
+    return resolved;
+  }
+
+  acceptsAnyModel(provider: string): boolean {
+    if (!this.#providers.has(provider)) throw this.#unknownProvider(provider);
+    return this.#modelsOf(provider) === undefined;
   }
 
   /** A provider's known models, or undefined for an opaque provider that lists none. */

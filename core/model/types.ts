@@ -80,4 +80,10 @@ export interface ModelProvider {
   readonly name: string;
   /** Streams one message; receives the bare model id (without "provider/"). */
   readonly stream: ModelStreamFn;
+  /**
+   * Resolves the credential a request would use, without calling the model, so
+   * a run can fail before its first step; throws an XdogError (AUTH_FAILED)
+   * that says what to do. Absent for providers that need none.
+   */
+  checkCredentials?(): Promise<void>;
 }

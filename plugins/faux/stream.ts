@@ -180,7 +180,9 @@ export function createFauxStreamFn(options: FauxOptions = {}): FauxStreamFn {
       if (options.log) appendFileSync(options.log, `${JSON.stringify(request)}\n`);
       response = await nextResponse(request);
     } catch (error) {
-      yield fail('error', `faux: ${describeError(error)}`);
+      // A stream error is one string, so the hint travels in it (as providers' auth hints do).
+      const hint = XdogError.is(error) && error.hint ? `; ${error.hint}` : '';
+      yield fail('error', `faux: ${describeError(error)}${hint}`);
       return;
     }
     if (response.delayMs) await sleep(response.delayMs, signal);

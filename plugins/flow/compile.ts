@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError, toolDefinition, utf8Bytes, type AgentTool, type JsonSchema } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, toolDefinition, utf8Bytes, yamlData, type AgentTool, type JsonSchema } from '../../core/index.js';
 import { compileSchema, schemaProblems } from './json-schema.js';
 import { FLOW_PLAN_FORMAT, type FlowPlan, type StepPlan } from './plan.js';
 import { describeType, schemaAtPath, typeFits } from './schema-path.js';
@@ -152,7 +152,13 @@ class Compiler {
     const syntax = this.#source.syntaxErrors();
     for (const error of syntax) this.#problems.push({ file: this.#file, line: error.line, message: `YAML syntax error: ${error.message}`, hint: 'fix the YAML at that line' });
     if (syntax.length) return undefined;
-    const parsed = FlowSchema.safeParse(this.#source.doc.toJS() ?? {});
+    const converted = yamlData(this.#source.doc);
+    if ('problem' in converted) {
+      const { path, offset, message, hint } = converted.problem;
+      this.#problems.push({ file: this.#file, line: this.#source.lineAt(offset), message: `${path.length ? `${path.join('.')}: ` : ''}${message}`, hint });
+      return undefined;
+    }
+    const parsed = FlowSchema.safeParse(converted.data);
     if (parsed.success) return parsed.data;
     for (const issue of parsed.error.issues) {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];

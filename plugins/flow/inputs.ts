@@ -3,7 +3,7 @@
  * by a tool call) are checked against the declared input schemas; defaults
  * fill the gaps. An undeclared or missing input fails, naming it.
  */
-import { ErrorCodes, XdogError } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, jsonDeeperThan } from '../../core/index.js';
 import { schemaProblems } from './json-schema.js';
 import type { FlowPlan } from './plan.js';
 
@@ -29,6 +29,9 @@ export function parseInputPairs(plan: FlowPlan, pairs: readonly string[]): Recor
         hint: `give a JSON ${String(schema.type)}, e.g. --input ${name}=${schema.type === 'array' ? '["a","b"]' : schema.type === 'object' ? '{"k":1}' : schema.type === 'boolean' ? 'true' : '3'}`,
       });
     }
+    if (jsonDeeperThan(values[name], LIMITS.jsonValueDepth)) {
+      throw new XdogError(ErrorCodes.USAGE, `input "${name}" nests more than ${LIMITS.jsonValueDepth} levels deep`, { hint: 'pass a flatter JSON value' });
+    }
   }
   return values;
 }
@@ -44,6 +47,9 @@ export function resolveInputs(plan: FlowPlan, given: Record<string, unknown>): R
       throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `flow "${plan.flow}" needs input "${name}" (${String(schema.type)})`, {
         hint: `pass --input ${name}=...${schema.description ? ` (${String(schema.description)})` : ''}`,
       });
+    }
+    if (jsonDeeperThan(value, LIMITS.jsonValueDepth)) {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `input "${name}" nests more than ${LIMITS.jsonValueDepth} levels deep`, { hint: 'give a flatter value' });
     }
     const problem = schemaProblems(schema, value);
     if (problem) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `input "${name}" does not fit its schema: ${problem}`, { hint: `give a ${String(schema.type)}` });

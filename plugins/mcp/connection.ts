@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -104,7 +105,7 @@ export class McpConnection {
   async request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<LooseResult> {
     if (this.#ended) {
       throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server "${this.#id}" is not connected: ${this.#ended}`, {
-        hint: `connect it again explicitly (xdog mcp ... or registry.connect("${this.#id}"))`,
+        hint: `it is never reconnected behind your back: run the command again (xdog agent chat --mcp ${this.#id}, xdog mcp ...), or in the SDK call registry.connect("${this.#id}")`,
       });
     }
     try {
@@ -150,9 +151,27 @@ export class McpConnection {
     this.#closing = true;
     this.#ended ??= 'disconnected';
     try {
+      await this.#endHttpSession();
       await this.client.close();
     } finally {
       await this.#transport.close();
+    }
+  }
+
+  /**
+   * Tells an HTTP server the session is over (DELETE with its session id), so
+   * it frees it now rather than at its own timeout. A refusal or a slow answer
+   * does not hold up close: the transport's close aborts what is left.
+   */
+  async #endHttpSession(): Promise<void> {
+    const transport = this.#transport;
+    if (!(transport instanceof StreamableHTTPClientTransport) || !transport.sessionId) return;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(LIMITS.mcpSessionEndMs, this.#timeout))));
+    try {
+      await Promise.race([transport.terminateSession().catch(() => undefined), deadline]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -518,7 +518,7 @@ export class McpRegistry implements AsyncDisposable {
     const entry = this.#entry(id);
     if (!entry.connection || entry.state !== 'connected') {
       throw new XdogError(ErrorCodes.INVALID_STATE, `MCP server "${id}" is not connected (${entry.state}${entry.error ? `: ${entry.error}` : ''})`, {
-        hint: `connect it first: registry.connect("${id}")`,
+        hint: `connect it first: xdog agent chat --mcp ${id} (in the SDK, registry.connect("${id}"))`,
       });
     }
     return entry;

@@ -30,6 +30,19 @@ export function schemaDialect(schema: Record<string, unknown>): SchemaDialect {
   return dialect;
 }
 
+/** Why a schema did not compile; a $ref that cannot be resolved is either external (never fetched) or dangling in the document. */
+function describeCompileError(error: unknown, schema: Record<string, unknown>, what: string, dialect: string): string {
+  const message = (error as Error).message;
+  const missing = error as { missingRef?: string; missingSchema?: string };
+  if (!missing.missingRef && !/can't resolve reference/i.test(message)) return `${what} is not a valid ${dialect} JSON Schema: ${message}`;
+  const ref = missing.missingRef ?? message;
+  // ajv names the document a missing ref lives in: none (or the schema's own $id) means it points into this document.
+  const ownId = typeof schema.$id === 'string' ? schema.$id.replace(/#$/, '') : '';
+  const inDocument = missing.missingSchema !== undefined && (missing.missingSchema === '' || missing.missingSchema === ownId);
+  if (inDocument) return `${what} has a $ref that points to nothing in the document (${ref})`;
+  return `${what} has a $ref outside the advertised document (${ref}); external schemas are never fetched`;
+}
+
 /**
  * Compiles an advertised schema. Throws MCP_FAILED for an oversized schema,
  * an unknown dialect, an invalid schema or a reference outside the document.
@@ -48,15 +61,9 @@ export function compileSchema(schema: unknown, what: string): CompiledSchema {
     // A fresh engine per schema, so two tools' `$id`s never collide.
     validate = createAjv(dialect).compile(schema as AnySchema);
   } catch (error) {
-    const message = (error as Error).message;
-    const external = /can't resolve reference|missingRef|MissingRef/i.test(message) || (error as { missingRef?: string }).missingRef;
-    throw new XdogError(
-      ErrorCodes.MCP_FAILED,
-      external
-        ? `${what} has a $ref outside the advertised document (${(error as { missingRef?: string }).missingRef ?? message}); external schemas are never fetched`
-        : `${what} is not a valid ${dialect} JSON Schema: ${message}`,
-      { hint: 'the server must advertise a self-contained schema' },
-    );
+    throw new XdogError(ErrorCodes.MCP_FAILED, describeCompileError(error, schema as Record<string, unknown>, what, dialect), {
+      hint: 'the server must advertise a self-contained schema',
+    });
   }
   return {
     dialect,

@@ -28,6 +28,7 @@ export function toAnthropicMessages(messages: readonly Message[]): MessageParam[
       const content: ContentBlockParam[] = [];
       for (const part of message.content) {
         if (part.type === 'text' && part.text) content.push({ type: 'text', text: part.text });
+        else if (part.type === 'thinking' && part.redacted && part.signature) content.push({ type: 'redacted_thinking', data: part.signature });
         else if (part.type === 'thinking' && part.signature) content.push({ type: 'thinking', thinking: part.thinking, signature: part.signature });
         else if (part.type === 'toolCall') content.push({ type: 'tool_use', id: part.id, name: part.name, input: part.arguments });
       }

@@ -2,7 +2,11 @@
  * The `anthropic` provider plugin: Anthropic's Messages API (with extended
  * thinking) through the official SDK. The API key comes from
  * ANTHROPIC_API_KEY (or `providers.anthropic.api_key_env`), else from
- * `xdog agent login anthropic`.
+ * `xdog agent login anthropic`. Config entries with `type: anthropic` become
+ * further providers on any Anthropic-Messages-compatible endpoint:
+ *
+ *   providers:
+ *     proxy: { type: anthropic, base_url: "https://llm-proxy.example/anthropic", api_key_env: PROXY_KEY }
  */
 import {
   Config,
@@ -11,36 +15,52 @@ import {
   catalogModels,
   definePlugin,
   resolveApiKey,
+  type ConfigurableModelProvider,
   type CredentialStore,
   type ModelProvider,
   type ModelStreamFn,
   type XdogConfig,
 } from '../../core/index.js';
-import { MissingCredentialError, credentialStoreOf, providerSettings, type RetryPolicy } from '../providers-shared/index.js';
+import { MissingCredentialError, credentialCheck, credentialStoreOf, providerSettings, type RetryPolicy } from '../providers-shared/index.js';
 import { createMessagesStream } from './messages-stream.js';
 
 export { createMessagesStream, THINKING_BUDGETS, type AnthropicConnection, type AnthropicStreamOptions } from './messages-stream.js';
 
 const DEFAULTS = { apiKeyEnv: ['ANTHROPIC_API_KEY'], baseURL: 'https://api.anthropic.com' };
 
-export class AnthropicProvider implements ModelProvider {
-  readonly name = 'anthropic';
+/**
+ * The Anthropic provider, or one configured Anthropic-compatible endpoint
+ * (`name` other than "anthropic"). The built-in one needs an API key and knows
+ * the catalog's models; a configured one sends a key only when `api_key_env`
+ * names one, and lists only the models the config declares (or takes any id).
+ */
+export class AnthropicProvider implements ConfigurableModelProvider {
+  readonly name: string;
   readonly stream: ModelStreamFn;
+  readonly checkCredentials: () => Promise<void>;
 
-  constructor(config: XdogConfig, store: CredentialStore, options: { policy?: RetryPolicy } = {}) {
-    const settings = (): ReturnType<typeof providerSettings> => providerSettings(config, this.name, DEFAULTS);
-    this.stream = createMessagesStream({
-      provider: this.name,
-      policy: options.policy,
-      authHint: `set ${settings().apiKeyEnv.join(' or ')} or run: xdog agent login anthropic`,
-      models: () => catalogModels(this.name),
-      connect: async () => {
-        const current = settings();
-        const key = resolveApiKey(this.name, current.apiKeyEnv, store);
-        if (!key) throw new MissingCredentialError(`no API key for anthropic`);
-        return { baseURL: current.baseURL, apiKey: key.key, headers: current.headers, timeoutMs: current.timeoutMs };
-      },
-    });
+  constructor(
+    private readonly config: XdogConfig,
+    private readonly store: CredentialStore,
+    private readonly options: { policy?: RetryPolicy; name?: string } = {},
+  ) {
+    const name = (this.name = options.name ?? 'anthropic');
+    const builtin = name === 'anthropic';
+    const settings = (): ReturnType<typeof providerSettings> => providerSettings(config, name, DEFAULTS);
+    const keyRequired = builtin || Boolean(config.providers?.[name]?.api_key_env);
+    const authHint = `set ${settings().apiKeyEnv.join(' or ')} or run: xdog agent login ${name}`;
+    const connect = async () => {
+      const current = settings();
+      const key = keyRequired ? resolveApiKey(name, current.apiKeyEnv, store) : undefined;
+      if (!key && keyRequired) throw new MissingCredentialError(`no API key for ${name}`);
+      return { baseURL: current.baseURL, apiKey: key?.key, headers: current.headers, timeoutMs: current.timeoutMs };
+    };
+    this.stream = createMessagesStream({ provider: name, policy: options.policy, authHint, models: builtin ? () => catalogModels(name) : undefined, connect });
+    this.checkCredentials = credentialCheck(name, authHint, connect);
+  }
+
+  forConfig(name: string): ModelProvider {
+    return new AnthropicProvider(this.config, this.store, { ...this.options, name });
   }
 }
 

@@ -11,7 +11,8 @@ import { toAnthropicMessages, toAnthropicTools } from './convert.js';
 
 export interface AnthropicConnection {
   baseURL: string;
-  apiKey: string;
+  /** Absent for a configured endpoint that takes no key: then no credential is sent (not even one from the environment). */
+  apiKey?: string;
   headers?: Record<string, string>;
   timeoutMs?: number;
 }
@@ -19,7 +20,8 @@ export interface AnthropicConnection {
 export interface AnthropicStreamOptions {
   provider: string;
   connect(signal: AbortSignal): Promise<AnthropicConnection>;
-  models(): ModelInfo[];
+  /** The models the provider knows; absent for a configured endpoint that takes any model id. */
+  models?(): ModelInfo[];
   authHint: string;
   policy?: RetryPolicy;
 }
@@ -39,18 +41,20 @@ const STOP_REASONS: Record<string, StopReason> = {
 };
 
 export function createMessagesStream(options: AnthropicStreamOptions): ModelStreamFn {
-  const resolveModel = (id: string): ModelInfo | undefined => options.models().find((info) => info.id === id);
+  const resolveModel = (id: string): ModelInfo | undefined => options.models?.().find((info) => info.id === id);
   const stream = (model: string, context: ModelContext, streamOptions: ModelStreamOptions): AsyncIterable<AssistantStreamEvent> => {
     const request = trackedRequest({ provider: options.provider, authHint: options.authHint, model, signal: streamOptions.signal, policy: options.policy });
     return runProviderStream(request.options, async function* (builder, signal) {
       const connection = await options.connect(signal);
       request.connected(connection);
       const client = new Anthropic({
-        apiKey: connection.apiKey,
+        // null, not undefined: the SDK would otherwise read ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN and send them to any endpoint.
+        apiKey: connection.apiKey ?? null,
+        authToken: null,
         baseURL: connection.baseURL,
         maxRetries: 0,
         timeout: connection.timeoutMs,
-        defaultHeaders: connection.headers,
+        defaultHeaders: connection.apiKey ? connection.headers : { ...connection.headers, 'x-api-key': null, authorization: null },
       });
       const budget = streamOptions.reasoning ? THINKING_BUDGETS[streamOptions.reasoning] : undefined;
       if (streamOptions.reasoning && budget === undefined) {
@@ -75,7 +79,7 @@ export function createMessagesStream(options: AnthropicStreamOptions): ModelStre
       if (!stopped) throw new IncompleteStreamError('the response stream ended before message_stop');
     });
   };
-  return Object.assign(stream, { models: options.models, resolveModel });
+  return Object.assign(stream, { ...(options.models && { models: options.models }), resolveModel });
 }
 
 function mapEvent(builder: MessageBuilder, event: RawMessageStreamEvent, provider: string): AssistantStreamEvent | undefined {
@@ -90,6 +94,7 @@ function mapEvent(builder: MessageBuilder, event: RawMessageStreamEvent, provide
       if (block.type === 'tool_use') return builder.toolCall(event.index, { id: block.id, name: block.name });
       if (block.type === 'text' && block.text) return builder.text(block.text);
       if (block.type === 'thinking' && block.thinking) return builder.thinking(block.thinking);
+      if (block.type === 'redacted_thinking') builder.redactedThinking(block.data);
       return undefined;
     }
     case 'content_block_delta': {

@@ -16,7 +16,7 @@ import {
   type XdogConfig,
 } from '../../core/index.js';
 import { createChatCompletionsStream } from '../providers-openai/index.js';
-import { credentialStoreOf, type RetryPolicy } from '../providers-shared/index.js';
+import { credentialCheck, credentialStoreOf, type RetryPolicy } from '../providers-shared/index.js';
 import { COPILOT_HEADERS, CopilotTokenSource } from './copilot-token.js';
 
 export { COPILOT_CLIENT_ID, deviceCodeLogin, type DeviceLoginOptions } from './device-login.js';
@@ -34,27 +34,31 @@ export interface CopilotProviderOptions {
 export class CopilotProvider implements ModelProvider {
   readonly name = 'copilot';
   readonly stream: ModelStreamFn;
+  readonly checkCredentials: () => Promise<void>;
 
   constructor(config: XdogConfig, store: CredentialStore, options: CopilotProviderOptions = {}) {
     const settings = config.providers?.copilot ?? {};
     const timeoutMs = (settings.timeout ?? 600) * 1000;
     const tokens = new CopilotTokenSource({ store, githubApiUrl: options.githubApiUrl, envNames: COPILOT_TOKEN_ENV, timeoutMs });
+    const authHint = 'run: xdog agent login copilot';
+    const connect = async (signal: AbortSignal) => {
+      const token = await tokens.token(signal);
+      return {
+        baseURL: (settings.base_url ?? token.apiUrl).replace(/\/+$/, ''),
+        apiKey: token.token,
+        headers: { ...COPILOT_HEADERS, ...(settings.headers ?? {}) },
+        timeoutMs,
+      };
+    };
     this.stream = createChatCompletionsStream({
       provider: this.name,
       policy: options.policy,
-      authHint: 'run: xdog agent login copilot',
+      authHint,
       models: () => catalogModels(this.name),
       secrets: () => [tokens.githubToken() ?? ''].filter(Boolean),
-      connect: async (signal) => {
-        const token = await tokens.token(signal);
-        return {
-          baseURL: (settings.base_url ?? token.apiUrl).replace(/\/+$/, ''),
-          apiKey: token.token,
-          headers: { ...COPILOT_HEADERS, ...(settings.headers ?? {}) },
-          timeoutMs,
-        };
-      },
+      connect,
     });
+    this.checkCredentials = credentialCheck(this.name, authHint, connect);
   }
 }
 

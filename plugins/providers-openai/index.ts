@@ -22,7 +22,7 @@ import {
   type ModelStreamFn,
   type XdogConfig,
 } from '../../core/index.js';
-import { MissingCredentialError, credentialStoreOf, providerSettings, type RetryPolicy } from '../providers-shared/index.js';
+import { MissingCredentialError, credentialCheck, credentialStoreOf, providerSettings, type RetryPolicy } from '../providers-shared/index.js';
 import { createChatCompletionsStream } from './chat-completions.js';
 
 export { createChatCompletionsStream, type ChatCompletionsOptions, type ChatConnection } from './chat-completions.js';
@@ -38,6 +38,7 @@ const DEFAULTS = { apiKeyEnv: ['OPENAI_API_KEY'], baseURL: 'https://api.openai.c
  */
 export class OpenAIProvider implements ConfigurableModelProvider {
   readonly stream: ModelStreamFn;
+  readonly checkCredentials: () => Promise<void>;
 
   constructor(
     readonly name: string,
@@ -48,18 +49,16 @@ export class OpenAIProvider implements ConfigurableModelProvider {
     const builtin = options.builtin ?? name === 'openai';
     const settings = (): ReturnType<typeof providerSettings> => providerSettings(config, name, DEFAULTS);
     const keyRequired = builtin || Boolean(config.providers?.[name]?.api_key_env);
-    this.stream = createChatCompletionsStream({
-      provider: name,
-      policy: options.policy,
-      authHint: `set ${settings().apiKeyEnv.join(' or ')} or run: xdog agent login ${name}`,
-      models: builtin ? () => catalogModels(name, 'openai') : undefined,
-      connect: async () => {
-        const current = settings();
-        const key = resolveApiKey(name, current.apiKeyEnv, store);
-        if (!key && keyRequired) throw new MissingCredentialError(`no API key for ${name}`);
-        return { baseURL: current.baseURL, apiKey: key?.key, headers: current.headers, timeoutMs: current.timeoutMs };
-      },
-    });
+    const authHint = `set ${settings().apiKeyEnv.join(' or ')} or run: xdog agent login ${name}`;
+    const connect = async () => {
+      const current = settings();
+      // A configured server without api_key_env gets no key: never OPENAI_API_KEY meant for api.openai.com.
+      const key = keyRequired ? resolveApiKey(name, current.apiKeyEnv, store) : undefined;
+      if (!key && keyRequired) throw new MissingCredentialError(`no API key for ${name}`);
+      return { baseURL: current.baseURL, apiKey: key?.key, headers: current.headers, timeoutMs: current.timeoutMs };
+    };
+    this.stream = createChatCompletionsStream({ provider: name, policy: options.policy, authHint, models: builtin ? () => catalogModels(name, 'openai') : undefined, connect });
+    this.checkCredentials = credentialCheck(name, authHint, connect);
   }
 
   forConfig(name: string): ModelProvider {

@@ -4,7 +4,7 @@
  * throw `APIError`s carrying `status`, `headers` and the vendor's error body;
  * connection failures have no status.
  */
-import { LIMITS, utf8Bytes } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, utf8Bytes } from '../../core/index.js';
 import { ProviderProtocolError } from './message-builder.js';
 import { retryAfterMs } from './retry.js';
 
@@ -53,6 +53,25 @@ function vendorDetail(error: SdkError): { text?: string; type?: string } {
     text: typeof inner?.message === 'string' ? inner.message : undefined,
     type: typeof inner?.type === 'string' ? inner.type : undefined,
   };
+}
+
+/** True when the chain of causes holds a refused TCP connection. */
+function isRefused(error: SdkError): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as SdkError).cause, depth++) {
+    if ((current as SdkError).code === 'ECONNREFUSED') return true;
+  }
+  return false;
+}
+
+/** A base URL on this machine (127.0.0.0/8, ::1, localhost): nothing listening there will not start listening within a retry. */
+export function isLoopbackEndpoint(endpoint: string): boolean {
+  let host: string;
+  try {
+    host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function isConnectionError(error: SdkError): boolean {
@@ -105,6 +124,9 @@ export function classifyFailure(thrown: unknown, context: FailureContext, signal
   if (status !== undefined) {
     return finish({ kind: 'rejected', status, retryable: false, message: `request rejected (HTTP ${status}): ${said}` });
   }
+  if (isRefused(error) && isLoopbackEndpoint(context.endpoint)) {
+    return finish({ kind: 'connection', retryable: false, message: `connection to ${context.endpoint} was refused: is the server running?` });
+  }
   if (isConnectionError(error)) {
     return finish({ kind: 'connection', retryable: true, message: `connection to ${context.endpoint} failed: ${error.message ?? 'dropped'}` });
   }
@@ -118,4 +140,18 @@ export function classifyFailure(thrown: unknown, context: FailureContext, signal
 /** No credential is available for a provider: an auth failure, never retried. */
 export class MissingCredentialError extends Error {
   override readonly name = 'MissingCredentialError';
+}
+
+/**
+ * A provider's `checkCredentials`: runs its `connect` (which resolves the key
+ * or token) and turns a failure into an AUTH_FAILED error with the provider's hint.
+ */
+export function credentialCheck(provider: string, authHint: string, connect: (signal: AbortSignal) => Promise<unknown>): () => Promise<void> {
+  return async () => {
+    try {
+      await connect(new AbortController().signal);
+    } catch (error) {
+      throw new XdogError(ErrorCodes.AUTH_FAILED, `${provider}: ${describeError(error)}`, { hint: authHint, cause: error });
+    }
+  };
 }

@@ -38,15 +38,21 @@ export class MessageBuilder {
     if (!delta) return undefined;
     this.outputStarted = true;
     const last = this.message.content.at(-1);
-    if (last?.type === 'thinking') last.thinking += delta;
+    if (last?.type === 'thinking' && !last.redacted) last.thinking += delta;
     else this.message.content.push({ type: 'thinking', thinking: delta });
     return { type: 'thinking_delta', delta, partial: this.snapshot() };
+  }
+
+  /** An encrypted thinking block, kept whole so it can be sent back (Anthropic `redacted_thinking`). */
+  redactedThinking(data: string): void {
+    this.outputStarted = true;
+    this.message.content.push({ type: 'thinking', thinking: '', signature: data, redacted: true });
   }
 
   /** Attaches a signature to the current thinking block (Anthropic replays it verbatim). */
   thinkingSignature(signature: string): void {
     const last = this.message.content.at(-1);
-    if (last?.type === 'thinking') last.signature = (last.signature ?? '') + signature;
+    if (last?.type === 'thinking' && !last.redacted) last.signature = (last.signature ?? '') + signature;
   }
 
   /**

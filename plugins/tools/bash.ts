@@ -10,7 +10,14 @@ import { BoundedTail, LIMITS, killGroupOnHostExit, signalProcessGroup, type Agen
 import { errorResult, textResult } from './results.js';
 
 const BashArgs = z.object({
-  command: z.string().min(1).describe('The shell command to run (bash syntax; pipes and && work).'),
+  command: z
+    .string()
+    .min(1)
+    .refine((command) => Buffer.byteLength(command) <= LIMITS.bashCommandBytes, {
+      // The command is one argument of `bash -c`: the kernel refuses a larger one with E2BIG.
+      message: `the command is over ${LIMITS.bashCommandBytes} bytes, the limit for one command; write the script to a file with the write tool and run it with bash FILE`,
+    })
+    .describe(`The shell command to run (bash syntax; pipes and && work). At most ${LIMITS.bashCommandBytes} bytes; write longer scripts to a file.`),
   timeout: z
     .number()
     .positive()

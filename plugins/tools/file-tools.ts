@@ -7,7 +7,8 @@ import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { LIMITS, type AgentTool } from '../../core/index.js';
+import { LIMITS, type AgentTool, type AgentToolResult } from '../../core/index.js';
+import { withPathLock } from './path-lock.js';
 import { IGNORED_DIRS } from './walk.js';
 import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
 
@@ -86,6 +87,15 @@ export function createReadTool(options: { cwd: string }): AgentTool<z.infer<type
   };
 }
 
+/** The nearest existing ancestor of `file` when it is not a folder (mkdir would say only EEXIST or ENOTDIR). */
+async function nonFolderAncestor(file: string): Promise<string | undefined> {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const stat = await fs.stat(dir).catch(() => undefined);
+    if (stat) return stat.isDirectory() ? undefined : dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
 const WriteArgs = z.object({
   path: z.string().min(1).describe('File to write, relative to the working directory. Parent directories are created.'),
   content: z.string().describe('The complete new content of the file.'),
@@ -96,18 +106,26 @@ export function createWriteTool(options: { cwd: string }): AgentTool<z.infer<typ
     name: 'write',
     description: 'Create or overwrite a file with the given content. For a small change to an existing file, prefer edit.',
     parameters: WriteArgs,
-    async execute(args) {
+    async execute(args, context) {
       const file = resolvePath(options.cwd, args.path);
       const shown = displayPath(options.cwd, file);
       const bytes = Buffer.byteLength(args.content);
       if (bytes > LIMITS.fileToolFileBytes) return errorResult(`the content is ${bytes} bytes, over the ${LIMITS.fileToolFileBytes}-byte limit`);
-      try {
-        await fs.mkdir(path.dirname(file), { recursive: true });
-        await fs.writeFile(file, args.content);
-      } catch (error) {
-        return errorResult(`${shown}: ${describeFsError(error)}`);
-      }
-      return textResult(`wrote ${bytes} bytes to ${shown}`, { path: file, bytes });
+      return withPathLock(
+        file,
+        async () => {
+          const blocker = await nonFolderAncestor(file);
+          if (blocker) return errorResult(`cannot write ${shown}: ${displayPath(options.cwd, blocker)} is a file, not a folder`);
+          try {
+            await fs.mkdir(path.dirname(file), { recursive: true });
+            await fs.writeFile(file, args.content);
+          } catch (error) {
+            return errorResult(`${shown}: ${describeFsError(error)}`);
+          }
+          return textResult(`wrote ${bytes} bytes to ${shown}`, { path: file, bytes });
+        },
+        context?.signal,
+      );
     },
   };
 }
@@ -125,30 +143,35 @@ export function createEditTool(options: { cwd: string }): AgentTool<z.infer<type
       'Replace one exact occurrence of old_text with new_text in a file. old_text must match the file exactly (whitespace included) and occur exactly once; ' +
       'read the file first, and add surrounding lines when the text repeats.',
     parameters: EditArgs,
-    async execute(args) {
+    async execute(args, context) {
       const file = resolvePath(options.cwd, args.path);
-      const shown = displayPath(options.cwd, file);
-      const whole = await readWhole(file, shown);
-      if ('error' in whole) return errorResult(whole.error);
-      // Writing back a lossy decode would silently change every byte that is not UTF-8.
-      if (!whole.utf8) return errorResult(`${shown} is not valid UTF-8 text; edit would change its other bytes, so use bash (e.g. sed or iconv) instead`);
-      const first = whole.text.indexOf(args.old_text);
-      if (first === -1) return errorResult(`old_text was not found in ${shown}; read the file and copy the text exactly`);
-      let count = 0;
-      for (let at = first; at !== -1; at = whole.text.indexOf(args.old_text, at + 1)) count++;
-      if (count > 1) return errorResult(`old_text occurs ${count} times in ${shown}; include more surrounding text so it occurs once`);
-      const updated = whole.text.slice(0, first) + args.new_text + whole.text.slice(first + args.old_text.length);
-      const bytes = Buffer.byteLength(updated);
-      if (bytes > LIMITS.fileToolFileBytes) return errorResult(`the edited ${shown} would be ${bytes} bytes, over the ${LIMITS.fileToolFileBytes}-byte limit`);
-      try {
-        await fs.writeFile(file, updated);
-      } catch (error) {
-        return errorResult(`${shown}: ${describeFsError(error)}`);
-      }
-      const line = whole.text.slice(0, first).split('\n').length;
-      return textResult(`edited ${shown} at line ${line}`, { path: file, line });
+      // Read, check and write back under the file's lock: a parallel edit of the same file waits its turn.
+      return withPathLock(file, () => applyEdit(file, displayPath(options.cwd, file), args), context?.signal);
     },
   };
+}
+
+/** One edit: read, check that old_text occurs once, write back. The caller holds the file's lock. */
+async function applyEdit(file: string, shown: string, args: z.infer<typeof EditArgs>): Promise<AgentToolResult> {
+  const whole = await readWhole(file, shown);
+  if ('error' in whole) return errorResult(whole.error);
+  // Writing back a lossy decode would silently change every byte that is not UTF-8.
+  if (!whole.utf8) return errorResult(`${shown} is not valid UTF-8 text; edit would change its other bytes, so use bash (e.g. sed or iconv) instead`);
+  const first = whole.text.indexOf(args.old_text);
+  if (first === -1) return errorResult(`old_text was not found in ${shown}; read the file and copy the text exactly`);
+  let count = 0;
+  for (let at = first; at !== -1; at = whole.text.indexOf(args.old_text, at + 1)) count++;
+  if (count > 1) return errorResult(`old_text occurs ${count} times in ${shown}; include more surrounding text so it occurs once`);
+  const updated = whole.text.slice(0, first) + args.new_text + whole.text.slice(first + args.old_text.length);
+  const bytes = Buffer.byteLength(updated);
+  if (bytes > LIMITS.fileToolFileBytes) return errorResult(`the edited ${shown} would be ${bytes} bytes, over the ${LIMITS.fileToolFileBytes}-byte limit`);
+  try {
+    await fs.writeFile(file, updated);
+  } catch (error) {
+    return errorResult(`${shown}: ${describeFsError(error)}`);
+  }
+  const line = whole.text.slice(0, first).split('\n').length;
+  return textResult(`edited ${shown} at line ${line}`, { path: file, line });
 }
 
 const LsArgs = z.object({

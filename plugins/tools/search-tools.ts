@@ -8,9 +8,19 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LIMITS, type AgentTool } from '../../core/index.js';
 import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
-import { IGNORED_DIRS, globToRegExp, walkFiles } from './walk.js';
+import { GlobError, IGNORED_DIRS, globToRegExp, linksNotice, walkFiles } from './walk.js';
 
 const ignoredList = [...IGNORED_DIRS].join(' and ');
+
+/** A glob's matcher, or the GlobError that says what is wrong with it. */
+function compileGlob(glob: string): RegExp | GlobError {
+  try {
+    return globToRegExp(glob);
+  } catch (error) {
+    if (error instanceof GlobError) return error;
+    throw error;
+  }
+}
 
 const FindArgs = z.object({
   pattern: z.string().min(1).describe('Glob such as "*.ts", "src/**/*.test.ts" or "{README,CHANGELOG}.md". Without "/" it matches file names at any depth.'),
@@ -27,13 +37,16 @@ export function createFindTool(options: { cwd: string }): AgentTool<z.infer<type
       const root = resolvePath(options.cwd, args.path ?? '.');
       const stat = await fs.stat(root).catch(() => undefined);
       if (!stat?.isDirectory()) return errorResult(`${displayPath(options.cwd, root)} is not a directory`);
-      const matcher = globToRegExp(args.pattern);
+      const matcher = compileGlob(args.pattern);
+      if (matcher instanceof GlobError) return errorResult(matcher.message);
       const walk = await walkFiles(root, { all: args.all, signal: context.signal });
       const matches = walk.files.filter((file) => matcher.test(file));
       const lines = matches.slice(0, LIMITS.listToolEntries);
       if (matches.length > lines.length) lines.push(`[${matches.length - lines.length} more matches not shown; narrow the pattern]`);
       if (walk.capped) lines.push(`[search stopped after ${LIMITS.walkToolFiles} files; search a smaller folder]`);
-      return textResult(lines.length ? lines.join('\n') : `no files match ${args.pattern}`, { count: matches.length });
+      const links = linksNotice(walk.links);
+      if (links) lines.push(links);
+      return textResult(matches.length ? lines.join('\n') : [`no files match ${args.pattern}`, ...lines].join('\n'), { count: matches.length });
     },
   };
 }
@@ -65,11 +78,14 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       if (!stat) return errorResult(`${displayPath(options.cwd, target)}: no such file or directory`);
       let files: string[];
       let capped = false;
+      let links: string | undefined;
       if (stat.isDirectory()) {
+        const matcher = args.glob ? compileGlob(args.glob) : undefined;
+        if (matcher instanceof GlobError) return errorResult(matcher.message);
         const walk = await walkFiles(target, { all: args.all, signal: context.signal });
-        const matcher = args.glob ? globToRegExp(args.glob) : undefined;
         files = walk.files.filter((file) => !matcher || matcher.test(file)).map((file) => path.join(target, file));
         capped = walk.capped;
+        links = linksNotice(walk.links);
       } else files = [target];
 
       const out: string[] = [];
@@ -94,7 +110,8 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       if (matches > out.length) out.push(`[${matches - out.length} more matches not shown; narrow the search]`);
       if (skippedLarge) out.push(`[${skippedLarge} files over ${LIMITS.grepToolFileBytes} bytes were not searched]`);
       if (capped) out.push(`[search stopped after ${LIMITS.walkToolFiles} files; search a smaller folder]`);
-      return textResult(out.length ? out.join('\n') : `no matches for ${args.pattern}`, { matches });
+      if (links) out.push(links);
+      return textResult(matches ? out.join('\n') : [`no matches for ${args.pattern}`, ...out].join('\n'), { matches });
     },
   };
 }

@@ -11,11 +11,14 @@ export interface WalkResult {
   files: string[];
   /** True when the walk stopped at LIMITS.walkToolFiles. */
   capped: boolean;
+  /** Symbolic links met and not followed, so a link cannot loop or lead out of the tree: how many, and the first few. */
+  links: { count: number; names: string[] };
 }
 
-/** Every file under `root` (relative paths, sorted per directory), skipping IGNORED_DIRS unless `all`. */
+/** Every file under `root` (relative paths, sorted per directory), skipping IGNORED_DIRS unless `all`; symbolic links are listed apart, not followed. */
 export async function walkFiles(root: string, options: { all?: boolean; signal?: AbortSignal } = {}): Promise<WalkResult> {
   const files: string[] = [];
+  const links = { count: 0, names: [] as string[] };
   const pending = [''];
   while (pending.length) {
     options.signal?.throwIfAborted();
@@ -33,13 +36,16 @@ export async function walkFiles(root: string, options: { all?: boolean; signal?:
         if (!options.all && IGNORED_DIRS.has(entry.name)) continue;
         pending.push(child);
       } else if (entry.isFile()) {
-        if (files.length >= LIMITS.walkToolFiles) return { files, capped: true };
+        if (files.length >= LIMITS.walkToolFiles) return { files, capped: true, links };
         files.push(child);
-      }
+      } else if (entry.isSymbolicLink() && links.count++ < LIMITS.walkNoticeNames) links.names.push(child);
     }
   }
-  return { files, capped: false };
+  return { files, capped: false, links };
 }
+
+/** A glob that cannot be compiled; its message speaks of the glob, never of a RegExp. */
+export class GlobError extends Error {}
 
 /**
  * A glob as a RegExp over "/"-separated relative paths: `*` and `?` stay in
@@ -68,5 +74,14 @@ export function globToRegExp(glob: string): RegExp {
     } else if (char === ',' && depth > 0) out += '|';
     else out += char.replace(/[.+^$()|[\]\\]/g, '\\$&');
   }
+  // Said in the glob's own terms: the RegExp it would have become is an internal detail.
+  if (depth > 0) throw new GlobError(`invalid glob ${JSON.stringify(glob)}: ${depth === 1 ? 'a "{" is' : `${depth} "{" are`} not closed with "}"`);
   return new RegExp(`^${out}$`);
+}
+
+/** The notice find and grep add when a walk passed symbolic links by. */
+export function linksNotice(links: WalkResult['links']): string | undefined {
+  if (links.count === 0) return undefined;
+  const more = links.count > links.names.length ? ` and ${links.count - links.names.length} more` : '';
+  return `[${links.count} symbolic link${links.count === 1 ? ' was' : 's were'} not followed: ${links.names.join(', ')}${more}; give the link's target as path to search it]`;
 }

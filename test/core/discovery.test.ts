@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createKernel, discoverPlugins, ErrorCodes, XdogError } from '../../core/index.js';
+import { createKernel, discoverPlugins, ErrorCodes, ToolContribution, XdogError } from '../../core/index.js';
+import { createFauxStreamFn } from '../../plugins/faux/index.js';
 import { repoRoot } from '../support/cli.js';
 import { tempDir, writeTree } from '../support/temp.js';
 
@@ -34,6 +35,24 @@ describe('plugin discovery', () => {
       entry: path.join(project, 'node_modules/xdog-plugin-hello/index.js'),
     });
     expect(hello?.provides.tools).toEqual(['hello']);
+  });
+
+  it('skips a dependency whose package.json is corrupt, too large or not an object, with a notice naming it', () => {
+    const project = projectWithExample();
+    const nodeModules = path.join(project, 'node_modules');
+    writeTree(nodeModules, {
+      'corrupt/package.json': '{"name": "corrupt",',
+      '@scope/huge/package.json': JSON.stringify({ name: 'huge', padding: 'x'.repeat(2 * 1024 * 1024) }),
+      'nothing/package.json': 'null',
+    });
+    const notices: string[] = [];
+    const plugins = discoverPlugins({ cwd: project, ...isolated, onSkipped: (notice) => notices.push(notice) });
+    expect(plugins.map((plugin) => plugin.name)).toContain('xdog-plugin-hello');
+    expect(notices).toEqual([
+      expect.stringMatching(/^skipped a package while looking for plugins: .*node_modules\/@scope\/huge\/package\.json is \d+ bytes, over the 1048576-byte limit/),
+      expect.stringMatching(/^skipped a package while looking for plugins: .*node_modules\/corrupt\/package\.json is not valid JSON/),
+      expect.stringMatching(/^skipped a package while looking for plugins: .*node_modules\/nothing\/package\.json is not a JSON object/),
+    ]);
   });
 
   it('ignores packages without an "xdog" field, scoped ones included', () => {
@@ -103,15 +122,13 @@ describe('plugin discovery', () => {
     expect(plugins.map((plugin) => [plugin.name, plugin.source])).toEqual([['xdog-plugin-u', 'user']]);
   });
 
-  it('imports the example plugin on load: its service is bound and its kernel hook is tapped', async () => {
+  it('imports the example plugin on load: its tool is bound and its hook is tapped on each agent', async () => {
     const project = projectWithExample();
     const hello = discoverPlugins({ cwd: project, ...isolated }).find((plugin) => plugin.name === 'xdog-plugin-hello')!;
     const kernel = await createKernel({ plugins: [hello] });
-    const { Greeter } = (await import(hello.entry)) as { Greeter: symbol };
-    const greeter = kernel.get(Greeter as never) as { greet(name: string): string; agentsCreated: number };
-    expect(greeter.greet('Ada')).toBe('Hello, Ada!');
-    kernel.hooks.agentCreated.call({} as never);
-    expect(greeter.agentsCreated).toBe(1);
+    expect(kernel.getAll(ToolContribution).map((tool) => tool.name)).toEqual(['hello']);
+    const agent = kernel.createAgent(createFauxStreamFn({ responses: [] }), { model: 'faux/demo' });
+    expect(agent.hooks.beforeToolCall.taps.map((tap) => tap.name)).toEqual(['xdog-plugin-hello']);
     await kernel.open();
     await kernel.close();
   });

@@ -86,4 +86,18 @@ describe('providers through the CLI', { timeout: 120_000 }, () => {
     expect(ambiguous.status).toBe(2);
     expect(ambiguous.stderr).toContain('model "gpt-4.1" is offered by 2 providers: copilot/gpt-4.1, openai/gpt-4.1 [MODEL_AMBIGUOUS]');
   });
+
+  it('models lists configured providers, saying which take any model id', () => {
+    const { env, configFile } = home();
+    writeTree(path.dirname(configFile), {
+      'config.yaml': 'providers:\n  local: { type: openai, base_url: "http://127.0.0.1:9/v1" }\n  proxy: { type: anthropic, base_url: "http://127.0.0.1:9" }\nmodels:\n  - { id: proxy/house-claude, context_window: 100000, max_output: 8000 }\n',
+    });
+    const json = runCli(['agent', 'models', '--json'], { env });
+    expect(json.status).toBe(0);
+    const models = JSON.parse(json.stdout) as Array<{ model: string; anyModel?: true }>;
+    expect(models.filter((model) => model.model.startsWith('local/'))).toEqual([{ model: 'local/*', provider: 'local', id: '*', anyModel: true }]);
+    expect(models.filter((model) => model.model.startsWith('proxy/')).map((model) => model.model)).toEqual(['proxy/house-claude']);
+    const text = runCli(['agent', 'models', 'local'], { env });
+    expect(text.stdout).toMatch(/^local\/<any model id>\s+.*configured: takes any model id/m);
+  });
 });

@@ -71,18 +71,17 @@ describe('xdog CLI (built package)', () => {
     expect(uninstall.status).toBe(0);
     const after = JSON.parse(runCli(['plugins', 'list', '--json'], { env }).stdout) as Array<{ name: string }>;
     expect(after.map((plugin) => plugin.name)).not.toContain('xdog-plugin-hello');
-  });
+  }, 180_000); // npm runs twice per install (staging, then the plugin directory)
 
-  it('refuses to install a package that is not an xdog plugin, and removes it again', () => {
+  it('refuses to install a package that is not an xdog plugin, leaving the plugin directory untouched', () => {
     const env = isolatedEnv();
     const notPlugin = tempDir();
     fs.writeFileSync(path.join(notPlugin, 'package.json'), JSON.stringify({ name: 'plain-package', version: '1.0.0' }));
     const result = runCli(['plugins', 'install', notPlugin], { env });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('is not an xdog plugin');
-    const prefix = JSON.parse(fs.readFileSync(path.join(env.XDG_DATA_HOME!, 'xdog/plugins/package.json'), 'utf8')) as { dependencies?: object };
-    expect(prefix.dependencies ?? {}).toEqual({});
-    expect(fs.existsSync(path.join(env.XDG_DATA_HOME!, 'xdog/plugins/node_modules/plain-package'))).toBe(false);
+    // It was checked in a staging prefix: the user plugin directory was never created.
+    expect(fs.existsSync(path.join(env.XDG_DATA_HOME!, 'xdog/plugins'))).toBe(false);
   });
 
   it('uninstalling an unknown package names the problem', () => {

@@ -111,4 +111,30 @@ describe('xdog flow (built CLI)', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('input "count" is declared integer but "many" is not valid JSON');
   });
+
+  it('fails on a missing API key before the first step runs', () => {
+    const dir = tempDir('xdog-flow-');
+    const marker = path.join(dir, 'step-ran');
+    const flow = path.join(dir, 'flow.yaml');
+    fs.writeFileSync(flow, [
+      'flow: keyless',
+      'steps:',
+      '  - id: touch',
+      '    tool: bash',
+      `    args: { command: "touch ${marker}" }`,
+      '  - id: ask',
+      '    agent:',
+      '      prompt: "hi"',
+      '    output: { type: object, properties: { said: { type: string } }, required: [said] }',
+      'output:',
+      '  said: "{{ steps.ask.output.said }}"',
+      '',
+    ].join('\n'));
+    const config = path.join(dir, 'config.yaml');
+    fs.writeFileSync(config, 'providers:\n  openai: { api_key_env: XDOG_TEST_NO_SUCH_KEY }\n');
+    const result = runCli(['flow', 'run', flow, '--model', 'openai/gpt-4.1', '--config', config], { env: isolatedEnv() });
+    expect(result.stderr).toMatch(/^xdog: openai: no API key for openai \[AUTH_FAILED\] \(set XDOG_TEST_NO_SUCH_KEY or run: xdog agent login openai\)/);
+    expect(result.status).not.toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
 });

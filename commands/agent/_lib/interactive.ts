@@ -4,7 +4,7 @@
  * running run; a second Ctrl+C (or one while idle) exits. `/quit` exits.
  */
 import readline from 'node:readline';
-import { XdogError, type Agent, type RunResult } from '../../../core/index.js';
+import { ErrorCodes, XdogError, type Agent, type RunResult } from '../../../core/index.js';
 import type { EventRenderer, Output } from './render.js';
 
 const HELP = 'commands: /steer TEXT (add to the running turn), /follow-up TEXT (after it), /quit; Ctrl+C aborts a run, twice exits';
@@ -13,6 +13,15 @@ const HELP = 'commands: /steer TEXT (add to the running turn), /follow-up TEXT (
 function errorLine(error: unknown): string {
   if (!XdogError.is(error)) return `xdog: ${(error as Error)?.message ?? String(error)}\n`;
   return `xdog: ${error.message} [${error.code}]${error.hint ? ` (${error.hint})` : ''}\n`;
+}
+
+/**
+ * Input the agent would not queue (too long, too many queued), with the chat's own remedy: the SDK's
+ * hint names SDK calls (prompt(), drainInputs()) that a person at the chat cannot make.
+ */
+function queueRefusal(error: unknown): unknown {
+  if (!XdogError.is(error, ErrorCodes.LIMIT_EXCEEDED)) return error;
+  return new XdogError(error.code, error.message, { hint: 'send it as its own message once this run has finished', cause: error });
 }
 
 export async function runInteractive(agent: Agent, renderer: EventRenderer, output: Output, input: NodeJS.ReadableStream = process.stdin): Promise<void> {
@@ -76,8 +85,14 @@ export async function runInteractive(agent: Agent, renderer: EventRenderer, outp
       } else if (command === '/steer' || command === '/follow-up') {
         if (!argument) output.stderr(`usage: ${command} TEXT\n`);
         else if (!running) start(argument);
-        else if (command === '/steer') agent.steer(argument);
-        else agent.followUp(argument);
+        else {
+          try {
+            if (command === '/steer') agent.steer(argument);
+            else agent.followUp(argument);
+          } catch (error) {
+            throw queueRefusal(error);
+          }
+        }
       } else if (running) output.stderr('a run is streaming: use /steer TEXT or /follow-up TEXT, or Ctrl+C to abort it\n');
       else start(line);
     };

@@ -4,6 +4,7 @@
  * event is one JSON line on stdout.
  */
 import type { AgentEvent, AgentToolResult } from '../../../core/index.js';
+import { terminalSafe } from '../../../core/terminal-text.js';
 
 export interface Output {
   stdout(text: string): void;
@@ -13,6 +14,12 @@ export interface Output {
 export const processOutput: Output = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
+};
+
+/** The process's streams for people: model and tool text cannot drive the terminal. */
+export const terminalOutput: Output = {
+  stdout: (text) => processOutput.stdout(terminalSafe(text)),
+  stderr: (text) => processOutput.stderr(terminalSafe(text)),
 };
 
 function firstLine(result: AgentToolResult): string {

@@ -1,9 +1,5 @@
-import type { Token, XdogPlugin } from 'xdog';
+import type { AgentTool, XdogPlugin } from 'xdog';
 
-export declare class GreeterImpl {
-  agentsCreated: number;
-  greet(name: string): string;
-}
-export declare const Greeter: Token<GreeterImpl>;
+export declare function helloTool(): AgentTool<{ name: string }>;
 declare const plugin: Readonly<XdogPlugin>;
 export default plugin;

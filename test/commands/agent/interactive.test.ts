@@ -41,6 +41,9 @@ describe('interactive chat', () => {
     // Over the queued-input limit: the agent refuses it; the chat must say so, not crash.
     input.write(`/steer ${'x'.repeat(LIMITS.queuedInputBytes + 1)}\n`);
     await expect.poll(() => err.join('')).toMatch(/xdog: .*\[LIMIT_EXCEEDED\]/);
+    // The hint names what a person at the chat can do, not an SDK call.
+    expect(err.join('')).toContain('[LIMIT_EXCEEDED] (send it as its own message once this run has finished)');
+    expect(err.join('')).not.toMatch(/prompt\(\)|drainInputs\(\)/);
     release();
     await expect.poll(() => out.join('')).toContain('first answer');
     await expect.poll(() => agent.isIdle).toBe(true);

@@ -88,6 +88,16 @@ export default function respond(request) {
   });
 });
 
+describe('faux without a script', () => {
+  it('fails the request with a message that says how to configure one', async () => {
+    const events: AssistantStreamEvent[] = [];
+    for await (const event of createFauxStreamFn({})('demo', { messages: [], tools: [] }, {})) events.push(event);
+    const end = events.at(-1)!;
+    expect(end.type).toBe('error');
+    expect(end.type === 'error' && end.message.errorMessage).toBe('faux: no faux script is configured; set faux.script in the config or XDOG_FAUX_SCRIPT (see docs/faux.md)');
+  });
+});
+
 describe('faux plugin', () => {
   it('binds a "faux" ModelProvider that reads faux.script from the config', async () => {
     const script = join(dir, 'plugin.json');

@@ -71,6 +71,16 @@ describe('schemas and aliases', () => {
     expect(() => compileSchema({ type: 'object', properties: { x: { $ref: 'other.json' } } }, 's')).toThrow(/outside the advertised document/);
   });
 
+  it('says a $ref into the document that resolves to nothing is dangling, not external', () => {
+    expect(() => compileSchema({ type: 'object', properties: { x: { $ref: '#/$defs/missing' } } }, 'tool "t" input schema')).toThrow(
+      'tool "t" input schema has a $ref that points to nothing in the document (#/$defs/missing)',
+    );
+    const withId = { $id: 'https://example.test/s.json', type: 'object', properties: { x: { $ref: '#/$defs/missing' } } };
+    expect(() => compileSchema(withId, 's')).toThrow('s has a $ref that points to nothing in the document (https://example.test/s.json#/$defs/missing)');
+    const external = { $id: 'https://example.test/s.json', type: 'object', properties: { x: { $ref: 'other.json#/a' } } };
+    expect(() => compileSchema(external, 's')).toThrow(/outside the advertised document \(https:\/\/example\.test\/other\.json#\/a\); external schemas are never fetched/);
+  });
+
   it('makes stable aliases within 64 characters', () => {
     expect(toolAlias('files', 'read_file')).toBe('files__read_file');
     const long = toolAlias('srv', 'x'.repeat(100));

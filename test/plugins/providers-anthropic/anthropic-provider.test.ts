@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AssistantStreamEvent, ModelContext } from '../../../core/index.js';
+import { ModelRegistryImpl, type AssistantStreamEvent, type ModelContext } from '../../../core/index.js';
 import { AnthropicProvider } from '../../../plugins/providers-anthropic/index.js';
 import { toAnthropicMessages } from '../../../plugins/providers-anthropic/convert.js';
 import { collect, context, fastPolicy, last, noStore, namedEvent, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
@@ -183,6 +183,73 @@ describe('anthropic provider against a local Messages API server', () => {
     }
     await server!.closedEarly;
     expect(last(events).message.stopReason).toBe('aborted');
+  });
+});
+
+describe('redacted thinking', () => {
+  it('keeps a redacted_thinking block whole and sends it back as it came', async () => {
+    const provider = await providerFor([
+      {
+        sse: [
+          messageStart,
+          namedEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: 'EncRypTed==' } }),
+          namedEvent('content_block_stop', { type: 'content_block_stop', index: 0 }),
+          namedEvent('content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+          namedEvent('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'thinking_delta', thinking: 'Plain.' } }),
+          namedEvent('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'signature_delta', signature: 'sig-2' } }),
+          namedEvent('content_block_stop', { type: 'content_block_stop', index: 1 }),
+          namedEvent('content_block_start', { type: 'content_block_start', index: 2, content_block: { type: 'text', text: 'Done.' } }),
+          namedEvent('content_block_stop', { type: 'content_block_stop', index: 2 }),
+          ...stop('end_turn'),
+        ],
+      },
+    ]);
+    const end = last(await collect(provider.stream('claude-sonnet-4-6', context, { reasoning: 'low' })));
+    expect(end.message.content).toEqual([
+      { type: 'thinking', thinking: '', signature: 'EncRypTed==', redacted: true },
+      { type: 'thinking', thinking: 'Plain.', signature: 'sig-2' },
+      { type: 'text', text: 'Done.' },
+    ]);
+    expect(toAnthropicMessages([end.message])[0]!.content).toEqual([
+      { type: 'redacted_thinking', data: 'EncRypTed==' },
+      { type: 'thinking', thinking: 'Plain.', signature: 'sig-2' },
+      { type: 'text', text: 'Done.' },
+    ]);
+  });
+});
+
+describe('configured Anthropic-compatible providers (type: anthropic)', () => {
+  it('serve any Messages endpoint under their own name, with their own key, and take any model id', async () => {
+    server = await startVendorServer([{ sse: [messageStart, ...stop('end_turn')] }]);
+    process.env.XDOG_TEST_PROXY_KEY = 'proxy-key-789';
+    const config = { providers: { proxy: { type: 'anthropic', base_url: server.url, api_key_env: 'XDOG_TEST_PROXY_KEY' } } } as const;
+    const registry = new ModelRegistryImpl([new AnthropicProvider(config, noStore, { policy: fastPolicy })], config);
+    expect(registry.providers()).toEqual(['anthropic', 'proxy']);
+    const resolved = registry.resolve('proxy/my-claude');
+    expect(resolved.provider.name).toBe('proxy');
+    const end = last(await collect(registry.streamFn('proxy/my-claude', context, {})));
+    expect(end.type).toBe('done');
+    const request = server.requests[0]!;
+    expect(request.body.model).toBe('my-claude');
+    expect(`${request.headers['x-api-key'] ?? ''} ${request.headers.authorization ?? ''}`).toContain('proxy-key-789');
+    delete process.env.XDOG_TEST_PROXY_KEY;
+  });
+
+  it('send no credential to a keyless endpoint, not even ANTHROPIC_API_KEY from the environment', async () => {
+    server = await startVendorServer([{ sse: [messageStart, ...stop('end_turn')] }]);
+    const saved = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-real-key-must-not-leak';
+    try {
+      const local = new AnthropicProvider({ providers: { local: { type: 'anthropic', base_url: server.url } } }, noStore, { policy: fastPolicy }).forConfig('local');
+      expect(local.name).toBe('local');
+      expect(local.stream.models).toBeUndefined();
+      expect(last(await collect(local.stream('any-model', context, {}))).type).toBe('done');
+      expect(server.requests[0]!.headers['x-api-key']).toBeUndefined();
+      expect(server.requests[0]!.headers.authorization).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+    }
   });
 });
 

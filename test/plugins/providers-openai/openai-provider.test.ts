@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { AssistantStreamEvent, ModelContext, XdogConfig } from '../../../core/index.js';
 import { OpenAIProvider } from '../../../plugins/providers-openai/index.js';
 import { collect, context, fastPolicy, last, noStore, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
@@ -181,6 +181,13 @@ describe('openai provider against a local Chat Completions server', () => {
 
   it('serves a configured keyless OpenAI-compatible server without an Authorization header', async () => {
     server = await startVendorServer([{ sse: [chunk({ reasoning_content: 'hm' }), chunk({ content: 'hi' }, 'stop'), 'data: [DONE]\n\n'] }]);
+    // OPENAI_API_KEY is for api.openai.com: it must not reach another server.
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = 'sk-real-openai-key-must-not-leak';
+    onTestFinished(() => {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+    });
     const base = new OpenAIProvider('openai', { providers: { local: { type: 'openai', base_url: `${server.url}/v1` } } }, noStore);
     const local = base.forConfig('local');
     expect(local.name).toBe('local');

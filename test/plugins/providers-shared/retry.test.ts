@@ -37,6 +37,20 @@ describe('the shared retry policy', () => {
     expect(redact('a secret-value b', ['secret-value'])).toBe('a [redacted] b');
   });
 
+  it('fails at once, asking whether the server runs, when a loopback base URL refuses the connection', async () => {
+    const refused = () => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
+    expect(classifyFailure(refused(), context)).toMatchObject({ kind: 'connection', retryable: false, message: 'p: connection to http://127.0.0.1:1 was refused: is the server running?' });
+    expect(classifyFailure(refused(), { ...context, endpoint: 'http://localhost:11434/v1' })).toMatchObject({ retryable: false });
+    expect(classifyFailure(refused(), { ...context, endpoint: 'http://[::1]:8080' })).toMatchObject({ retryable: false });
+    // A remote endpoint may be restarting behind a load balancer: that stays a retryable connection failure.
+    expect(classifyFailure(refused(), { ...context, endpoint: 'https://api.example.test' })).toMatchObject({ kind: 'connection', retryable: true });
+    const calls = { count: 0 };
+    const events = await collect(runProviderStream({ ...context, model: 'm', policy }, failing(refused, calls)));
+    expect(calls.count).toBe(1);
+    expect(events.some((event) => event.type === 'retry')).toBe(false);
+    expect(events.at(-1)).toMatchObject({ type: 'error', message: { errorMessage: expect.stringContaining('is the server running?') } });
+  });
+
   it('says how much of an over-long error it cut', () => {
     const bounded = boundMessage('x'.repeat(LIMITS.providerErrorMessageBytes * 2));
     expect(Buffer.byteLength(bounded)).toBeLessThanOrEqual(LIMITS.providerErrorMessageBytes);

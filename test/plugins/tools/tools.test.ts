@@ -149,6 +149,43 @@ describe('edit', () => {
   });
 });
 
+describe('parallel mutations of one file', () => {
+  it('keeps every edit when several run at once, through any spelling of the path', async () => {
+    fs.writeFileSync(path.join(cwd, 'a.txt'), 'alpha\nbeta\ngamma\ndelta\n');
+    fs.symlinkSync('a.txt', path.join(cwd, 'link.txt'));
+    const tools = createBuiltinTools({ cwd });
+    const edit = tools.find((candidate) => candidate.name === 'edit')!;
+    const results = await Promise.all([
+      run(edit, { path: 'a.txt', old_text: 'alpha', new_text: 'ALPHA' }),
+      run(edit, { path: './a.txt', old_text: 'beta', new_text: 'BETA' }),
+      run(createEditTool({ cwd }), { path: path.join(cwd, 'a.txt'), old_text: 'gamma', new_text: 'GAMMA' }),
+      run(edit, { path: 'link.txt', old_text: 'delta', new_text: 'DELTA' }),
+    ]);
+    expect(results.filter((result) => result.isError).map(text)).toEqual([]);
+    expect(fs.readFileSync(path.join(cwd, 'a.txt'), 'utf8')).toBe('ALPHA\nBETA\nGAMMA\nDELTA\n');
+  });
+
+  it('runs write then edit of a new file in call order', async () => {
+    const [written, edited] = await Promise.all([
+      run(tool('write'), { path: 'new/b.txt', content: 'hello world\n' }),
+      run(tool('edit'), { path: 'new/b.txt', old_text: 'world', new_text: 'there' }),
+    ]);
+    expect([written, edited].filter((result) => result.isError).map(text)).toEqual([]);
+    expect(fs.readFileSync(path.join(cwd, 'new/b.txt'), 'utf8')).toBe('hello there\n');
+  });
+
+  it('a queued edit whose run is aborted never starts', async () => {
+    fs.writeFileSync(path.join(cwd, 'a.txt'), 'one\n');
+    const controller = new AbortController();
+    const first = run(tool('write'), { path: 'a.txt', content: 'two\n' });
+    const second = run(tool('edit'), { path: 'a.txt', old_text: 'two', new_text: 'three' }, controller.signal);
+    controller.abort(new Error('stopped'));
+    await first;
+    await expect(second).rejects.toThrow('stopped');
+    expect(fs.readFileSync(path.join(cwd, 'a.txt'), 'utf8')).toBe('two\n');
+  });
+});
+
 describe('file and search tools', () => {
   beforeEach(() => {
     fs.mkdirSync(path.join(cwd, 'src/deep'), { recursive: true });
