@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { AgentHooks, ContextHookInfo } from '../../hooks/agent.js';
 import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import type { ModelContext, ModelInfo } from '../model/types.js';
-import { admitImages } from './image-admission.js';
+import { admitImages, type LocatedImage } from './image-admission.js';
 import { MessageSchema, type Message } from './messages.js';
 import { snapshotTaps } from './tap-dispatch.js';
 import type { ToolDefinition } from './tool-types.js';
@@ -20,6 +20,8 @@ export interface ModelContextInput {
   systemPrompt?: string;
   turn: number;
   messages: readonly Message[];
+  /** The images of `messages`, when the caller keeps them located (else they are found here). */
+  images?: readonly LocatedImage[];
   tools: ToolDefinition[];
   hooks: AgentHooks;
   modelInfo?: ModelInfo;
@@ -31,11 +33,10 @@ function hookFailed(message: string): XdogError {
   return new XdogError(ErrorCodes.HOOK_FAILED, message, { hint: 'fix or remove that context hook; the conversation was left unchanged' });
 }
 
-/** Runs the context taps over a deep copy of history and validates what they return. */
-async function renderMessages(input: ModelContextInput): Promise<readonly Message[]> {
+/** Runs the context taps over a deep copy of history and validates what they return; undefined when there are no taps. */
+async function renderMessages(input: ModelContextInput): Promise<readonly Message[] | undefined> {
   const taps = snapshotTaps(input.hooks.context);
-  // A shallow copy: the model must not see messages appended after this request.
-  if (taps.length === 0) return input.messages.slice();
+  if (taps.length === 0) return undefined;
   const info: ContextHookInfo = { model: input.model, systemPrompt: input.systemPrompt, turn: input.turn };
   let messages: unknown = structuredClone(input.messages);
   for (const tap of taps) {
@@ -62,8 +63,10 @@ async function renderMessages(input: ModelContextInput): Promise<readonly Messag
  * IMAGE_REJECTED) when the request must not be sent; history is never touched.
  */
 export async function buildModelContext(input: ModelContextInput): Promise<ModelContext> {
-  const messages = await renderMessages(input);
-  admitImages(messages, input.model, input.modelInfo);
+  const rendered = await renderMessages(input);
+  // A shallow copy at least: the model must not see messages appended after this request.
+  const messages = rendered ?? input.messages.slice();
+  admitImages(messages, input.model, input.modelInfo, rendered ? undefined : input.images);
   return {
     ...(input.systemPrompt === undefined ? {} : { systemPrompt: input.systemPrompt }),
     messages: messages as Message[],
