@@ -7,7 +7,7 @@
  */
 import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource } from '../../core/index.js';
 import { toolAlias } from './aliases.js';
-import { McpConnection, type RequestOptions } from './connection.js';
+import type { McpConnection, RequestOptions } from './connection.js';
 import {
   CATALOG_METHODS,
   checkPromptArguments,
@@ -169,6 +169,10 @@ export class McpRegistry implements AsyncDisposable {
 
   /** Starts (stdio) or opens (http) the server, runs the handshake and discovers its tools. */
   async connect(id: string, options: RequestOptions = {}): Promise<McpServerStatus> {
+    this.#assertOpen();
+    this.#entry(id);
+    // The MCP SDK loads with the first connection, so commands that never connect do not pay for it.
+    const { McpConnection } = await import('./connection.js');
     this.#assertOpen();
     const entry = this.#entry(id);
     if (entry.state === 'connecting' || entry.state === 'connected') {
