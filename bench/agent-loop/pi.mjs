@@ -54,7 +54,7 @@ function seed(count, model) {
   );
 }
 
-/** Runs once; returns { turns, events, seconds } (seconds of the prompts only, not of building the agent). */
+/** Runs once; returns { turns, events, seconds, cpuSeconds } (wall and CPU time of the prompts only, not of building the agent). */
 export async function run(workload) {
   const replies = script(workload);
   let model;
@@ -76,12 +76,15 @@ export async function run(workload) {
     if (event.type === 'turn_end') turns++;
   });
   const started = performance.now();
+  const cpu = process.cpuUsage();
   for (let index = 0; index < workload.prompts; index++) {
     await agent.prompt(`prompt ${index}`);
     const last = agent.state.messages.at(-1);
     if (last?.role !== 'assistant' || last.stopReason !== 'stop') throw new Error(`pi run ended with ${last?.stopReason}: ${last?.errorMessage}`);
   }
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  const cpuSeconds = (used.user + used.system) / 1e6;
   faux?.unregister();
-  return { turns, events, seconds };
+  return { turns, events, seconds, cpuSeconds };
 }

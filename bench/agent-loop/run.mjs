@@ -2,10 +2,11 @@
  * The agent-loop benchmark. For each workload it runs rounds; a round runs
  * xdog and pi-agent-core once each, each in a fresh process, the order
  * alternating from round to round so neither side always gets the quieter
- * moment. Each round gives one paired ratio (xdog turns/s ÷ pi turns/s);
- * the bench prints the median ratio with its spread (min–max over rounds),
- * the median turns/s and peak RSS of each side, and
- * `ratio <workload> <median>`. Figures only: it never fails on timing.
+ * moment. Each round gives one paired ratio (xdog turns ÷ pi turns per
+ * second of CPU time, which other work on a shared machine does not
+ * inflate; the wall-time ratio is printed beside it); the bench prints the
+ * median ratio with its spread (min–max over rounds), the median rates and
+ * peak RSS of each side, and `ratio <workload> <median CPU-time ratio>`. Figures only: it never fails on timing.
  * Needs the compiled package (`npx tsc -p tsconfig.build.json` in the
  * repository root). BENCH_ROUNDS (default 7), BENCH_WORKLOADS (comma list).
  */
@@ -34,6 +35,7 @@ console.log(`node ${process.version}, ${rounds} alternating rounds per workload,
 for (const workload of selected) {
   if (!WORKLOADS[workload]) throw new Error(`unknown workload ${workload}`);
   const ratios = [];
+  const wallRatios = [];
   const xdog = [];
   const pi = [];
   for (let round = 0; round < rounds; round++) {
@@ -41,15 +43,18 @@ for (const workload of selected) {
     const results = Object.fromEntries(order.map((system) => [system, measure(system, workload)]));
     xdog.push(results.xdog);
     pi.push(results.pi);
-    ratios.push(results.xdog.turnsPerSecond / results.pi.turnsPerSecond);
+    ratios.push(results.xdog.turnsPerCpuSecond / results.pi.turnsPerCpuSecond);
+    wallRatios.push(results.xdog.turnsPerSecond / results.pi.turnsPerSecond);
   }
   const label = `${workload} (${WORKLOADS[workload].stream} stream)`;
   for (const [system, list] of [['xdog', xdog], ['pi', pi]]) {
     console.log(
-      `${label} ${system.padEnd(4)} turns/s median ${fmt(median(list.map((r) => r.turnsPerSecond))).padStart(7)}  peak RSS median ${fmt(median(list.map((r) => r.peakRssMiB)), 1)} MiB  (${list[0].turns} turns, ${list[0].events} events a run)`,
+      `${label} ${system.padEnd(4)} turns per CPU-second median ${fmt(median(list.map((r) => r.turnsPerCpuSecond))).padStart(7)}, per wall-second ${fmt(median(list.map((r) => r.turnsPerSecond))).padStart(7)}  peak RSS median ${fmt(median(list.map((r) => r.peakRssMiB)), 1)} MiB  (${list[0].turns} turns, ${list[0].events} events a run)`,
     );
   }
   const { min, max } = spread(ratios);
-  console.log(`${label} paired ratios: ${ratios.map((r) => r.toFixed(2)).join(' ')}  (min ${min.toFixed(2)}, max ${max.toFixed(2)})`);
+  console.log(`${label} paired ratios (CPU time): ${ratios.map((r) => r.toFixed(2)).join(' ')}  (min ${min.toFixed(2)}, max ${max.toFixed(2)})`);
+  const wall = spread(wallRatios);
+  console.log(`${label} paired ratios (wall time): ${wallRatios.map((r) => r.toFixed(2)).join(' ')}  (min ${wall.min.toFixed(2)}, max ${wall.max.toFixed(2)}, median ${median(wallRatios).toFixed(2)})`);
   console.log(`ratio ${workload} ${median(ratios).toFixed(2)}`);
 }

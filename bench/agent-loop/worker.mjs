@@ -1,10 +1,13 @@
 /**
  * Measures one system on one workload in a fresh process and prints one
- * JSON line: turns/s over the timed runs (BENCH_RUNS, default 5, after
- * BENCH_WARMUPS, default 2, so both systems are measured with their code
- * compiled; only the prompts are timed, not building the agent), the turn
- * and event counts of one run, and the process's peak RSS.
+ * JSON line: the median turns per second of wall time and per second of
+ * CPU time (all threads of the process: JIT and GC helpers count) of the timed runs (BENCH_RUNS, default 9,
+ * after BENCH_WARMUPS, default 3, so both systems are measured with their
+ * code compiled; only the prompts are timed, not building the agent; the
+ * median, so a burst of load during one run does not decide), the turn and
+ * event counts of one run, and the process's peak RSS.
  */
+import { median } from '../stats.mjs';
 import { WORKLOADS } from './workloads.mjs';
 
 const [system, name] = process.argv.slice(2);
@@ -13,8 +16,8 @@ if (!workload || !['xdog', 'pi'].includes(system)) {
   console.error(`usage: worker.mjs <xdog|pi> <${Object.keys(WORKLOADS).join('|')}>`);
   process.exit(2);
 }
-const warmups = Number(process.env.BENCH_WARMUPS ?? 2);
-const timed = Number(process.env.BENCH_RUNS ?? 5);
+const warmups = Number(process.env.BENCH_WARMUPS ?? 3);
+const timed = Number(process.env.BENCH_RUNS ?? 9);
 const { run } = await import(system === 'xdog' ? './xdog.mjs' : './pi.mjs');
 
 async function once() {
@@ -25,13 +28,13 @@ async function once() {
 
 for (let index = 0; index < warmups; index++) await once();
 globalThis.gc?.();
-let turns = 0;
-let seconds = 0;
+const rates = [];
+const cpuRates = [];
 let last;
 for (let index = 0; index < timed; index++) {
   last = await once();
-  turns += last.turns;
-  seconds += last.seconds;
+  rates.push(last.turns / last.seconds);
+  cpuRates.push(last.turns / last.cpuSeconds);
 }
 const peakRssMiB = process.resourceUsage().maxRSS / 1024;
-console.log(JSON.stringify({ system, workload: name, turnsPerSecond: turns / seconds, turns: last.turns, events: last.events, peakRssMiB }));
+console.log(JSON.stringify({ system, workload: name, turnsPerSecond: median(rates), turnsPerCpuSecond: median(cpuRates), turns: last.turns, events: last.events, peakRssMiB }));

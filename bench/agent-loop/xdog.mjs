@@ -50,7 +50,7 @@ function seed(count) {
   );
 }
 
-/** Runs once; returns { turns, events, seconds } (seconds of the prompts only, not of building the agent). */
+/** Runs once; returns { turns, events, seconds, cpuSeconds } (wall and CPU time of the prompts only, not of building the agent). */
 export async function run(workload) {
   const replies = script(workload);
   const model = workload.stream === 'lean' ? leanStream(replies) : fauxStream(replies);
@@ -63,11 +63,14 @@ export async function run(workload) {
     if (event.type === 'turn_end') turns++;
   });
   const started = performance.now();
+  const cpu = process.cpuUsage();
   for (let index = 0; index < workload.prompts; index++) {
     const result = await agent.prompt(`prompt ${index}`).result();
     if (result.status !== 'completed') throw new Error(`xdog run ended with ${result.status}: ${result.errorMessage}`);
   }
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  const cpuSeconds = (used.user + used.system) / 1e6;
   await agent.close();
-  return { turns, events, seconds };
+  return { turns, events, seconds, cpuSeconds };
 }

@@ -144,7 +144,8 @@ export class Agent {
   readonly #queue = new InputQueue();
   #rejected: RejectedMessage[] = [];
   #handled: HandledInput[] = [];
-  readonly #listeners = new Set<AgentEventListener>();
+  /** Replaced, never changed in place, so dispatch walks a plain array while listeners come and go. */
+  #listeners: readonly AgentEventListener[] = [];
   readonly #closeListeners = new Set<() => void>();
   #run?: ActiveRun;
   #closed = false;
@@ -197,8 +198,10 @@ export class Agent {
   subscribe(listener: AgentEventListener): Disposer {
     if (typeof listener !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'subscribe() needs a function');
     const entry: AgentEventListener = (event) => listener(event);
-    this.#listeners.add(entry);
-    return () => void this.#listeners.delete(entry);
+    this.#listeners = [...this.#listeners, entry];
+    return () => {
+      this.#listeners = this.#listeners.filter((listener) => listener !== entry);
+    };
   }
 
   /** Called once when the agent closes (the kernel uses it for `agentClosed`); returns a disposer. */
@@ -503,7 +506,7 @@ export class Agent {
     await this.cancelAndWait();
     this.#remoteDisposer?.();
     this.#remoteDisposer = undefined;
-    this.#listeners.clear();
+    this.#listeners = [];
     for (const listener of [...this.#closeListeners]) {
       try {
         listener();
@@ -679,10 +682,10 @@ export class Agent {
           emit,
           now: Date.now,
           commit,
-          buildContext: async (turn) => {
+          buildContext: (turn) => {
             const tools = this.#activeToolMap();
             const placed = this.#skills.apply({ systemPrompt: config.systemPrompt, messages: this.#messages });
-            const context = await buildModelContext({
+            const context = buildModelContext({
               model: config.model,
               systemPrompt: placed.systemPrompt,
               turn,
@@ -693,7 +696,7 @@ export class Agent {
               hooks: this.hooks,
               modelInfo: this.resolveModel(),
             });
-            return { context, tools: tools.map };
+            return context instanceof Promise ? context.then((built) => ({ context: built, tools: tools.map })) : { context, tools: tools.map };
           },
           afterTurn: () => (config.emitSnapshots ? emit({ type: 'snapshot', snapshot: buildSnapshot(this.#snapshotState()) }) : undefined),
           admitSteer: () => this.#queue.hasQueued('steer') && this.#admitQueued(run, 'steer', commit),

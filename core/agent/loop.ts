@@ -9,6 +9,12 @@ import type { ModelContext, ModelStreamFn } from '../model/types.js';
 import { zeroUsage, type AssistantMessage, type Message, type ToolCall, type ToolResultMessage } from './messages.js';
 import { executeToolBatch, skippedToolResults, type ActiveTool, type ToolBatchConfig } from './tool-execution.js';
 
+/** One turn's request and the tools its calls may use. */
+export interface TurnRequest {
+  context: ModelContext;
+  tools: ReadonlyMap<string, ActiveTool>;
+}
+
 /** What the loop gets from its owner. Callbacks other than `buildContext` must not throw. */
 export interface AgentLoopConfig extends ToolBatchConfig {
   model: string;
@@ -18,7 +24,7 @@ export interface AgentLoopConfig extends ToolBatchConfig {
    * Builds the request for `turn` and the tools its calls may use; may throw
    * XdogError to refuse the request (the run then fails, history untouched).
    */
-  buildContext(turn: number): Promise<{ context: ModelContext; tools: ReadonlyMap<string, ActiveTool> }>;
+  buildContext(turn: number): TurnRequest | Promise<TurnRequest>;
   /** Appends a final message to history (the loop has already emitted its events). */
   commit(message: Message): void;
   /** Called after each turn's results are in history (a safe boundary). */

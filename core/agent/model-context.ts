@@ -10,7 +10,7 @@ import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import type { ModelContext, ModelInfo } from '../model/types.js';
 import { admitImages, type LocatedImage } from './image-admission.js';
 import { MessageSchema, type Message } from './messages.js';
-import { snapshotTaps } from './tap-dispatch.js';
+import { snapshotTaps, type TapCall } from './tap-dispatch.js';
 import type { ToolDefinition } from './tool-types.js';
 import { findPairingProblem } from './transcript.js';
 
@@ -33,10 +33,8 @@ function hookFailed(message: string): XdogError {
   return new XdogError(ErrorCodes.HOOK_FAILED, message, { hint: 'fix or remove that context hook; the conversation was left unchanged' });
 }
 
-/** Runs the context taps over a deep copy of history and validates what they return; undefined when there are no taps. */
-async function renderMessages(input: ModelContextInput): Promise<readonly Message[] | undefined> {
-  const taps = snapshotTaps(input.hooks.context);
-  if (taps.length === 0) return undefined;
+/** Runs the context taps over a deep copy of history and validates what they return. */
+async function renderMessages(input: ModelContextInput, taps: TapCall[]): Promise<readonly Message[]> {
   const info: ContextHookInfo = { model: input.model, systemPrompt: input.systemPrompt, turn: input.turn };
   let messages: unknown = structuredClone(input.messages);
   for (const tap of taps) {
@@ -61,12 +59,18 @@ async function renderMessages(input: ModelContextInput): Promise<readonly Messag
 /**
  * Builds the ModelContext for one call. Throws XdogError (HOOK_FAILED,
  * IMAGE_REJECTED) when the request must not be sent; history is never touched.
+ * Without context taps nothing is awaited, so the result comes back at once.
  */
-export async function buildModelContext(input: ModelContextInput): Promise<ModelContext> {
-  const rendered = await renderMessages(input);
-  // A shallow copy at least: the model must not see messages appended after this request.
-  const messages = rendered ?? input.messages.slice();
-  admitImages(messages, input.model, input.modelInfo, rendered ? undefined : input.images);
+export function buildModelContext(input: ModelContextInput): ModelContext | Promise<ModelContext> {
+  const taps = snapshotTaps(input.hooks.context);
+  // History itself, not a copy per turn: nothing is appended while the model streams, and
+  // ModelContext says a stream function that keeps the messages copies them.
+  if (taps.length === 0) return contextOf(input, input.messages, input.images);
+  return renderMessages(input, taps).then((rendered) => contextOf(input, rendered, undefined));
+}
+
+function contextOf(input: ModelContextInput, messages: readonly Message[], images: readonly LocatedImage[] | undefined): ModelContext {
+  admitImages(messages, input.model, input.modelInfo, images);
   return {
     ...(input.systemPrompt === undefined ? {} : { systemPrompt: input.systemPrompt }),
     messages: messages as Message[],

@@ -206,7 +206,8 @@ function run(prepared: Prepared, config: ToolBatchConfig): Promise<Outcome> {
 /** Runs the calls of one message with `tools`; returns the tool-result messages in call order (the caller appends them). */
 export async function executeToolBatch(config: ToolBatchConfig, calls: readonly ToolCall[], tools: ReadonlyMap<string, ActiveTool>): Promise<ToolResultMessage[]> {
   const results: ToolResultMessage[] = [];
-  if (config.mode === 'sequential') {
+  // One call runs the same either way; the sequential path spares it the parallel bookkeeping.
+  if (config.mode === 'sequential' || calls.length === 1) {
     for (const call of calls) {
       const prepared = await start(call, config, tools);
       results.push(await finalise(prepared, await run(prepared, config), config));

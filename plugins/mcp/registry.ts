@@ -170,10 +170,6 @@ export class McpRegistry implements AsyncDisposable {
   /** Starts (stdio) or opens (http) the server, runs the handshake and discovers its tools. */
   async connect(id: string, options: RequestOptions = {}): Promise<McpServerStatus> {
     this.#assertOpen();
-    this.#entry(id);
-    // The MCP SDK loads with the first connection, so commands that never connect do not pay for it.
-    const { McpConnection } = await import('./connection.js');
-    this.#assertOpen();
     const entry = this.#entry(id);
     if (entry.state === 'connecting' || entry.state === 'connected') {
       throw new XdogError(ErrorCodes.INVALID_STATE, `MCP server "${id}" is already ${entry.state}`, { hint: 'disconnect it first to reconnect' });
@@ -182,6 +178,7 @@ export class McpRegistry implements AsyncDisposable {
     entry.error = undefined;
     entry.diagnostics = [];
     const attempt = ++entry.attempt;
+    const McpConnection = await this.#connectionClass(entry, attempt);
     const connection = McpConnection.create({
       id,
       config: entry.config,
@@ -210,6 +207,26 @@ export class McpRegistry implements AsyncDisposable {
     entry.state = 'connected';
     this.#changed();
     return this.status(id)[0]!;
+  }
+
+  /**
+   * The connection class, loaded with the first connection (it brings the MCP
+   * SDK, which commands that never connect should not pay for). A disconnect
+   * while it loads ends this connect, as one during the handshake does.
+   */
+  async #connectionClass(entry: ServerEntry, attempt: number): Promise<typeof McpConnection> {
+    let loaded: typeof import('./connection.js');
+    try {
+      loaded = await import('./connection.js');
+    } catch (error) {
+      if (entry.attempt === attempt) {
+        entry.state = 'failed';
+        entry.error = (error as Error).message;
+      }
+      throw error;
+    }
+    if (entry.attempt !== attempt) throw new XdogError(ErrorCodes.CLOSED, `MCP server "${entry.id}" was disconnected while connecting`);
+    return loaded.McpConnection;
   }
 
   /** Lists the server's tools again; proxies made before the refresh stop working. */
