@@ -71,9 +71,7 @@ export function buildModelContext(input: ModelContextInput): ModelContext | Prom
 
 function contextOf(input: ModelContextInput, messages: readonly Message[], images: readonly LocatedImage[] | undefined): ModelContext {
   admitImages(messages, input.model, input.modelInfo, images);
-  return {
-    ...(input.systemPrompt === undefined ? {} : { systemPrompt: input.systemPrompt }),
-    messages: messages as Message[],
-    tools: input.tools,
-  };
+  const { systemPrompt, tools } = input;
+  // Two literals rather than a conditional spread, which V8 builds far more slowly, once per turn.
+  return systemPrompt === undefined ? { messages: messages as Message[], tools } : { systemPrompt, messages: messages as Message[], tools };
 }
