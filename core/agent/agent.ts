@@ -78,6 +78,27 @@ interface ActiveRun {
   done: Promise<RunOutcome>;
 }
 
+/** The PromptStream of one run (a class: an object literal with a symbol key is slow to build, once per prompt). */
+class RunStream implements PromptStream {
+  readonly #run: ActiveRun;
+
+  constructor(run: ActiveRun) {
+    this.#run = run;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
+    return this.#run.buffer[Symbol.asyncIterator]();
+  }
+
+  /** An own property, as before: `const { result } = agent.prompt(...)` keeps working. */
+  readonly result = async (): Promise<RunResult> => {
+    if (!this.#run.buffer.iterating) this.#run.buffer.discard();
+    const outcome = await this.#run.done;
+    if (outcome.error) throw outcome.error;
+    return outcome.result;
+  };
+}
+
 /** A prompt checked and ready to admit: user inputs go through inputTransform, the rest is appended as is. */
 type PreparedPrompt = Message[];
 
@@ -469,15 +490,7 @@ export class Agent {
     const run = { controller: new AbortController(), buffer: new EventBuffer<AgentEvent>(LIMITS.eventBuffer) } as ActiveRun;
     this.#run = run;
     run.done = this.#execute(prepared, run);
-    return {
-      [Symbol.asyncIterator]: () => run.buffer[Symbol.asyncIterator](),
-      result: async () => {
-        if (!run.buffer.iterating) run.buffer.discard();
-        const outcome = await run.done;
-        if (outcome.error) throw outcome.error;
-        return outcome.result;
-      },
-    };
+    return new RunStream(run);
   }
 
   /** Requests a cooperative stop: the model stream and running tools see the abort signal. */
