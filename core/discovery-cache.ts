@@ -38,9 +38,10 @@ export interface FolderListing {
   unsettled: boolean;
 }
 
+/** The folder's entries by name, so the key does not depend on the order the file system lists them in. */
 function entries(dir: string): fs.Dirent[] {
   try {
-    return fs.readdirSync(dir, { withFileTypes: true });
+    return fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch {
     return [];
   }
