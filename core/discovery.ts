@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ErrorCodes, XdogError } from './errors.js';
 import { LIMITS } from './limits.js';
-import { userPluginDir } from './paths.js';
+import { DiscoveryCache, listFolder } from './discovery-cache.js';
+import { cacheDir, userPluginDir } from './paths.js';
 import { terminalSafe } from './terminal-text.js';
 import { PROVIDE_KINDS, type PluginProvides } from './plugin.js';
 
@@ -69,6 +70,8 @@ export interface DiscoveryOptions {
    * large (default: one notice per file on stderr). One broken dependency must not stop every command.
    */
   onSkipped?: (notice: string) => void;
+  /** The discovery cache (default: `$XDG_CACHE_HOME/xdog/discovery.json`); null reads every package.json. */
+  cacheFile?: string | null;
 }
 
 const noticed = new Set<string>();
@@ -215,12 +218,17 @@ function realpathOr(dir: string): string {
 export function discoverPlugins(options: DiscoveryOptions = {}): DiscoveredPlugin[] {
   const installRoot = options.installRoot === undefined ? xdogInstallRoot() : options.installRoot;
   const userDir = options.userDir === undefined ? userPluginDir() : options.userDir;
+  const cache = options.cacheFile === null ? undefined : DiscoveryCache.open(options.cacheFile ?? path.join(cacheDir(), 'discovery.json'));
   const seenDirs = new Set<string>();
+  /** Real paths of the package folders that declare plugins (a folder seen twice counts for both places). */
+  const pluginDirs = new Set<string>();
   const plugins: DiscoveredPlugin[] = [];
   const onSkipped = options.onSkipped ?? noticeOnStderr;
-  const visit = (dir: string, source: PluginSource) => {
+  /** Set when a package was skipped: that folder is scanned in full again next time, so the notice repeats until it is fixed. */
+  let skipped = false;
+  const visit = (dir: string, source: PluginSource): boolean => {
     const real = realpathOr(dir);
-    if (seenDirs.has(real)) return;
+    if (seenDirs.has(real)) return pluginDirs.has(real);
     seenDirs.add(real);
     let pkg: PackageJson | undefined;
     try {
@@ -228,21 +236,41 @@ export function discoverPlugins(options: DiscoveryOptions = {}): DiscoveredPlugi
     } catch (error) {
       if (!XdogError.is(error, ErrorCodes.PLUGIN_INVALID)) throw error;
       onSkipped(`skipped a package while looking for plugins: ${error.message}`);
+      skipped = true;
+      return false;
+    }
+    const found = pluginsOfManifest(dir, pkg, source);
+    if (found.length > 0) pluginDirs.add(real);
+    plugins.push(...found);
+    return found.length > 0;
+  };
+  const scan = (nodeModules: string, source: PluginSource) => {
+    const listing = cache && listFolder(nodeModules);
+    const known = listing && cache.lookup(listing);
+    if (known) {
+      // Only the packages known to declare plugins, and linked ones; in the usual order.
+      const wanted = new Set([...known, ...listing.linked]);
+      for (const dir of packageDirs(nodeModules)) if (wanted.has(dir)) visit(dir, source);
       return;
     }
-    plugins.push(...pluginsOfManifest(dir, pkg, source));
+    skipped = false;
+    const found = packageDirs(nodeModules).filter((dir) => visit(dir, source));
+    if (listing && !skipped) cache.record(listing, found);
   };
 
   if (installRoot) {
     // xdog's own package.json must be readable: no skipping that one.
-    seenDirs.add(realpathOr(installRoot));
-    plugins.push(...pluginsOfPackage(installRoot, 'builtin'));
+    const real = realpathOr(installRoot);
+    seenDirs.add(real);
+    const own = pluginsOfPackage(installRoot, 'builtin');
+    // Remembered as a plugin package wherever a node_modules links it, for discoveries without installRoot.
+    if (own.length > 0) pluginDirs.add(real);
+    plugins.push(...own);
   }
-  for (const nodeModules of nodeModulesUpFrom(options.cwd ?? process.cwd())) {
-    for (const dir of packageDirs(nodeModules)) visit(dir, 'project');
-  }
-  if (installRoot) for (const dir of packageDirs(path.join(installRoot, 'node_modules'))) visit(dir, 'builtin');
-  if (userDir) for (const dir of packageDirs(path.join(userDir, 'node_modules'))) visit(dir, 'user');
+  for (const nodeModules of nodeModulesUpFrom(options.cwd ?? process.cwd())) scan(nodeModules, 'project');
+  if (installRoot) scan(path.join(installRoot, 'node_modules'), 'builtin');
+  if (userDir) scan(path.join(userDir, 'node_modules'), 'user');
+  cache?.save();
 
   assertNoConflicts(plugins);
   return plugins;

@@ -4,17 +4,43 @@
  * dialect, and one way to describe violations. No engine ever loads a remote
  * schema (there is no `loadSchema`).
  */
-import { Ajv, type AnySchemaObject, type ErrorObject } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import AjvDraft04Module from 'ajv-draft-04';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, AnySchemaObject, ErrorObject } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { createRequire } from 'node:module';
 
-// Both packages are CommonJS: under NodeNext a default import may be the module object.
-const AjvDraft04 = ((AjvDraft04Module as unknown as { default?: unknown }).default ?? AjvDraft04Module) as unknown as typeof Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
-const draft06MetaSchema = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject;
+interface AjvClasses {
+  Ajv: typeof Ajv;
+  Ajv2019: typeof Ajv2019;
+  Ajv2020: typeof Ajv2020;
+  AjvDraft04: typeof Ajv;
+  addFormats: (ajv: Ajv) => Ajv;
+  draft06MetaSchema: AnySchemaObject;
+}
+
+let classes: AjvClasses | undefined;
+
+/**
+ * ajv and its add-ons, loaded on the first engine rather than at import:
+ * most commands never validate a JSON Schema, and ajv is one of the heavier
+ * packages to load. All of them are CommonJS, so a synchronous require works.
+ */
+function ajvClasses(): AjvClasses {
+  if (!classes) {
+    const require = createRequire(import.meta.url);
+    const draft04 = require('ajv-draft-04') as { default?: typeof Ajv } & typeof Ajv;
+    const formats = require('ajv-formats') as { default?: AjvClasses['addFormats'] } & AjvClasses['addFormats'];
+    classes = {
+      Ajv: (require('ajv') as { Ajv: typeof Ajv }).Ajv,
+      Ajv2019: (require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 }).Ajv2019,
+      Ajv2020: (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020,
+      AjvDraft04: draft04.default ?? draft04,
+      addFormats: formats.default ?? formats,
+      draft06MetaSchema: require('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject,
+    };
+  }
+  return classes;
+}
 
 export type SchemaDialect = '2020-12' | '2019-09' | 'draft-07' | 'draft-06' | 'draft-04';
 
@@ -38,6 +64,7 @@ export function dialectOfUri(uri: string): SchemaDialect | undefined {
  * does not know (title, examples, vendor keys).
  */
 export function createAjv(dialect: SchemaDialect): Ajv {
+  const { Ajv, Ajv2019, Ajv2020, AjvDraft04, addFormats, draft06MetaSchema } = ajvClasses();
   const options = { strict: false, allErrors: true, logger: false as const };
   switch (dialect) {
     case '2020-12':

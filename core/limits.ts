@@ -98,6 +98,10 @@ export const LIMITS = Object.freeze({
   jsonValueDepth: 128,
   /** Config and Flow YAML: copies aliases may make of anchored data (yaml's maxAliasCount); more is an alias bomb. */
   yamlAliasExpansions: 100,
+  /** The discovery cache file; a bigger one is ignored and rebuilt (it is only a cache). */
+  discoveryCacheBytes: 1 * MiB,
+  /** node_modules folders the discovery cache remembers (the least recently scanned are forgotten). */
+  discoveryCacheFolders: 64,
 
   /** One SKILL.md file (front matter and body), in bytes. */
   skillFileBytes: 256 * KiB,

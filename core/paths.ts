@@ -17,6 +17,11 @@ export function dataDir(): string {
   return path.join(xdgDir('XDG_DATA_HOME', ['.local', 'share']), 'xdog');
 }
 
+/** `$XDG_CACHE_HOME/xdog` (default `~/.cache/xdog`): files that can be deleted at any time. */
+export function cacheDir(): string {
+  return path.join(xdgDir('XDG_CACHE_HOME', ['.cache']), 'xdog');
+}
+
 /** The user plugin directory that `xdog plugins install` fills. */
 export function userPluginDir(): string {
   return path.join(dataDir(), 'plugins');

@@ -1,13 +1,19 @@
 /**
- * The agent-loop benchmark: runs each workload on xdog and on pi-agent-core
- * (each pair in its own process), then prints turns/s, peak RSS and
- * `ratio <workload> <xdog turns/s ÷ pi turns/s>`. Figures only; it never
- * fails on timing. Needs the compiled package: `npx tsc -p tsconfig.build.json`
- * in the repository root.
+ * The agent-loop benchmark. For each workload it runs rounds; a round runs
+ * xdog and pi-agent-core once each, each in a fresh process, the order
+ * alternating from round to round so neither side always gets the quieter
+ * moment. Each round gives one paired ratio (xdog turns ÷ pi turns per
+ * second of CPU time, which other work on a shared machine does not
+ * inflate; the wall-time ratio is printed beside it); the bench prints the
+ * median ratio with its spread (min–max over rounds), the median rates and
+ * peak RSS of each side, and `ratio <workload> <median CPU-time ratio>`. Figures only: it never fails on timing.
+ * Needs the compiled package (`npx tsc -p tsconfig.build.json` in the
+ * repository root). BENCH_ROUNDS (default 7), BENCH_WORKLOADS (comma list).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { median, spread } from '../stats.mjs';
 import { WORKLOADS } from './workloads.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -15,19 +21,40 @@ if (!existsSync(new URL('../../dist/core/index.js', import.meta.url))) {
   console.error('bench: ../dist is missing; run `npx tsc -p tsconfig.build.json` in the repository root first');
   process.exit(2);
 }
-const rounds = process.env.BENCH_ROUNDS ?? '5';
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+const selected = process.env.BENCH_WORKLOADS ? process.env.BENCH_WORKLOADS.split(',') : Object.keys(WORKLOADS);
 
 function measure(system, workload) {
-  const out = execFileSync(process.execPath, ['--expose-gc', 'worker.mjs', system, workload, rounds], { cwd: here, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--expose-gc', 'worker.mjs', system, workload], { cwd: here, encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').at(-1));
 }
 
-console.log(`node ${process.version}, best of ${rounds} rounds per system and workload`);
-for (const workload of Object.keys(WORKLOADS)) {
-  const xdog = measure('xdog', workload);
-  const pi = measure('pi', workload);
-  for (const result of [xdog, pi]) {
-    console.log(`${workload} ${result.system.padEnd(4)} turns/s ${result.turnsPerSecond.toFixed(1).padStart(9)}  peak RSS ${result.peakRssMiB.toFixed(1)} MiB  (${result.turns} turns, ${result.events} events)`);
+const fmt = (value, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+console.log(`node ${process.version}, ${rounds} alternating rounds per workload, each system in a fresh process per round`);
+for (const workload of selected) {
+  if (!WORKLOADS[workload]) throw new Error(`unknown workload ${workload}`);
+  const ratios = [];
+  const wallRatios = [];
+  const xdog = [];
+  const pi = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? ['xdog', 'pi'] : ['pi', 'xdog'];
+    const results = Object.fromEntries(order.map((system) => [system, measure(system, workload)]));
+    xdog.push(results.xdog);
+    pi.push(results.pi);
+    ratios.push(results.xdog.turnsPerCpuSecond / results.pi.turnsPerCpuSecond);
+    wallRatios.push(results.xdog.turnsPerSecond / results.pi.turnsPerSecond);
   }
-  console.log(`ratio ${workload} ${(xdog.turnsPerSecond / pi.turnsPerSecond).toFixed(2)}`);
+  const label = `${workload} (${WORKLOADS[workload].stream} stream)`;
+  for (const [system, list] of [['xdog', xdog], ['pi', pi]]) {
+    console.log(
+      `${label} ${system.padEnd(4)} turns per CPU-second median ${fmt(median(list.map((r) => r.turnsPerCpuSecond))).padStart(7)}, per wall-second ${fmt(median(list.map((r) => r.turnsPerSecond))).padStart(7)}  peak RSS median ${fmt(median(list.map((r) => r.peakRssMiB)), 1)} MiB  (${list[0].turns} turns, ${list[0].events} events a run)`,
+    );
+  }
+  const { min, max } = spread(ratios);
+  console.log(`${label} paired ratios (CPU time): ${ratios.map((r) => r.toFixed(2)).join(' ')}  (min ${min.toFixed(2)}, max ${max.toFixed(2)})`);
+  const wall = spread(wallRatios);
+  console.log(`${label} paired ratios (wall time): ${wallRatios.map((r) => r.toFixed(2)).join(' ')}  (min ${wall.min.toFixed(2)}, max ${wall.max.toFixed(2)}, median ${median(wallRatios).toFixed(2)})`);
+  console.log(`ratio ${workload} ${median(ratios).toFixed(2)}`);
 }

@@ -1,7 +1,8 @@
 /** Runs a workload on xdog (the compiled package in ../../dist). */
+import { performance } from 'node:perf_hooks';
 import { Agent } from '../../dist/core/index.js';
 import { createFauxStreamFn } from '../../dist/plugins/faux/index.js';
-import { seedTurns } from './workloads.mjs';
+import { script, seedTurns } from './workloads.mjs';
 
 const noop = {
   name: 'noop',
@@ -10,11 +11,34 @@ const noop = {
   execute: async () => ({ content: [{ type: 'text', text: 'ok' }] }),
 };
 
-function responses(workload) {
-  const list = [];
-  for (let index = 0; index < workload.toolTurns; index++) list.push({ toolCalls: [{ name: 'noop', arguments: {}, id: `call-${index}` }] });
-  for (let index = 0; index < workload.prompts; index++) list.push({ text: `answer ${index}` });
-  return list;
+const usage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+
+/**
+ * The lean stream: plays the script with the events a real provider streams
+ * (start, one delta, toolcall_end for a call, done) and nothing else.
+ */
+function leanStream(replies) {
+  let next = 0;
+  return async function* stream(model) {
+    const reply = replies[next++];
+    const partial = { role: 'assistant', content: [], model, usage: usage(), stopReason: 'stop', timestamp: Date.now() };
+    yield { type: 'start', partial };
+    if (reply.toolCall) {
+      partial.content.push({ type: 'toolCall', id: reply.toolCall.id, name: reply.toolCall.name, arguments: {} });
+      yield { type: 'toolcall_delta', delta: '{}', partial };
+      yield { type: 'toolcall_end', partial };
+      partial.stopReason = 'toolUse';
+    } else {
+      partial.content.push({ type: 'text', text: reply.text });
+      yield { type: 'text_delta', delta: reply.text, partial };
+    }
+    yield { type: 'done', message: partial };
+  };
+}
+
+function fauxStream(replies) {
+  const responses = replies.map((reply) => (reply.toolCall ? { toolCalls: [{ name: reply.toolCall.name, arguments: {}, id: reply.toolCall.id }] } : { text: reply.text }));
+  return createFauxStreamFn({ responses, record: false });
 }
 
 function seed(count) {
@@ -22,25 +46,31 @@ function seed(count) {
   return seedTurns(count).map(({ role, text }) =>
     role === 'user'
       ? { role, content: text, timestamp: now }
-      : { role, content: [{ type: 'text', text }], model: 'faux/bench', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, stopReason: 'stop', timestamp: now },
+      : { role, content: [{ type: 'text', text }], model: 'faux/bench', usage: usage(), stopReason: 'stop', timestamp: now },
   );
 }
 
-/** Runs once; returns { turns, events }. */
+/** Runs once; returns { turns, events, seconds, cpuSeconds } (wall and CPU time of the prompts only, not of building the agent). */
 export async function run(workload) {
-  const model = createFauxStreamFn({ responses: responses(workload), record: false });
+  const replies = script(workload);
+  const model = workload.stream === 'lean' ? leanStream(replies) : fauxStream(replies);
   const agent = new Agent(model, { model: 'faux/bench', systemPrompt: 'You are a benchmark.' }, { tools: [noop] });
-  if (workload.seedMessages) agent.restore({ kind: 'xdog.agent.snapshot', version: 1, model: 'faux/bench', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, messages: seed(workload.seedMessages) });
+  if (workload.seedMessages) agent.restore({ kind: 'xdog.agent.snapshot', version: 1, model: 'faux/bench', usage: usage(), messages: seed(workload.seedMessages) });
   let turns = 0;
   let events = 0;
   agent.subscribe((event) => {
     events++;
     if (event.type === 'turn_end') turns++;
   });
+  const started = performance.now();
+  const cpu = process.cpuUsage();
   for (let index = 0; index < workload.prompts; index++) {
     const result = await agent.prompt(`prompt ${index}`).result();
     if (result.status !== 'completed') throw new Error(`xdog run ended with ${result.status}: ${result.errorMessage}`);
   }
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  const cpuSeconds = (used.user + used.system) / 1e6;
   await agent.close();
-  return { turns, events };
+  return { turns, events, seconds, cpuSeconds };
 }

@@ -12,7 +12,7 @@ import { LIMITS, utf8Bytes } from '../limits.js';
 import type { ModelInfo, ModelStreamFn } from '../model/types.js';
 import { EventBuffer } from './event-buffer.js';
 import type { AgentEvent, AgentEventListener } from './events.js';
-import { base64Bytes } from './image-admission.js';
+import { base64Bytes, collectImages, findImages, type LocatedImage } from './image-admission.js';
 import { InputQueue, type QueueEntry } from './input-queue.js';
 import { runInputTransform } from './input-transform.js';
 import { runAgentLoop, type AgentLoopConfig } from './loop.js';
@@ -34,7 +34,7 @@ import { toolDefinition } from './tool-arguments.js';
 import { ToolRepo, assertAgentTool } from './tool-repo.js';
 import { SkillPlacement, type ActiveSkill, type SkillScope } from '../skills/skill-placement.js';
 import type { SkillRepo } from '../skills/skill-repo.js';
-import type { AgentTool, RemoteToolSource } from './tool-types.js';
+import type { AgentTool, RemoteToolSource, ToolDefinition } from './tool-types.js';
 import { findPairingProblem } from './transcript.js';
 import type {
   AgentConfig,
@@ -76,6 +76,27 @@ interface ActiveRun {
   controller: AbortController;
   buffer: EventBuffer<AgentEvent>;
   done: Promise<RunOutcome>;
+}
+
+/** The PromptStream of one run (a class: an object literal with a symbol key is slow to build, once per prompt). */
+class RunStream implements PromptStream {
+  readonly #run: ActiveRun;
+
+  constructor(run: ActiveRun) {
+    this.#run = run;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
+    return this.#run.buffer[Symbol.asyncIterator]();
+  }
+
+  /** An own property, as before: `const { result } = agent.prompt(...)` keeps working. */
+  readonly result = async (): Promise<RunResult> => {
+    if (!this.#run.buffer.iterating) this.#run.buffer.discard();
+    const outcome = await this.#run.done;
+    if (outcome.error) throw outcome.error;
+    return outcome.result;
+  };
 }
 
 /** A prompt checked and ready to admit: user inputs go through inputTransform, the rest is appended as is. */
@@ -130,6 +151,10 @@ export class Agent {
   #config: AgentConfig;
   #streamFn: ModelStreamFn;
   #messages: Message[] = [];
+  /** The images in #messages, kept as history grows so a turn need not scan it all. */
+  #images: LocatedImage[] = [];
+  /** The active tools by name, kept until the tool set or selection changes (local tools only). */
+  #toolMap?: { map: Map<string, ActiveTool>; definitions: ToolDefinition[] };
   #usage: Usage = zeroUsage();
   #localTools: AgentTool[] = [];
   #remote?: RemoteToolSource;
@@ -140,7 +165,8 @@ export class Agent {
   readonly #queue: InputQueue;
   #rejected: RejectedMessage[] = [];
   #handled: HandledInput[] = [];
-  readonly #listeners = new Set<AgentEventListener>();
+  /** Replaced, never changed in place, so dispatch walks a plain array while listeners come and go. */
+  #listeners: readonly AgentEventListener[] = [];
   readonly #closeListeners = new Set<() => void>();
   #run?: ActiveRun;
   #closed = false;
@@ -194,8 +220,10 @@ export class Agent {
   subscribe(listener: AgentEventListener): Disposer {
     if (typeof listener !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'subscribe() needs a function');
     const entry: AgentEventListener = (event) => listener(event);
-    this.#listeners.add(entry);
-    return () => void this.#listeners.delete(entry);
+    this.#listeners = [...this.#listeners, entry];
+    return () => {
+      this.#listeners = this.#listeners.filter((listener) => listener !== entry);
+    };
   }
 
   /** Called once when the agent closes (the kernel uses it for `agentClosed`); returns a disposer. */
@@ -309,6 +337,7 @@ export class Agent {
     }
     this.#selection = names === null ? null : [...names];
     this.#revision++;
+    this.#toolMap = undefined;
   }
 
   /** Attaches (or with `undefined` detaches) the remote tool source; idle only. */
@@ -317,6 +346,7 @@ export class Agent {
     this.#remoteDisposer?.();
     this.#remoteDisposer = undefined;
     this.#remote = undefined;
+    this.#toolMap = undefined;
     if (source) this.#attachRemote(source);
     this.#pruneSelection();
   }
@@ -330,6 +360,7 @@ export class Agent {
     }
     const previous = this.#localTools;
     this.#localTools = [...tools];
+    this.#toolMap = undefined;
     try {
       void this.tools; // fails on a local/remote conflict
     } catch (error) {
@@ -372,6 +403,7 @@ export class Agent {
     if (kept.length !== this.#selection.length) {
       this.#selection = kept;
       this.#revision++;
+      this.#toolMap = undefined;
     }
   }
 
@@ -459,15 +491,7 @@ export class Agent {
     const run = { controller: new AbortController(), buffer: new EventBuffer<AgentEvent>(LIMITS.eventBuffer) } as ActiveRun;
     this.#run = run;
     run.done = this.#execute(prepared, run);
-    return {
-      [Symbol.asyncIterator]: () => run.buffer[Symbol.asyncIterator](),
-      result: async () => {
-        if (!run.buffer.iterating) run.buffer.discard();
-        const outcome = await run.done;
-        if (outcome.error) throw outcome.error;
-        return outcome.result;
-      },
-    };
+    return new RunStream(run);
   }
 
   /** Requests a cooperative stop: the model stream and running tools see the abort signal. */
@@ -496,7 +520,7 @@ export class Agent {
     await this.cancelAndWait();
     this.#remoteDisposer?.();
     this.#remoteDisposer = undefined;
-    this.#listeners.clear();
+    this.#listeners = [];
     for (const listener of [...this.#closeListeners]) {
       try {
         listener();
@@ -542,8 +566,15 @@ export class Agent {
     return messages;
   }
 
-  async #emit(run: ActiveRun, event: AgentEvent): Promise<void> {
-    await run.buffer.put(event);
+  /** Buffers `event`, then tells the listeners; returns a promise only when the buffer is full and the run must wait. */
+  #emit(run: ActiveRun, event: AgentEvent): Promise<void> | undefined {
+    const waiting = run.buffer.put(event);
+    if (waiting) return waiting.then(() => this.#notify(event));
+    this.#notify(event);
+    return undefined;
+  }
+
+  #notify(event: AgentEvent): void {
     for (const listener of this.#listeners) {
       try {
         listener(event);
@@ -619,18 +650,27 @@ export class Agent {
     }
   }
 
-  /** The tools the model may call now, by name. */
-  #activeToolMap(): Map<string, ActiveTool> {
+  /**
+   * The tools the model may call now, by name, and their definitions. Without
+   * a remote source they change only with setTools()/setActiveTools(), so they
+   * are kept until then; a remote source is asked every turn (its list may
+   * change without telling).
+   */
+  #activeToolMap(): { map: Map<string, ActiveTool>; definitions: ToolDefinition[] } {
+    if (this.#toolMap && !this.#remote) return this.#toolMap;
     const local = new Set(this.#localTools);
     const map = new Map<string, ActiveTool>();
     for (const tool of this.activeTools) map.set(tool.name, { tool, remote: !local.has(tool) });
-    return map;
+    const built = { map, definitions: [...map.values()].map(({ tool }) => toolDefinition(tool)) };
+    this.#toolMap = this.#remote ? undefined : built;
+    return built;
   }
 
   async #execute(messages: PreparedPrompt, run: ActiveRun): Promise<RunOutcome> {
     const newMessages: Message[] = [];
     const commit = (message: Message) => {
       this.#messages.push(message);
+      collectImages(message, this.#messages.length - 1, this.#images);
       newMessages.push(message);
       if (message.role === 'assistant') this.#usage = addUsage(this.#usage, message.usage);
     };
@@ -656,25 +696,25 @@ export class Agent {
           emit,
           now: Date.now,
           commit,
-          buildContext: async (turn) => {
+          buildContext: (turn) => {
             const tools = this.#activeToolMap();
             const placed = this.#skills.apply({ systemPrompt: config.systemPrompt, messages: this.#messages });
-            const context = await buildModelContext({
+            const context = buildModelContext({
               model: config.model,
               systemPrompt: placed.systemPrompt,
               turn,
               messages: placed.messages,
-              tools: [...tools.values()].map(({ tool }) => toolDefinition(tool)),
+              // Skill placement rewrites text only, so the images stay where history has them.
+              images: this.#images,
+              tools: tools.definitions.slice(),
               hooks: this.hooks,
               modelInfo: this.resolveModel(),
             });
-            return { context, tools };
+            return context instanceof Promise ? context.then((built) => ({ context: built, tools: tools.map })) : { context, tools: tools.map };
           },
-          afterTurn: async () => {
-            if (config.emitSnapshots) await emit({ type: 'snapshot', snapshot: buildSnapshot(this.#snapshotState()) });
-          },
-          admitSteer: () => this.#admitQueued(run, 'steer', commit),
-          admitFollowUp: () => this.#admitQueued(run, 'followUp', commit),
+          afterTurn: () => (config.emitSnapshots ? emit({ type: 'snapshot', snapshot: buildSnapshot(this.#snapshotState()) }) : undefined),
+          admitSteer: () => this.#queue.hasQueued('steer') && this.#admitQueued(run, 'steer', commit),
+          admitFollowUp: () => this.#queue.hasQueued('followUp') && this.#admitQueued(run, 'followUp', commit),
         };
         const ended = await runAgentLoop(loopConfig);
         const last = ended.lastMessage;
@@ -750,6 +790,7 @@ export class Agent {
     this.#config = { ...this.#config, model };
     this.#usage = { ...usage };
     this.#messages = messages;
+    this.#images = findImages(messages);
     adoptSkills?.();
   }
 

@@ -38,10 +38,21 @@ export class EventBuffer<T> implements AsyncIterable<T> {
   }
 
   /**
-   * Appends one item once there is room (bounded mode only). The check and
-   * the append happen together, so concurrent producers never overfill it.
+   * Appends one item once there is room (bounded mode only): at once when
+   * there is (returns undefined), else returns a promise that settles once
+   * it is in. The check and the append happen together, so concurrent
+   * producers never overfill it.
    */
-  async put(item: T): Promise<void> {
+  put(item: T): Promise<void> | undefined {
+    // The common case (room, or not bounded) appends at once, with no promise to allocate or await.
+    if (this.#mode !== 'bounded' || this.size < this.#capacity) {
+      this.push(item);
+      return undefined;
+    }
+    return this.#putWhenRoom(item);
+  }
+
+  async #putWhenRoom(item: T): Promise<void> {
     while (this.#mode === 'bounded' && this.size >= this.#capacity) {
       await new Promise<void>((resolve) => this.#spaceWaiters.push(resolve));
     }
@@ -78,12 +89,14 @@ export class EventBuffer<T> implements AsyncIterable<T> {
 
   /** Wakes every waiting producer; each checks for room again, so none is lost. */
   #wakeProducer(): void {
+    if (this.#spaceWaiters.length === 0) return;
     const waiters = this.#spaceWaiters;
     this.#spaceWaiters = [];
     for (const waiter of waiters) waiter();
   }
 
   #wakeConsumer(): void {
+    if (this.#itemWaiters.length === 0) return;
     const waiters = this.#itemWaiters;
     this.#itemWaiters = [];
     for (const waiter of waiters) waiter();

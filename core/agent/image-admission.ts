@@ -18,12 +18,23 @@ export function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
-function imagesOf(messages: readonly Message[]): Array<{ image: ImageContent; index: number }> {
-  const found: Array<{ image: ImageContent; index: number }> = [];
-  messages.forEach((message, index) => {
-    if (message.role === 'assistant' || typeof message.content === 'string') return;
-    for (const part of message.content) if (part.type === 'image') found.push({ image: part, index });
-  });
+/** An image of a message list and the index of the message that holds it. */
+export interface LocatedImage {
+  image: ImageContent;
+  index: number;
+}
+
+/** Appends the images of `message` (at `index`) to `found`; returns `found`. */
+export function collectImages(message: Message, index: number, found: LocatedImage[]): LocatedImage[] {
+  if (message.role === 'assistant' || typeof message.content === 'string') return found;
+  for (const part of message.content) if (part.type === 'image') found.push({ image: part, index });
+  return found;
+}
+
+/** Every image in `messages`, in order. */
+export function findImages(messages: readonly Message[]): LocatedImage[] {
+  const found: LocatedImage[] = [];
+  for (let index = 0; index < messages.length; index++) collectImages(messages[index]!, index, found);
   return found;
 }
 
@@ -33,9 +44,13 @@ function refuse(model: string, problem: string): XdogError {
   });
 }
 
-/** Throws IMAGE_REJECTED when the images in `messages` break `info`'s declared limits (or the default bound). */
-export function admitImages(messages: readonly Message[], model: string, info: ModelInfo | undefined): void {
-  const images = imagesOf(messages);
+/**
+ * Throws IMAGE_REJECTED when the images in `messages` break `info`'s declared
+ * limits (or the default bound). `images`, when given, are those of
+ * `messages` already located (an owner that tracks them as history grows
+ * saves scanning the whole request every turn).
+ */
+export function admitImages(messages: readonly Message[], model: string, info: ModelInfo | undefined, images: readonly LocatedImage[] = findImages(messages)): void {
   if (images.length === 0) return;
   if (info?.input && !info.input.includes('image')) throw refuse(model, `it holds ${images.length} image(s) but the model takes no image input`);
   const limits = info?.images ?? {};

@@ -9,8 +9,14 @@ import type { ModelContext, ModelStreamFn } from '../model/types.js';
 import { zeroUsage, type AssistantMessage, type Message, type ToolCall, type ToolResultMessage } from './messages.js';
 import { executeToolBatch, skippedToolResults, type ActiveTool, type ToolBatchConfig } from './tool-execution.js';
 
+/** One turn's request and the tools its calls may use. */
+export interface TurnRequest {
+  context: ModelContext;
+  tools: ReadonlyMap<string, ActiveTool>;
+}
+
 /** What the loop gets from its owner. Callbacks other than `buildContext` must not throw. */
-export interface AgentLoopConfig extends Omit<ToolBatchConfig, 'calls' | 'tools'> {
+export interface AgentLoopConfig extends ToolBatchConfig {
   model: string;
   streamFn: ModelStreamFn;
   reasoning?: string;
@@ -18,15 +24,15 @@ export interface AgentLoopConfig extends Omit<ToolBatchConfig, 'calls' | 'tools'
    * Builds the request for `turn` and the tools its calls may use; may throw
    * XdogError to refuse the request (the run then fails, history untouched).
    */
-  buildContext(turn: number): Promise<{ context: ModelContext; tools: ReadonlyMap<string, ActiveTool> }>;
+  buildContext(turn: number): TurnRequest | Promise<TurnRequest>;
   /** Appends a final message to history (the loop has already emitted its events). */
   commit(message: Message): void;
   /** Called after each turn's results are in history (a safe boundary). */
-  afterTurn(): Promise<void>;
-  /** Admits the next steer, if any; true when one reached history. */
-  admitSteer(): Promise<boolean>;
-  /** Admits the next follow-up, if any; true when one reached history. */
-  admitFollowUp(): Promise<boolean>;
+  afterTurn(): Promise<void> | undefined;
+  /** Admits the next steer, if any; true when one reached history (a plain value when nothing was queued). */
+  admitSteer(): Promise<boolean> | boolean;
+  /** Admits the next follow-up, if any; true when one reached history (a plain value when nothing was queued). */
+  admitFollowUp(): Promise<boolean> | boolean;
 }
 
 /** How the loop ended. */
@@ -42,18 +48,10 @@ function failedMessage(model: string, reason: 'error' | 'aborted', errorMessage:
 /** Streams one assistant message, emitting its events. Never throws: a broken stream becomes an error message. */
 export async function streamAssistant(config: AgentLoopConfig, context: ModelContext): Promise<AssistantMessage> {
   let started = false;
-  const startWith = async (message: AssistantMessage) => {
-    if (started) return;
-    started = true;
-    await config.emit({ type: 'message_start', message });
-  };
   let final: AssistantMessage | undefined;
   try {
-    const stream = config.streamFn(config.model, context, {
-      signal: config.signal,
-      ...(config.reasoning === undefined ? {} : { reasoning: config.reasoning }),
-    });
-    for await (const event of stream) {
+    const options = config.reasoning === undefined ? { signal: config.signal } : { signal: config.signal, reasoning: config.reasoning };
+    for await (const event of config.streamFn(config.model, context, options)) {
       if (event.type === 'done' || event.type === 'error') {
         final = event.message;
         break;
@@ -62,7 +60,10 @@ export async function streamAssistant(config: AgentLoopConfig, context: ModelCon
         await config.emit({ type: 'model_retry', attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
         continue;
       }
-      await startWith(event.partial);
+      if (!started) {
+        started = true;
+        await config.emit({ type: 'message_start', message: event.partial });
+      }
       if (event.type !== 'start') await config.emit({ type: 'message_update', message: event.partial, delta: event });
     }
     if (!final) {
@@ -73,10 +74,16 @@ export async function streamAssistant(config: AgentLoopConfig, context: ModelCon
   } catch (error) {
     final = failedMessage(config.model, config.signal.aborted ? 'aborted' : 'error', `the model stream failed: ${describeError(error)}`, config.now());
   }
-  await startWith(final);
+  if (!started) await config.emit({ type: 'message_start', message: final });
   await config.emit({ type: 'message_end', message: final });
   config.commit(final);
   return final;
+}
+
+function toolCallsOf(message: AssistantMessage): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const part of message.content) if (part.type === 'toolCall') calls.push(part);
+  return calls;
 }
 
 async function commitAll(config: AgentLoopConfig, messages: ToolResultMessage[]): Promise<void> {
@@ -96,7 +103,7 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<LoopOutcome
     await config.emit({ type: 'turn_start', turn });
     const message = await streamAssistant(config, context);
     lastMessage = message;
-    const calls = message.content.filter((part): part is ToolCall => part.type === 'toolCall');
+    const calls = toolCallsOf(message);
     let toolResults: ToolResultMessage[];
     const failed = message.stopReason === 'error' || message.stopReason === 'aborted';
     if (failed || config.signal.aborted) {
@@ -104,7 +111,7 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<LoopOutcome
       const why = failed ? `the model response ended with ${message.stopReason}` : 'the run was aborted';
       toolResults = skippedToolResults(calls, why, config.now());
     } else {
-      toolResults = calls.length ? await executeToolBatch({ ...config, calls, tools }) : [];
+      toolResults = calls.length ? await executeToolBatch(config, calls, tools) : [];
     }
     await commitAll(config, toolResults);
     await config.emit({ type: 'turn_end', turn, message, toolResults });

@@ -8,9 +8,9 @@ import { z } from 'zod';
 import type { AgentHooks, ContextHookInfo } from '../../hooks/agent.js';
 import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import type { ModelContext, ModelInfo } from '../model/types.js';
-import { admitImages } from './image-admission.js';
+import { admitImages, type LocatedImage } from './image-admission.js';
 import { MessageSchema, type Message } from './messages.js';
-import { snapshotTaps } from './tap-dispatch.js';
+import { snapshotTaps, type TapCall } from './tap-dispatch.js';
 import type { ToolDefinition } from './tool-types.js';
 import { findPairingProblem } from './transcript.js';
 
@@ -20,6 +20,8 @@ export interface ModelContextInput {
   systemPrompt?: string;
   turn: number;
   messages: readonly Message[];
+  /** The images of `messages`, when the caller keeps them located (else they are found here). */
+  images?: readonly LocatedImage[];
   tools: ToolDefinition[];
   hooks: AgentHooks;
   modelInfo?: ModelInfo;
@@ -32,10 +34,7 @@ function hookFailed(message: string): XdogError {
 }
 
 /** Runs the context taps over a deep copy of history and validates what they return. */
-async function renderMessages(input: ModelContextInput): Promise<readonly Message[]> {
-  const taps = snapshotTaps(input.hooks.context);
-  // A shallow copy: the model must not see messages appended after this request.
-  if (taps.length === 0) return input.messages.slice();
+async function renderMessages(input: ModelContextInput, taps: TapCall[]): Promise<readonly Message[]> {
   const info: ContextHookInfo = { model: input.model, systemPrompt: input.systemPrompt, turn: input.turn };
   let messages: unknown = structuredClone(input.messages);
   for (const tap of taps) {
@@ -60,13 +59,19 @@ async function renderMessages(input: ModelContextInput): Promise<readonly Messag
 /**
  * Builds the ModelContext for one call. Throws XdogError (HOOK_FAILED,
  * IMAGE_REJECTED) when the request must not be sent; history is never touched.
+ * Without context taps nothing is awaited, so the result comes back at once.
  */
-export async function buildModelContext(input: ModelContextInput): Promise<ModelContext> {
-  const messages = await renderMessages(input);
-  admitImages(messages, input.model, input.modelInfo);
-  return {
-    ...(input.systemPrompt === undefined ? {} : { systemPrompt: input.systemPrompt }),
-    messages: messages as Message[],
-    tools: input.tools,
-  };
+export function buildModelContext(input: ModelContextInput): ModelContext | Promise<ModelContext> {
+  const taps = snapshotTaps(input.hooks.context);
+  // History itself, not a copy per turn: nothing is appended while the model streams, and
+  // ModelContext says a stream function that keeps the messages copies them.
+  if (taps.length === 0) return contextOf(input, input.messages, input.images);
+  return renderMessages(input, taps).then((rendered) => contextOf(input, rendered, undefined));
+}
+
+function contextOf(input: ModelContextInput, messages: readonly Message[], images: readonly LocatedImage[] | undefined): ModelContext {
+  admitImages(messages, input.model, input.modelInfo, images);
+  const { systemPrompt, tools } = input;
+  // Two literals rather than a conditional spread, which V8 builds far more slowly, once per turn.
+  return systemPrompt === undefined ? { messages: messages as Message[], tools } : { systemPrompt, messages: messages as Message[], tools };
 }

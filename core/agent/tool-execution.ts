@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { AfterToolCallContext, AgentHooks, BeforeToolCallContext } from '../../hooks/agent.js';
 import { describeError } from '../errors.js';
-import { ImageContentSchema, TextContentSchema, type ToolCall, type ToolResultMessage } from './messages.js';
+import { ImageContentSchema, TextContentSchema, type TextContent, type ToolCall, type ToolResultMessage } from './messages.js';
 import type { AgentEvent } from './events.js';
 import { snapshotTaps } from './tap-dispatch.js';
 import { checkToolArguments } from './tool-arguments.js';
@@ -22,15 +22,14 @@ export interface ActiveTool {
   remote: boolean;
 }
 
-/** Everything one batch needs; the batch touches no agent state. */
+/** What every batch of a run needs; a batch touches no agent state. */
 export interface ToolBatchConfig {
-  calls: readonly ToolCall[];
-  tools: ReadonlyMap<string, ActiveTool>;
   hooks: AgentHooks;
   signal: AbortSignal;
   mode: ToolExecutionMode;
   toolCtx: Record<string, unknown>;
-  emit(event: AgentEvent): Promise<void>;
+  /** Returns a promise when the event must be waited for (a full buffer), else nothing. */
+  emit(event: AgentEvent): Promise<void> | undefined;
   now(): number;
 }
 
@@ -43,6 +42,54 @@ interface Outcome {
 type Prepared =
   | { kind: 'ready'; call: ToolCall; active: ActiveTool; args: Record<string, unknown> }
   | { kind: 'immediate'; call: ToolCall; args: Record<string, unknown>; outcome: Outcome };
+
+/**
+ * A deep copy of JSON-like data (what tool arguments are), made directly;
+ * anything else (a Date, a Map...) goes through structuredClone.
+ */
+function cloneData<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(cloneData) as T;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = cloneData((value as Record<string, unknown>)[key]);
+  return copy as T;
+}
+
+/**
+ * The common result, checked without zod: a plain object holding only
+ * `content` (text parts of exactly { type, text }) and optionally `details`
+ * and a boolean `isError`. Returns a copy as ToolResultShape would, or
+ * undefined when the result needs the full schema (images, extra keys,
+ * anything invalid).
+ */
+function plainTextResult(raw: unknown): AgentToolResult | undefined {
+  if (typeof raw !== 'object' || raw === null || Object.getPrototypeOf(raw) !== Object.prototype) return undefined;
+  const { content, details, isError } = raw as Record<string, unknown>;
+  let keys = 1;
+  if (details !== undefined || 'details' in raw) keys++;
+  if (isError !== undefined || 'isError' in raw) keys++;
+  if (Object.keys(raw).length !== keys || !Array.isArray(content) || (isError !== undefined && typeof isError !== 'boolean')) return undefined;
+  const parts: TextContent[] = [];
+  for (const part of content as unknown[]) {
+    if (typeof part !== 'object' || part === null) return undefined;
+    const { type, text } = part as Record<string, unknown>;
+    if (type !== 'text' || typeof text !== 'string' || Object.keys(part).length !== 2) return undefined;
+    parts.push({ type, text });
+  }
+  const result: AgentToolResult = { content: parts };
+  if (details !== undefined) result.details = details;
+  if (isError !== undefined) result.isError = isError as boolean;
+  return result;
+}
+
+/** A tool's result checked against ToolResultShape, or the message saying why it is invalid. */
+function parseResult(raw: unknown, toolName: string): AgentToolResult | string {
+  const shaped = ToolResultShape.safeParse(raw);
+  if (shaped.success) return shaped.data as AgentToolResult;
+  const issue = shaped.error.issues[0];
+  return `Tool "${toolName}" returned an invalid result: ${issue?.path.join('.') || 'result'}: ${issue?.message ?? 'bad shape'}`;
+}
 
 const ToolResultShape = z.object({
   content: z.array(z.union([TextContentSchema, ImageContentSchema])),
@@ -60,12 +107,12 @@ function notExecuted(why: string): string {
 
 const BlockShape = z.object({ block: z.literal(true), reason: z.string() }).strict();
 
-async function prepare(call: ToolCall, config: ToolBatchConfig): Promise<Prepared> {
+async function prepare(call: ToolCall, config: ToolBatchConfig, tools: ReadonlyMap<string, ActiveTool>): Promise<Prepared> {
   // Hooks and the tool get their own copy: changing it in place must not rewrite the call in history.
-  const given = structuredClone(call.arguments);
+  const given = cloneData(call.arguments);
   // After an abort nobody is asked to approve a call that will not run.
   if (config.signal.aborted) return { kind: 'immediate', call, args: given, outcome: errorOutcome(notExecuted('the run was aborted')) };
-  const active = config.tools.get(call.name);
+  const active = tools.get(call.name);
   if (!active) return { kind: 'immediate', call, args: given, outcome: errorOutcome(`Tool "${call.name}" is not available`) };
   const checked = checkToolArguments(active.tool, given);
   if (!checked.ok) {
@@ -109,12 +156,8 @@ async function execute(prepared: Extract<Prepared, { kind: 'ready' }>, config: T
       },
     });
     await pending;
-    const shaped = ToolResultShape.safeParse(raw);
-    if (!shaped.success) {
-      const issue = shaped.error.issues[0];
-      return errorOutcome(`Tool "${call.name}" returned an invalid result: ${issue?.path.join('.') || 'result'}: ${issue?.message ?? 'bad shape'}`);
-    }
-    const result = shaped.data as AgentToolResult;
+    const result = plainTextResult(raw) ?? parseResult(raw, call.name);
+    if (typeof result === 'string') return errorOutcome(result);
     return { result, isError: result.isError === true };
   } catch (error) {
     await pending.catch(() => undefined);
@@ -138,22 +181,21 @@ async function finalise(prepared: Prepared, outcome: Outcome, config: ToolBatchC
       continue;
     }
   }
-  const result: AgentToolResult = { ...context.result, isError: context.isError };
-  await config.emit({ type: 'tool_end', toolCallId: prepared.call.id, toolName: prepared.call.name, result, isError: context.isError });
-  return {
-    role: 'toolResult',
-    toolCallId: prepared.call.id,
-    toolName: prepared.call.name,
-    content: result.content,
-    ...(result.details === undefined ? {} : { details: result.details }),
-    isError: context.isError,
-    timestamp: config.now(),
-  };
+  // Built field by field: a spread of the result here was the costliest line of a tool turn.
+  const { content, details } = context.result;
+  const { isError } = context;
+  const result: AgentToolResult = details === undefined ? { content, isError } : { content, details, isError };
+  await config.emit({ type: 'tool_end', toolCallId: prepared.call.id, toolName: prepared.call.name, result, isError });
+  const { id: toolCallId, name: toolName } = prepared.call;
+  const timestamp = config.now();
+  return details === undefined
+    ? { role: 'toolResult', toolCallId, toolName, content, isError, timestamp }
+    : { role: 'toolResult', toolCallId, toolName, content, details, isError, timestamp };
 }
 
-async function start(call: ToolCall, config: ToolBatchConfig): Promise<Prepared> {
+async function start(call: ToolCall, config: ToolBatchConfig, tools: ReadonlyMap<string, ActiveTool>): Promise<Prepared> {
   await config.emit({ type: 'tool_start', toolCallId: call.id, toolName: call.name, args: call.arguments });
-  return prepare(call, config);
+  return prepare(call, config, tools);
 }
 
 function run(prepared: Prepared, config: ToolBatchConfig): Promise<Outcome> {
@@ -163,18 +205,19 @@ function run(prepared: Prepared, config: ToolBatchConfig): Promise<Outcome> {
   return execute(prepared, config);
 }
 
-/** Runs a batch; returns the tool-result messages in call order (the caller appends them). */
-export async function executeToolBatch(config: ToolBatchConfig): Promise<ToolResultMessage[]> {
+/** Runs the calls of one message with `tools`; returns the tool-result messages in call order (the caller appends them). */
+export async function executeToolBatch(config: ToolBatchConfig, calls: readonly ToolCall[], tools: ReadonlyMap<string, ActiveTool>): Promise<ToolResultMessage[]> {
   const results: ToolResultMessage[] = [];
-  if (config.mode === 'sequential') {
-    for (const call of config.calls) {
-      const prepared = await start(call, config);
+  // One call runs the same either way; the sequential path spares it the parallel bookkeeping.
+  if (config.mode === 'sequential' || calls.length === 1) {
+    for (const call of calls) {
+      const prepared = await start(call, config, tools);
       results.push(await finalise(prepared, await run(prepared, config), config));
     }
     return results;
   }
   const prepared: Prepared[] = [];
-  for (const call of config.calls) prepared.push(await start(call, config));
+  for (const call of calls) prepared.push(await start(call, config, tools));
   const outcomes = await Promise.all(prepared.map((entry) => run(entry, config)));
   for (let index = 0; index < prepared.length; index++) results.push(await finalise(prepared[index]!, outcomes[index]!, config));
   return results;

@@ -34,6 +34,12 @@ export interface ModelInfo {
 /** What one model request carries. */
 export interface ModelContext {
   systemPrompt?: string;
+  /**
+   * The conversation, read-only. It may be the agent's own history (so a
+   * turn copies nothing): it does not change while the stream runs, but it
+   * grows after it, so a stream function that keeps the messages beyond its
+   * stream (a recorder, a log) keeps a copy.
+   */
   messages: Message[];
   tools: ToolDefinition[];
 }

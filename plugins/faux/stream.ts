@@ -158,7 +158,8 @@ export function createFauxStreamFn(options: FauxOptions = {}): FauxStreamFn {
     const request: FauxRequest = {
       model,
       ...(context.systemPrompt === undefined ? {} : { systemPrompt: context.systemPrompt }),
-      messages: context.messages,
+      // A copy: the record, the log and a script's responder may keep it, and the agent's history grows after this request.
+      messages: [...context.messages],
       tools: context.tools,
     };
     callCount++;

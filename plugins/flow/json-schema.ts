@@ -5,20 +5,31 @@
  * nothing, so flows compiled by a long-lived host do not accumulate and two
  * schemas sharing an `$id` do not clash.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../../core/index.js';
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+let engine: Ajv2020 | undefined;
 const cache = new WeakMap<JsonSchema, ValidateFunction>();
+
+/** The engine, made on the first compile: ajv (CommonJS) loads only when a flow's schemas are checked. */
+function ajv(): Ajv2020 {
+  if (!engine) {
+    const { Ajv2020: Engine } = createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
+    engine = new Engine({ allErrors: true, strict: false });
+  }
+  return engine;
+}
 
 /** Compiles a schema; throws Ajv's error when the schema itself is invalid. */
 export function compileSchema(schema: JsonSchema): ValidateFunction {
   let validate = cache.get(schema);
   if (!validate) {
+    const compiler = ajv();
     try {
-      validate = ajv.compile(schema);
+      validate = compiler.compile(schema);
     } finally {
-      ajv.removeSchema(schema);
+      compiler.removeSchema(schema);
     }
     cache.set(schema, validate);
   }

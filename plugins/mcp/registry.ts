@@ -7,7 +7,7 @@
  */
 import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource } from '../../core/index.js';
 import { toolAlias } from './aliases.js';
-import { McpConnection, type RequestOptions } from './connection.js';
+import type { McpConnection, RequestOptions } from './connection.js';
 import {
   CATALOG_METHODS,
   checkPromptArguments,
@@ -178,6 +178,7 @@ export class McpRegistry implements AsyncDisposable {
     entry.error = undefined;
     entry.diagnostics = [];
     const attempt = ++entry.attempt;
+    const McpConnection = await this.#connectionClass(entry, attempt);
     const connection = McpConnection.create({
       id,
       config: entry.config,
@@ -206,6 +207,26 @@ export class McpRegistry implements AsyncDisposable {
     entry.state = 'connected';
     this.#changed();
     return this.status(id)[0]!;
+  }
+
+  /**
+   * The connection class, loaded with the first connection (it brings the MCP
+   * SDK, which commands that never connect should not pay for). A disconnect
+   * while it loads ends this connect, as one during the handshake does.
+   */
+  async #connectionClass(entry: ServerEntry, attempt: number): Promise<typeof McpConnection> {
+    let loaded: typeof import('./connection.js');
+    try {
+      loaded = await import('./connection.js');
+    } catch (error) {
+      if (entry.attempt === attempt) {
+        entry.state = 'failed';
+        entry.error = (error as Error).message;
+      }
+      throw error;
+    }
+    if (entry.attempt !== attempt) throw new XdogError(ErrorCodes.CLOSED, `MCP server "${entry.id}" was disconnected while connecting`);
+    return loaded.McpConnection;
   }
 
   /** Lists the server's tools again; proxies made before the refresh stop working. */

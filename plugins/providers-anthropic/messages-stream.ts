@@ -3,7 +3,6 @@
  * official SDK with its own retries off (the shared policy is the only one).
  * Maps text, thinking (with signatures), tool use, cache usage and stop reasons.
  */
-import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { AssistantStreamEvent, ModelContext, ModelInfo, ModelStreamFn, ModelStreamOptions, StopReason } from '../../core/index.js';
 import { IncompleteStreamError, ProviderProtocolError, runProviderStream, trackedRequest, type MessageBuilder, type RetryPolicy } from '../providers-shared/index.js';
@@ -47,6 +46,8 @@ export function createMessagesStream(options: AnthropicStreamOptions): ModelStre
     return runProviderStream(request.options, async function* (builder, signal) {
       const connection = await options.connect(signal);
       request.connected(connection);
+      // The SDK is loaded on the first request, so a CLI start that never calls Anthropic does not pay for it.
+      const { default: Anthropic } = await import('@anthropic-ai/sdk');
       const client = new Anthropic({
         // null, not undefined: the SDK would otherwise read ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN and send them to any endpoint.
         apiKey: connection.apiKey ?? null,

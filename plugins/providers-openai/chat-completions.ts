@@ -4,7 +4,6 @@
  * only one). With another base URL it serves any OpenAI-compatible server
  * (Ollama, vLLM, llama.cpp, OpenRouter) and GitHub Copilot.
  */
-import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { AssistantStreamEvent, ModelContext, ModelInfo, ModelStreamFn, ModelStreamOptions, StopReason } from '../../core/index.js';
 import { IncompleteStreamError, runProviderStream, trackedRequest, type MessageBuilder, type RetryPolicy } from '../providers-shared/index.js';
@@ -47,6 +46,8 @@ export function createChatCompletionsStream(options: ChatCompletionsOptions): Mo
     return runProviderStream(request.options, async function* (builder, signal) {
       const connection = await options.connect(signal);
       request.connected(connection);
+      // The SDK is loaded on the first request, so a CLI start that never calls OpenAI does not pay for it.
+      const { default: OpenAI } = await import('openai');
       const client = new OpenAI({
         apiKey: connection.apiKey ?? 'unused',
         baseURL: connection.baseURL,
