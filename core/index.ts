@@ -35,3 +35,4 @@ export * from './capabilities/installed.js';
 export * from './json-schema.js';
 export * from './bounded-tail.js';
 export * from './process-group.js';
+export * from './bounded-read.js';

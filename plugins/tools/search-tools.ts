@@ -6,11 +6,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { LIMITS, type AgentTool } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, nonRegularKind, readRegularFile, type AgentTool } from '../../core/index.js';
 import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
 import { GlobError, IGNORED_DIRS, globToRegExp, linksNotice, walkFiles } from './walk.js';
 
 const ignoredList = [...IGNORED_DIRS].join(' and ');
+
+function specialNotice(count: number): string {
+  return `[${count} FIFOs, sockets or devices were skipped; only regular files are searched]`;
+}
 
 /** A glob's matcher, or the GlobError that says what is wrong with it. */
 function compileGlob(glob: string): RegExp | GlobError {
@@ -43,6 +47,7 @@ export function createFindTool(options: { cwd: string }): AgentTool<z.infer<type
       const matches = walk.files.filter((file) => matcher.test(file));
       const lines = matches.slice(0, LIMITS.listToolEntries);
       if (matches.length > lines.length) lines.push(`[${matches.length - lines.length} more matches not shown; narrow the pattern]`);
+      if (walk.special) lines.push(specialNotice(walk.special));
       if (walk.capped) lines.push(`[search stopped after ${LIMITS.walkToolFiles} files; search a smaller folder]`);
       const links = linksNotice(walk.links);
       if (links) lines.push(links);
@@ -76,8 +81,11 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       const target = resolvePath(options.cwd, args.path ?? '.');
       const stat = await fs.stat(target).catch(() => undefined);
       if (!stat) return errorResult(`${displayPath(options.cwd, target)}: no such file or directory`);
+      const kind = nonRegularKind(stat);
+      if (kind && !stat.isDirectory()) return errorResult(`${displayPath(options.cwd, target)} is ${kind}, not a regular file; grep searches only regular files`);
       let files: string[];
       let capped = false;
+      let special = 0;
       let links: string | undefined;
       if (stat.isDirectory()) {
         const matcher = args.glob ? compileGlob(args.glob) : undefined;
@@ -85,6 +93,7 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
         const walk = await walkFiles(target, { all: args.all, signal: context.signal });
         files = walk.files.filter((file) => !matcher || matcher.test(file)).map((file) => path.join(target, file));
         capped = walk.capped;
+        special = walk.special;
         links = linksNotice(walk.links);
       } else files = [target];
 
@@ -93,12 +102,15 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       let skippedLarge = 0;
       for (const file of files) {
         context.signal.throwIfAborted();
-        const size = (await fs.stat(file).catch(() => undefined))?.size ?? 0;
-        if (size > LIMITS.grepToolFileBytes) {
-          skippedLarge++;
+        let text: string;
+        try {
+          text = (await readRegularFile(file, { maxBytes: LIMITS.grepToolFileBytes, what: 'file' })).toString('utf8');
+        } catch (error) {
+          if (XdogError.is(error, ErrorCodes.LIMIT_EXCEEDED)) skippedLarge++;
+          // A file that became a FIFO or a device since the walk listed it is not read; unreadable files are skipped as before.
+          else if (XdogError.is(error)) special++;
           continue;
         }
-        const text = await fs.readFile(file, 'utf8').catch(() => '');
         if (text.includes('\u0000')) continue;
         const lines = text.split('\n');
         for (let index = 0; index < lines.length; index++) {
@@ -109,6 +121,7 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       }
       if (matches > out.length) out.push(`[${matches - out.length} more matches not shown; narrow the search]`);
       if (skippedLarge) out.push(`[${skippedLarge} files over ${LIMITS.grepToolFileBytes} bytes were not searched]`);
+      if (special) out.push(specialNotice(special));
       if (capped) out.push(`[search stopped after ${LIMITS.walkToolFiles} files; search a smaller folder]`);
       if (links) out.push(links);
       return textResult(matches ? out.join('\n') : [`no matches for ${args.pattern}`, ...out].join('\n'), { matches });

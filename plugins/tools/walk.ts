@@ -13,12 +13,15 @@ export interface WalkResult {
   capped: boolean;
   /** Symbolic links met and not followed, so a link cannot loop or lead out of the tree: how many, and the first few. */
   links: { count: number; names: string[] };
+  /** FIFOs, sockets and devices passed over: reading one would block or never end. */
+  special: number;
 }
 
 /** Every file under `root` (relative paths, sorted per directory), skipping IGNORED_DIRS unless `all`; symbolic links are listed apart, not followed. */
 export async function walkFiles(root: string, options: { all?: boolean; signal?: AbortSignal } = {}): Promise<WalkResult> {
   const files: string[] = [];
   const links = { count: 0, names: [] as string[] };
+  let special = 0;
   const pending = [''];
   while (pending.length) {
     options.signal?.throwIfAborted();
@@ -36,12 +39,16 @@ export async function walkFiles(root: string, options: { all?: boolean; signal?:
         if (!options.all && IGNORED_DIRS.has(entry.name)) continue;
         pending.push(child);
       } else if (entry.isFile()) {
-        if (files.length >= LIMITS.walkToolFiles) return { files, capped: true, links };
+        if (files.length >= LIMITS.walkToolFiles) return { files, capped: true, links, special };
         files.push(child);
-      } else if (entry.isSymbolicLink() && links.count++ < LIMITS.walkNoticeNames) links.names.push(child);
+      } else if (entry.isSymbolicLink()) {
+        if (links.count++ < LIMITS.walkNoticeNames) links.names.push(child);
+      } else if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) {
+        special++;
+      }
     }
   }
-  return { files, capped: false, links };
+  return { files, capped: false, links, special };
 }
 
 /** A glob that cannot be compiled; its message speaks of the glob, never of a RegExp. */
