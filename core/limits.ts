@@ -54,6 +54,8 @@ export const LIMITS = Object.freeze({
   providerRetryMaxDelayMs: 60_000,
   /** First backoff delay of provider retries, in ms (doubles per attempt, with jitter). */
   providerRetryBaseDelayMs: 1000,
+  /** A secret (API key) piped on stdin to `xdog agent login`, in bytes. */
+  secretInputBytes: 64 * KiB,
   /** The credentials file, in bytes. */
   credentialsFileBytes: 1 * MiB,
 

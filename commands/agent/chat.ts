@@ -1,11 +1,11 @@
-import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
-import { ErrorCodes, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
+import { ErrorCodes, LIMITS, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
 import { connectMcpServer } from '../../plugins/mcp/index.js';
 import { XdogCommand } from '../base-command.js';
 import { runInteractive } from './_lib/interactive.js';
 import { EventRenderer, processOutput, terminalOutput } from './_lib/render.js';
 import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
+import { readStdin } from './_lib/read-stdin.js';
 import { parseToolCtx } from './_lib/tool-ctx.js';
 
 export default class AgentChat extends XdogCommand {
@@ -39,7 +39,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
     const cwd = workingDirectory(flags.cwd);
     const toolCtx = parseToolCtx(flags['tool-ctx'], cwd);
     const interactive = args.prompt === undefined && process.stdin.isTTY === true && !this.jsonEnabled();
-    const prompt = args.prompt ?? (interactive ? undefined : readStdinPrompt());
+    const prompt = args.prompt ?? (interactive ? undefined : await readStdinPrompt());
 
     const session = await openChatSession({ configFile: flags.config, cwd, tools: flags.tools });
     let capabilities: CapabilityAssembly | undefined;
@@ -82,8 +82,8 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
 }
 
 /** A prompt piped on stdin (one-shot without a TTY). */
-function readStdinPrompt(): string {
-  const text = process.stdin.isTTY ? '' : fs.readFileSync(0, 'utf8').trim();
+async function readStdinPrompt(): Promise<string> {
+  const text = process.stdin.isTTY ? '' : (await readStdin(LIMITS.messageTextBytes, 'the prompt')).trim();
   if (!text) throw new XdogError(ErrorCodes.USAGE, 'no prompt given', { hint: 'pass a PROMPT argument, pipe one on stdin, or run on a TTY for an interactive chat' });
   return text;
 }
