@@ -6,9 +6,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError, nonRegularKind, readRegularFile, type AgentTool } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, compileLinearRegex, nonRegularKind, readRegularFile, type AgentTool, type LinearMatcher } from '../../core/index.js';
 import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
-import { GlobError, IGNORED_DIRS, globToRegExp, linksNotice, walkFiles } from './walk.js';
+import { GlobError, IGNORED_DIRS, compileGlob, linksNotice, walkFiles } from './walk.js';
 
 const ignoredList = [...IGNORED_DIRS].join(' and ');
 
@@ -17,9 +17,9 @@ function specialNotice(count: number): string {
 }
 
 /** A glob's matcher, or the GlobError that says what is wrong with it. */
-function compileGlob(glob: string): RegExp | GlobError {
+function globMatcher(glob: string): LinearMatcher | GlobError {
   try {
-    return globToRegExp(glob);
+    return compileGlob(glob);
   } catch (error) {
     if (error instanceof GlobError) return error;
     throw error;
@@ -41,7 +41,7 @@ export function createFindTool(options: { cwd: string }): AgentTool<z.infer<type
       const root = resolvePath(options.cwd, args.path ?? '.');
       const stat = await fs.stat(root).catch(() => undefined);
       if (!stat?.isDirectory()) return errorResult(`${displayPath(options.cwd, root)} is not a directory`);
-      const matcher = compileGlob(args.pattern);
+      const matcher = globMatcher(args.pattern);
       if (matcher instanceof GlobError) return errorResult(matcher.message);
       const walk = await walkFiles(root, { all: args.all, signal: context.signal });
       const matches = walk.files.filter((file) => matcher.test(file));
@@ -57,7 +57,7 @@ export function createFindTool(options: { cwd: string }): AgentTool<z.infer<type
 }
 
 const GrepArgs = z.object({
-  pattern: z.string().min(1).describe('JavaScript regular expression to search for, e.g. "function \\\\w+" or "TODO".'),
+  pattern: z.string().min(1).describe('Regular expression to search for (RE2 syntax, as in ripgrep: JavaScript syntax without lookaround or backreferences), e.g. "function \\\\w+" or "TODO".'),
   path: z.string().optional().describe('File or folder to search, relative to the working directory (default: the working directory).'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts".'),
   ignore_case: z.boolean().optional().describe('Match without regard to case.'),
@@ -72,9 +72,9 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       `At most ${LIMITS.grepToolMatches} matches; narrow with path or glob.`,
     parameters: GrepArgs,
     async execute(args, context) {
-      let regex: RegExp;
+      let regex: LinearMatcher;
       try {
-        regex = new RegExp(args.pattern, args.ignore_case ? 'i' : '');
+        regex = compileLinearRegex(args.pattern, { ignoreCase: args.ignore_case });
       } catch (error) {
         return errorResult(`invalid regular expression: ${(error as Error).message}`);
       }
@@ -88,7 +88,7 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       let special = 0;
       let links: string | undefined;
       if (stat.isDirectory()) {
-        const matcher = args.glob ? compileGlob(args.glob) : undefined;
+        const matcher = args.glob ? globMatcher(args.glob) : undefined;
         if (matcher instanceof GlobError) return errorResult(matcher.message);
         const walk = await walkFiles(target, { all: args.all, signal: context.signal });
         files = walk.files.filter((file) => !matcher || matcher.test(file)).map((file) => path.join(target, file));
