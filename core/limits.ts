@@ -61,6 +61,8 @@ export const LIMITS = Object.freeze({
 
   /** bash tool: output kept for the model (the newest bytes; a notice says what was cut). */
   bashOutputBytes: 64 * KiB,
+  /** bash tool: how long output is still read after the command exits while a background process holds it open, in ms. */
+  bashOutputGraceMs: 500,
   /** bash tool: default timeout, in seconds. */
   bashDefaultTimeoutSeconds: 120,
   /** bash tool: largest timeout a call may ask for, in seconds. */
