@@ -121,6 +121,9 @@ export const LIMITS = Object.freeze({
   /** One rendered Flow value (a prompt, tool arguments, the result), in bytes of JSON. */
   flowValueBytes: 1 * MiB,
 
+  /** ACP: one newline-delimited JSON-RPC message from the client, in bytes. */
+  acpMessageBytes: 32 * MiB,
+
   /** MCP: length of a server id (ASCII). */
   mcpServerIdLength: 32,
   /** MCP: Roots configured for one server. */
