@@ -18,15 +18,16 @@ function startAcp() {
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const responses = new Map<number, (message: { result?: unknown; error?: { code: number; message: string } }) => void>();
+  type Response = { id?: number; result?: unknown; error?: { code: number; message: string } };
+  const responses = new Map<number, (message: Response) => void>();
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
-    const message = JSON.parse(line) as { id?: number };
+    const message = JSON.parse(line) as Response;
     if (typeof message.id === 'number') responses.get(message.id)?.(message);
   });
   let nextId = 1;
   const request = (method: string, params: unknown) => {
     const id = nextId++;
-    const answer = new Promise<{ result?: unknown; error?: { code: number; message: string } }>((resolve) => responses.set(id, resolve));
+    const answer = new Promise<Response>((resolve) => responses.set(id, resolve));
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     return answer;
   };
