@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig, readRegularFile, readRegularFileSync, readSkillFile } from '../../core/index.js';
+import { importPlugin, loadConfig, readRegularFile, readRegularFileSync, readSkillFile, type DiscoveredPlugin } from '../../core/index.js';
 
 let dir: string;
 beforeEach(() => {
@@ -49,5 +49,11 @@ describe('readRegularFile(Sync)', () => {
     const pipe = fifo('config.yaml');
     expect(() => loadConfig(pipe)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('FIFO') }));
     expect(() => readSkillFile('/dev/zero')).toThrow(expect.objectContaining({ message: expect.stringContaining('character device') }));
+  });
+
+  it('keeps a plugin entry that is a FIFO from being imported', async () => {
+    const entry = fifo('index.js');
+    const discovered = { name: 'p', packageName: 'p', source: 'project', dir, entry, provides: {} } as unknown as DiscoveredPlugin;
+    await expect(importPlugin(discovered)).rejects.toMatchObject({ code: 'PLUGIN_LOAD_FAILED', message: expect.stringContaining(`its entry ${entry} is a FIFO`) });
   });
 });

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../core/index.js';
-import { repoRoot } from '../support/cli.js';
+import { repoRoot, runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 
 const MiB = 1024 * 1024;
@@ -162,5 +162,23 @@ export default function respond(request) {
     const expected = { ...before };
     for (let i = 0; i < PARALLEL_WRITES; i++) expected[path.join('out', `${i}.txt`)] = crypto.createHash('sha256').update(`file ${i}\n`).digest('hex');
     expect(snapshot(work)).toEqual(expected);
+  });
+
+  it('refuses a FIFO or a device wherever the CLI takes a file, instead of blocking', () => {
+    const dir = tempDir('xdog-e2e-hostile-cli-');
+    const pipe = path.join(dir, 'pipe');
+    execFileSync('mkfifo', [pipe]);
+    const env = { XDG_CONFIG_HOME: path.join(dir, 'c'), XDG_DATA_HOME: path.join(dir, 'd'), XDOG_FAUX_SCRIPT: pipe };
+    const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
+      [['agent', 'chat', 'faux/demo', 'hi', '--no-tools', '--config', '/dev/zero'], env, /config file \/dev\/zero is a character device, not a regular file \[CONFIG_INVALID\]/],
+      [['agent', 'chat', 'faux/demo', 'hi', '--no-tools', '--tool-ctx', `@${pipe}`], env, /--tool-ctx file .*pipe is a FIFO \(named pipe\), not a regular file \[USAGE\]/],
+      [['agent', 'chat', 'faux/demo', 'hi', '--no-tools'], env, /faux script .*pipe is a FIFO \(named pipe\), not a regular file/],
+      [['flow', 'validate', pipe], env, /flow file .*pipe is a FIFO \(named pipe\), not a regular file/],
+    ];
+    for (const [args, caseEnv, message] of cases) {
+      const result = runCli(args, { env: caseEnv, cwd: dir });
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.status, args.join(' ')).not.toBe(0);
+    }
   });
 });
