@@ -15,9 +15,11 @@ With --json every agent event is one JSON line on stdout (for scripts).
 Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, and web_search when configured) and the installed capabilities (flow, with the read-only skill tool). Tools are not a sandbox: use them only in trusted directories.
 Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
   static override enableJsonFlag = true;
+  // ignoreStdin everywhere: oclif would otherwise read stdin for a missing argument, without a bound and
+  // dropping what arrives after its 10 ms window; a piped prompt is read by readStdinPrompt(), bounded.
   static override args = {
-    model: Args.string({ description: 'provider/model, e.g. openai/gpt-4.1 (see xdog agent models)', required: true }),
-    prompt: Args.string({ description: 'the prompt; without it: interactive on a TTY, else read from stdin' }),
+    model: Args.string({ ignoreStdin: true, description: 'provider/model, e.g. openai/gpt-4.1 (see xdog agent models)', required: true }),
+    prompt: Args.string({ ignoreStdin: true, description: 'the prompt; without it: interactive on a TTY, else read from stdin' }),
   };
   static override flags = {
     tools: Flags.boolean({ description: 'give the agent the built-in tools (--no-tools: no tools and no capability startup)', default: true, allowNo: true }),

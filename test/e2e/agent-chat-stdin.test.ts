@@ -38,9 +38,11 @@ describe('xdog agent chat with a piped prompt', { timeout: 120_000 }, () => {
     expect(JSON.parse(fs.readFileSync(log, 'utf8').trim()).messages[0]).toMatchObject({ role: 'user', content: 'hi' });
   });
 
-  it('refuses an endless stdin at the prompt limit, sending nothing to the model', () => {
+  // oclif itself reads stdin for a missing argument (unbounded, for 10 ms); with data already waiting it
+  // would take it before xdog's bounded read, so both a flood and a ready one-line payload are tried.
+  it.each(['yes', "head -c 2000000 /dev/zero | tr '\\0' y"])('refuses an over-limit stdin (%s) at the prompt limit, sending nothing to the model', (writer) => {
     const { env, log } = setup();
-    const result = pipeInto('yes', env);
+    const result = pipeInto(writer, env);
     expect(result.signal).toBeNull();
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(`xdog: the prompt on stdin is over the limit of ${LIMITS.messageTextBytes} bytes [LIMIT_EXCEEDED]`);
