@@ -4,9 +4,9 @@
  * here: the file names environment variables instead. Sections grow with
  * their features.
  */
-import fs from 'node:fs';
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
 import { z } from 'zod';
+import { readRegularFileSync } from './bounded-read.js';
 import { ErrorCodes, XdogError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { configFilePath } from './paths.js';
@@ -191,11 +191,7 @@ export function loadConfig(explicit?: string): LoadedConfig {
   const file = configFilePath(explicit);
   let text: string;
   try {
-    const size = fs.statSync(file).size;
-    if (size > LIMITS.configFileBytes) {
-      throw new XdogError(ErrorCodes.CONFIG_INVALID, `${file} is ${size} bytes, over the ${LIMITS.configFileBytes}-byte limit for a config file`);
-    }
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularFileSync(file, { maxBytes: LIMITS.configFileBytes, what: 'config file', code: ErrorCodes.CONFIG_INVALID }).toString('utf8');
   } catch (error) {
     if (XdogError.is(error)) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !named) return { config: {} };

@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { nonRegularKind } from './bounded-read.js';
 import { ErrorCodes, XdogError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { configDir } from './paths.js';
@@ -95,6 +96,11 @@ export class FileCredentialStore implements CredentialStore {
     }
     try {
       const stat = fs.fstatSync(fd);
+      if (!stat.isFile()) {
+        throw new XdogError(ErrorCodes.AUTH_FAILED, `the credentials file ${this.file} is ${nonRegularKind(stat)}, not a regular file`, {
+          hint: 'remove it and log in again',
+        });
+      }
       if ((stat.mode & 0o077) !== 0) {
         throw new XdogError(ErrorCodes.AUTH_FAILED, `the credentials file ${this.file} is readable by others (mode ${(stat.mode & 0o777).toString(8)})`, {
           hint: `run chmod 600 ${this.file}, and rotate the keys in it if others could read them`,

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { readRegularFileSync } from './bounded-read.js';
 import { ErrorCodes, XdogError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { DiscoveryCache, listFolder } from './discovery-cache.js';
@@ -98,11 +99,7 @@ export function xdogInstallRoot(): string {
 export function readPackageJson(file: string): PackageJson | undefined {
   let text: string;
   try {
-    const stat = fs.statSync(file);
-    if (stat.size > LIMITS.pluginManifestBytes) {
-      throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${file} is ${stat.size} bytes, over the ${LIMITS.pluginManifestBytes}-byte limit for a package.json`);
-    }
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularFileSync(file, { maxBytes: LIMITS.pluginManifestBytes, what: 'package manifest', code: ErrorCodes.PLUGIN_INVALID }).toString('utf8');
   } catch (error) {
     if (XdogError.is(error)) throw error;
     return undefined;

@@ -8,6 +8,7 @@ import type { Ajv, AnySchemaObject, ErrorObject } from 'ajv';
 import type { Ajv2019 } from 'ajv/dist/2019.js';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { createRequire } from 'node:module';
+import { linearRegExpEngine } from './linear-regex.js';
 
 interface AjvClasses {
   Ajv: typeof Ajv;
@@ -65,7 +66,7 @@ export function dialectOfUri(uri: string): SchemaDialect | undefined {
  */
 export function createAjv(dialect: SchemaDialect): Ajv {
   const { Ajv, Ajv2019, Ajv2020, AjvDraft04, addFormats, draft06MetaSchema } = ajvClasses();
-  const options = { strict: false, allErrors: true, logger: false as const };
+  const options = { strict: false, allErrors: true, logger: false as const, code: { regExp: linearRegExpEngine } };
   switch (dialect) {
     case '2020-12':
       return addFormats(new Ajv2020(options));

@@ -7,6 +7,7 @@
  * A failed open closes the plugins already opened, in reverse order.
  */
 import 'reflect-metadata';
+import { stat } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { Container, type ContainerModule } from 'inversify';
 import { createKernelHooks, type KernelHooks } from '../hooks/kernel.js';
@@ -15,6 +16,7 @@ import type { AgentConfig, AgentOptions } from './agent/types.js';
 import type { ModelStreamFn } from './model/types.js';
 import type { XdogConfig } from './config.js';
 import type { DiscoveredPlugin } from './discovery.js';
+import { nonRegularKind } from './bounded-read.js';
 import { ErrorCodes, XdogError, describeError } from './errors.js';
 import { isXdogPlugin, type XdogPlugin } from './plugin.js';
 import { ContributionOverrideToken, type ContributionOverride, collectContributions, contributionKindOf, guardModule } from './contributions.js';
@@ -205,6 +207,9 @@ export async function importPlugin(discovered: DiscoveredPlugin): Promise<XdogPl
   const where = `${discovered.packageName} (${discovered.source}: ${discovered.dir})`;
   let module: { default?: unknown };
   try {
+    // import() of a FIFO or a device would wait or read for ever.
+    const kind = nonRegularKind(await stat(discovered.entry));
+    if (kind) throw new Error(`its entry ${discovered.entry} is ${kind}, not a regular file`);
     module = await import(pathToFileURL(discovered.entry).href);
   } catch (error) {
     throw new XdogError(ErrorCodes.PLUGIN_LOAD_FAILED, `plugin "${discovered.name}" from ${where} failed to load: ${describeError(error)}`, {

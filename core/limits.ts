@@ -54,11 +54,15 @@ export const LIMITS = Object.freeze({
   providerRetryMaxDelayMs: 60_000,
   /** First backoff delay of provider retries, in ms (doubles per attempt, with jitter). */
   providerRetryBaseDelayMs: 1000,
+  /** A secret (API key) piped on stdin to `xdog agent login`, in bytes. */
+  secretInputBytes: 64 * KiB,
   /** The credentials file, in bytes. */
   credentialsFileBytes: 1 * MiB,
 
   /** bash tool: output kept for the model (the newest bytes; a notice says what was cut). */
   bashOutputBytes: 64 * KiB,
+  /** bash tool: how long output is still read after the command exits while a background process holds it open, in ms. */
+  bashOutputGraceMs: 500,
   /** bash tool: default timeout, in seconds. */
   bashDefaultTimeoutSeconds: 120,
   /** bash tool: largest timeout a call may ask for, in seconds. */
@@ -116,6 +120,9 @@ export const LIMITS = Object.freeze({
   flowSteps: 128,
   /** One rendered Flow value (a prompt, tool arguments, the result), in bytes of JSON. */
   flowValueBytes: 1 * MiB,
+
+  /** ACP: one newline-delimited JSON-RPC message from the client, in bytes. */
+  acpMessageBytes: 32 * MiB,
 
   /** MCP: length of a server id (ASCII). */
   mcpServerIdLength: 32,

@@ -11,8 +11,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { readRegularFileSync } from './bounded-read.js';
 import { assertNoConflicts, discoverPlugins, pluginsOfPackage, readPackageJson, xdogInstallRoot, type DiscoveredPlugin, type DiscoveryOptions } from './discovery.js';
 import { ErrorCodes, XdogError } from './errors.js';
+import { LIMITS } from './limits.js';
 import { dataDir, userPluginDir } from './paths.js';
 import { checkDeclaredCommands, syncCommandPlugins } from './plugin-commands.js';
 import { verifyPluginsLoad } from './plugin-verify.js';
@@ -77,13 +79,17 @@ async function npm(args: string[], cwd: string, options: { link?: boolean } = {}
   }
 }
 
+function readManifest(file: string): string {
+  return readRegularFileSync(file, { maxBytes: LIMITS.pluginManifestBytes, what: 'package manifest', code: ErrorCodes.PLUGIN_INVALID }).toString('utf8');
+}
+
 /** The names in `dependencies` of the plugin prefix. */
 function installedNames(dir: string): string[] {
   const file = path.join(dir, 'package.json');
   if (!fs.existsSync(file)) return [];
   let pkg: { dependencies?: Record<string, string> };
   try {
-    pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof pkg;
+    pkg = JSON.parse(readManifest(file)) as typeof pkg;
   } catch (error) {
     throw new XdogError(ErrorCodes.PLUGIN_INVALID, `the user plugin directory's ${file} is unreadable: ${(error as Error).message}`, {
       hint: 'fix or remove that file; installed plugins are listed in its "dependencies"',

@@ -1,8 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { Flags } from '@oclif/core';
-import * as acp from '@agentclientprotocol/sdk';
 import { ErrorCodes, XdogError } from '../../core/index.js';
-import { createAcpAgent } from '../../plugins/acp/index.js';
+import { acpNdJsonStream, createAcpAgent } from '../../plugins/acp/index.js';
 import { XdogCommand } from '../base-command.js';
 import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
 import { terminalSafe } from '../../core/terminal-text.js';
@@ -63,7 +62,11 @@ Sessions live as long as this process (session/load replays one created earlier)
         return agent;
       },
     });
-    const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>));
+    const client = acpNdJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+    const connection = app.connect(client.stream);
     await connection.closed;
+    // A frame the SDK refused ends the connection like a clean end of input: say so, and fail.
+    const failure = client.readError();
+    if (failure) throw failure;
   }
 }

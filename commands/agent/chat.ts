@@ -1,11 +1,11 @@
-import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
-import { ErrorCodes, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
+import { ErrorCodes, LIMITS, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
 import { connectMcpServer } from '../../plugins/mcp/index.js';
 import { XdogCommand } from '../base-command.js';
 import { runInteractive } from './_lib/interactive.js';
 import { EventRenderer, processOutput, terminalOutput } from './_lib/render.js';
 import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
+import { readStdin } from './_lib/read-stdin.js';
 import { parseToolCtx } from './_lib/tool-ctx.js';
 
 export default class AgentChat extends XdogCommand {
@@ -15,9 +15,11 @@ With --json every agent event is one JSON line on stdout (for scripts).
 Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, and web_search when configured) and the installed capabilities (flow, with the read-only skill tool). Tools are not a sandbox: use them only in trusted directories.
 Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
   static override enableJsonFlag = true;
+  // ignoreStdin everywhere: oclif would otherwise read stdin for a missing argument, without a bound and
+  // dropping what arrives after its 10 ms window; a piped prompt is read by readStdinPrompt(), bounded.
   static override args = {
-    model: Args.string({ description: 'provider/model, e.g. openai/gpt-4.1 (see xdog agent models)', required: true }),
-    prompt: Args.string({ description: 'the prompt; without it: interactive on a TTY, else read from stdin' }),
+    model: Args.string({ ignoreStdin: true, description: 'provider/model, e.g. openai/gpt-4.1 (see xdog agent models)', required: true }),
+    prompt: Args.string({ ignoreStdin: true, description: 'the prompt; without it: interactive on a TTY, else read from stdin' }),
   };
   static override flags = {
     tools: Flags.boolean({ description: 'give the agent the built-in tools (--no-tools: no tools and no capability startup)', default: true, allowNo: true }),
@@ -39,7 +41,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
     const cwd = workingDirectory(flags.cwd);
     const toolCtx = parseToolCtx(flags['tool-ctx'], cwd);
     const interactive = args.prompt === undefined && process.stdin.isTTY === true && !this.jsonEnabled();
-    const prompt = args.prompt ?? (interactive ? undefined : readStdinPrompt());
+    const prompt = args.prompt ?? (interactive ? undefined : await readStdinPrompt());
 
     const session = await openChatSession({ configFile: flags.config, cwd, tools: flags.tools });
     let capabilities: CapabilityAssembly | undefined;
@@ -82,8 +84,8 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
 }
 
 /** A prompt piped on stdin (one-shot without a TTY). */
-function readStdinPrompt(): string {
-  const text = process.stdin.isTTY ? '' : fs.readFileSync(0, 'utf8').trim();
+async function readStdinPrompt(): Promise<string> {
+  const text = process.stdin.isTTY ? '' : (await readStdin(LIMITS.messageTextBytes, 'the prompt')).trim();
   if (!text) throw new XdogError(ErrorCodes.USAGE, 'no prompt given', { hint: 'pass a PROMPT argument, pipe one on stdin, or run on a TTY for an interactive chat' });
   return text;
 }

@@ -11,7 +11,7 @@ export default class AgentLogin extends XdogCommand {
 Other providers store an API key, typed hidden on a TTY or piped on stdin. Credentials go to $XDG_CONFIG_HOME/xdog/credentials.json (0600); environment variables still win over them.`;
   static override enableJsonFlag = true;
   static override args = {
-    provider: Args.string({ description: 'provider to log in to', default: 'copilot' }),
+    provider: Args.string({ ignoreStdin: true, description: 'provider to log in to', default: 'copilot' }),
   };
   static override examples = ['<%= config.bin %> agent login', 'printenv OPENAI_API_KEY | <%= config.bin %> agent login openai'];
 

@@ -7,7 +7,7 @@ export default class AgentLogout extends XdogCommand {
   static override summary = "Remove a provider's stored credential (environment variables are not touched)";
   static override enableJsonFlag = true;
   static override args = {
-    provider: Args.string({ description: 'provider to log out of', default: 'copilot' }),
+    provider: Args.string({ ignoreStdin: true, description: 'provider to log out of', default: 'copilot' }),
   };
   static override examples = ['<%= config.bin %> agent logout openai'];
 

@@ -21,7 +21,7 @@ export default class AgentModels extends XdogCommand {
   static override summary = 'List the models of the active providers (from the catalog and the config file)';
   static override enableJsonFlag = true;
   static override args = {
-    provider: Args.string({ description: 'only this provider (e.g. openai, anthropic, copilot, or one from the config)' }),
+    provider: Args.string({ ignoreStdin: true, description: 'only this provider (e.g. openai, anthropic, copilot, or one from the config)' }),
   };
   static override examples = ['<%= config.bin %> agent models', '<%= config.bin %> agent models anthropic --json'];
 

@@ -6,7 +6,7 @@ import { XdogCommand } from '../base-command.js';
 export default class FlowCompile extends XdogCommand {
   static override summary = 'Compile a Flow workflow file into its JSON plan';
   static override enableJsonFlag = true;
-  static override args = { file: Args.string({ description: 'the workflow YAML file', required: true }) };
+  static override args = { file: Args.string({ ignoreStdin: true, description: 'the workflow YAML file', required: true }) };
   static override examples = ['<%= config.bin %> flow compile docs/examples/flows/topic-digest.yaml > plan.json'];
 
   async run(): Promise<FlowPlan> {

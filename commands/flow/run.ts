@@ -10,7 +10,7 @@ export default class FlowRun extends XdogCommand {
     'A failed step stops the run: its error and the outputs so far are printed and the command exits 1. ' +
     'A flow is trusted code: it does not go through any agent approval hooks.';
   static override enableJsonFlag = true;
-  static override args = { file: Args.string({ description: 'the workflow YAML file', required: true }) };
+  static override args = { file: Args.string({ ignoreStdin: true, description: 'the workflow YAML file', required: true }) };
   static override flags = {
     input: Flags.string({ char: 'i', description: 'an input as name=value (JSON for non-string inputs); repeatable', multiple: true, default: [] }),
     model: Flags.string({ char: 'm', description: 'model for agent steps as provider/model (default: the config "model")' }),

@@ -15,7 +15,7 @@ export default class FlowValidate extends XdogCommand {
   static override summary = 'Check a Flow workflow file: shape, ids, references, types and tools';
   static override description = 'Prints "valid" or every problem with its file, line and fix (see docs/flow.md).';
   static override enableJsonFlag = true;
-  static override args = { file: Args.string({ description: 'the workflow YAML file', required: true }) };
+  static override args = { file: Args.string({ ignoreStdin: true, description: 'the workflow YAML file', required: true }) };
   static override examples = ['<%= config.bin %> flow validate docs/examples/flows/topic-digest.yaml'];
 
   async run(): Promise<FlowValidation> {

@@ -7,9 +7,9 @@ export default class McpCall extends XdogCommand {
   static override summary = 'Call one tool of a configured MCP server (an explicit action: allow_tools governs agents, not you)';
   static override enableJsonFlag = true;
   static override args = {
-    server: Args.string({ description: 'server id from mcp_servers', required: true }),
-    tool: Args.string({ description: "the server's tool name", required: true }),
-    arguments: Args.string({ description: 'tool arguments as a JSON object', required: false }),
+    server: Args.string({ ignoreStdin: true, description: 'server id from mcp_servers', required: true }),
+    tool: Args.string({ ignoreStdin: true, description: "the server's tool name", required: true }),
+    arguments: Args.string({ ignoreStdin: true, description: 'tool arguments as a JSON object', required: false }),
   };
   static override examples = [`<%= config.bin %> mcp call everything echo '{"message":"hi"}'`];
 

@@ -6,9 +6,9 @@ export default class McpPrompt extends XdogCommand {
   static override summary = 'Get one prompt of a configured MCP server as an inert preview (nothing is sent to a model)';
   static override enableJsonFlag = true;
   static override args = {
-    server: Args.string({ description: 'server id from mcp_servers', required: true }),
-    name: Args.string({ description: 'the prompt name', required: true }),
-    arguments: Args.string({ description: 'prompt arguments as a JSON object of strings', required: false }),
+    server: Args.string({ ignoreStdin: true, description: 'server id from mcp_servers', required: true }),
+    name: Args.string({ ignoreStdin: true, description: 'the prompt name', required: true }),
+    arguments: Args.string({ ignoreStdin: true, description: 'prompt arguments as a JSON object of strings', required: false }),
   };
   static override examples = [`<%= config.bin %> mcp prompt everything args-prompt '{"city":"Paris"}'`];
 

@@ -5,7 +5,7 @@ import { XdogCommand } from '../base-command.js';
 export default class McpPrompts extends XdogCommand {
   static override summary = 'List the prompts of a configured MCP server';
   static override enableJsonFlag = true;
-  static override args = { server: Args.string({ description: 'server id from mcp_servers', required: true }) };
+  static override args = { server: Args.string({ ignoreStdin: true, description: 'server id from mcp_servers', required: true }) };
   static override examples = ['<%= config.bin %> mcp prompts everything'];
 
   async run(): Promise<readonly McpPromptEntry[]> {

@@ -6,8 +6,8 @@ export default class McpRead extends XdogCommand {
   static override summary = 'Read one resource of a configured MCP server (links inside are not followed)';
   static override enableJsonFlag = true;
   static override args = {
-    server: Args.string({ description: 'server id from mcp_servers', required: true }),
-    uri: Args.string({ description: 'the resource URI', required: true }),
+    server: Args.string({ ignoreStdin: true, description: 'server id from mcp_servers', required: true }),
+    uri: Args.string({ ignoreStdin: true, description: 'the resource URI', required: true }),
   };
   static override examples = ['<%= config.bin %> mcp read everything demo://resource/static/document/architecture.md'];
 

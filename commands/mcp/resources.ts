@@ -5,7 +5,7 @@ import { XdogCommand } from '../base-command.js';
 export default class McpResources extends XdogCommand {
   static override summary = 'List the resources (or resource templates) of a configured MCP server';
   static override enableJsonFlag = true;
-  static override args = { server: Args.string({ description: 'server id from mcp_servers', required: true }) };
+  static override args = { server: Args.string({ ignoreStdin: true, description: 'server id from mcp_servers', required: true }) };
   static override flags = { templates: Flags.boolean({ description: 'list resource templates instead' }) };
   static override examples = ['<%= config.bin %> mcp resources everything', '<%= config.bin %> mcp resources everything --templates'];
 

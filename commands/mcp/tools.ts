@@ -5,7 +5,7 @@ import { XdogCommand } from '../base-command.js';
 export default class McpTools extends XdogCommand {
   static override summary = 'Connect to a configured MCP server and list its tools';
   static override enableJsonFlag = true;
-  static override args = { server: Args.string({ description: 'server id from mcp_servers', required: true }) };
+  static override args = { server: Args.string({ ignoreStdin: true, description: 'server id from mcp_servers', required: true }) };
   static override examples = ['<%= config.bin %> mcp tools files'];
 
   async run(): Promise<{ tools: McpToolInfo[]; diagnostics: string[] }> {

@@ -7,7 +7,7 @@ export default class PluginsInstall extends XdogCommand {
   static override summary = 'Install a plugin package into the user plugin directory';
   static override description = 'SPEC is anything npm installs: a registry name (xdog-plugin-foo@1.2.0), a tarball or a local folder. The package must have an "xdog" field in its package.json.';
   static override enableJsonFlag = true;
-  static override args = { spec: Args.string({ description: 'npm spec or path', required: true }) };
+  static override args = { spec: Args.string({ ignoreStdin: true, description: 'npm spec or path', required: true }) };
   static override examples = ['<%= config.bin %> plugins install xdog-plugin-hello', '<%= config.bin %> plugins install ./docs/examples/xdog-plugin-hello'];
 
   async run(): Promise<DiscoveredPlugin[]> {

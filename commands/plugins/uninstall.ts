@@ -5,7 +5,7 @@ import { XdogCommand } from '../base-command.js';
 export default class PluginsUninstall extends XdogCommand {
   static override summary = 'Remove a package from the user plugin directory';
   static override enableJsonFlag = true;
-  static override args = { name: Args.string({ description: 'package name', required: true }) };
+  static override args = { name: Args.string({ ignoreStdin: true, description: 'package name', required: true }) };
   static override examples = ['<%= config.bin %> plugins uninstall xdog-plugin-hello'];
 
   async run(): Promise<{ removed: string }> {

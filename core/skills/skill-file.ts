@@ -4,10 +4,10 @@
  * Reading the front matter is how discovery builds an index; the body is
  * read only when someone asks for it (`readSkillBody`).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { readRegularFileSync } from '../bounded-read.js';
 import { ErrorCodes, XdogError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 
@@ -38,20 +38,14 @@ const FENCE = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 /** Reads a SKILL.md file, refusing one over the size limit. */
 export function readSkillFile(file: string): string {
-  let size: number;
   try {
-    size = fs.statSync(file).size;
+    return readRegularFileSync(file, { maxBytes: LIMITS.skillFileBytes, what: 'skill file', sizeHint: 'split the instructions into smaller skills' }).toString('utf8');
   } catch (error) {
+    if (XdogError.is(error)) throw error;
     throw new XdogError(ErrorCodes.NOT_FOUND, `cannot read skill file ${file}: ${(error as Error).message}`, {
       hint: `a skill is a folder holding ${SKILL_FILE}`,
     });
   }
-  if (size > LIMITS.skillFileBytes) {
-    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `skill file ${file} is ${size} bytes, over the limit of ${LIMITS.skillFileBytes} bytes`, {
-      hint: 'split the instructions into smaller skills',
-    });
-  }
-  return fs.readFileSync(file, 'utf8');
 }
 
 /** Splits and validates SKILL.md text; errors name the file and the key. */

@@ -7,9 +7,11 @@
  * and a cancelled or rejected request blocks the call.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import type { ContentBlock, PermissionOption, RequestPermissionRequest, StopReason } from '@agentclientprotocol/sdk';
-import { tapHook, type Agent, type ImageContent, type RunResult, type TextContent } from '../../core/index.js';
+import { ErrorCodes, XdogError, tapHook, type Agent, type ImageContent, type RunResult, type TextContent } from '../../core/index.js';
 import { replayUpdates, toolKind, toolTitle, updateFor } from './updates.js';
 
 /** What the ACP agent needs from its host. */
@@ -46,6 +48,15 @@ function promptContent(prompt: ContentBlock[]): { text: string; images: ImageCon
     else throw acp.RequestError.invalidParams(undefined, `prompt content of type "${block.type}" is not supported`);
   }
   return { text: texts.join('\n'), images };
+}
+
+/** Agent errors that a client's prompt causes (as opposed to xdog's own failures). */
+const CLIENT_INPUT_ERRORS: ReadonlySet<string> = new Set([ErrorCodes.LIMIT_EXCEEDED, ErrorCodes.INVALID_ARGUMENT, ErrorCodes.IMAGE_REJECTED]);
+
+/** ACP requires an absolute cwd; xdog also needs it to exist. Refused as the client's field, before anything starts. */
+function checkSessionCwd(cwd: string): void {
+  if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams(undefined, `cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
+  if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw acp.RequestError.invalidParams(undefined, `cwd ${cwd} is not an existing directory`);
 }
 
 function stopReasonOf(result: RunResult): StopReason {
@@ -85,6 +96,7 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     if (params.mcpServers?.length) {
       throw acp.RequestError.invalidParams(undefined, 'xdog does not connect MCP servers named by the client; configure them under mcp_servers in the xdog config');
     }
+    checkSessionCwd(params.cwd);
     const sessionId = randomUUID();
     const agent = await options.createAgent(params.cwd);
     if (disconnected) {
@@ -125,7 +137,14 @@ export function createAcpAgent(options: AcpAgentOptions): acp.AgentApp {
     const { text, images } = promptContent(params.prompt);
     // No empty text part for an image-only prompt: some vendors (Anthropic) refuse empty text blocks.
     const content: Array<TextContent | ImageContent> = [...(text ? [{ type: 'text' as const, text }] : []), ...images];
-    const stream = session.agent.prompt(images.length ? { role: 'user', content, timestamp: Date.now() } : text);
+    let stream: ReturnType<Agent['prompt']>;
+    try {
+      stream = session.agent.prompt(images.length ? { role: 'user', content, timestamp: Date.now() } : text);
+    } catch (error) {
+      // An oversized or malformed prompt is the client's input: say which field, not an internal error.
+      if (XdogError.is(error) && CLIENT_INPUT_ERRORS.has(error.code)) throw acp.RequestError.invalidParams(undefined, `prompt: ${error.message}`);
+      throw error;
+    }
     session.running = (async () => {
       for await (const event of stream) {
         const update = updateFor(event);

@@ -6,6 +6,7 @@
 import { definePlugin } from '../../core/index.js';
 
 export { createAcpAgent, type AcpAgentOptions } from './acp-agent.js';
+export { acpNdJsonStream, type AcpStream } from './stream.js';
 export { replayUpdates, toolKind, toolTitle, updateFor } from './updates.js';
 
 export default definePlugin({ name: 'acp' });

@@ -3,11 +3,11 @@
  * a JSON file `{"model": {...metadata overrides}, "responses": [R, ...]}`,
  * or an ES module whose default export maps each request to an R.
  */
-import { readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError, describeError, type Message, type ToolDefinition } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, nonRegularKind, readRegularFileSync, type Message, type ToolDefinition } from '../../core/index.js';
 
 /** One scripted assistant response. */
 export const FauxResponseSchema = z
@@ -96,14 +96,13 @@ export function loadJsonScript(path: string): LoadedScript {
   const absolute = resolve(path);
   let text: string;
   try {
-    text = readFileSync(absolute, 'utf8');
+    text = readRegularFileSync(absolute, { maxBytes: LIMITS.fauxScriptBytes, what: 'faux script' }).toString('utf8');
   } catch (error) {
+    if (XdogError.is(error)) throw error;
     throw new XdogError(ErrorCodes.NOT_FOUND, `faux script ${absolute} cannot be read: ${describeError(error)}`, {
       hint: 'set faux.script in the config or XDOG_FAUX_SCRIPT to an existing file',
     });
   }
-  const bytes = Buffer.byteLength(text);
-  if (bytes > LIMITS.fauxScriptBytes) throw scriptError(absolute, `the file is ${bytes} bytes, over the limit of ${LIMITS.fauxScriptBytes}`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -122,8 +121,12 @@ export async function loadModuleScript(path: string): Promise<LoadedScript> {
   const absolute = resolve(path);
   let module: { default?: unknown; model?: unknown };
   try {
+    // import() of a FIFO or a device would wait or read forever.
+    const kind = nonRegularKind(await stat(absolute));
+    if (kind) throw scriptError(absolute, `it is ${kind}, not a regular file`);
     module = await import(pathToFileURL(absolute).href);
   } catch (error) {
+    if (XdogError.is(error)) throw error;
     throw scriptError(absolute, `failed to load: ${describeError(error)}`);
   }
   if (typeof module.default === 'function') {

@@ -5,9 +5,8 @@
  * used) and, when it knows the tools, tool names and arguments. Every problem
  * is reported at once, each with file, line and the fix.
  */
-import fs from 'node:fs';
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError, toolDefinition, utf8Bytes, yamlData, type AgentTool, type JsonSchema } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, readRegularFileSync, toolDefinition, utf8Bytes, yamlData, type AgentTool, type JsonSchema } from '../../core/index.js';
 import { compileSchema, schemaProblems } from './json-schema.js';
 import { FLOW_PLAN_FORMAT, type FlowPlan, type StepPlan } from './plan.js';
 import { describeType, schemaAtPath, typeFits } from './schema-path.js';
@@ -80,15 +79,15 @@ export function toolSignature(tool: AgentTool): ToolSignature {
 
 /** Reads and compiles a workflow file. */
 export function compileFlowFile(file: string, options: Omit<CompileOptions, 'file'> = {}): FlowPlan {
-  let size: number;
+  let text: string;
   try {
-    size = fs.statSync(file).size;
+    // The size is checked before reading, so a huge file is never loaded.
+    text = readRegularFileSync(file, { maxBytes: LIMITS.flowFileBytes, what: 'flow file', sizeHint: 'split it into smaller flows' }).toString('utf8');
   } catch (error) {
+    if (XdogError.is(error)) throw error;
     throw new XdogError(ErrorCodes.NOT_FOUND, `cannot read flow file ${file}: ${(error as Error).message}`, { hint: 'check the path' });
   }
-  // Checked before reading, so a huge file is never loaded.
-  checkFlowSize(file, size);
-  return compileFlow(fs.readFileSync(file, 'utf8'), { ...options, file });
+  return compileFlow(text, { ...options, file });
 }
 
 function checkFlowSize(file: string, bytes: number): void {

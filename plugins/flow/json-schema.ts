@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { JsonSchema } from '../../core/index.js';
+import { linearRegExpEngine, type JsonSchema } from '../../core/index.js';
 
 let engine: Ajv2020 | undefined;
 const cache = new WeakMap<JsonSchema, ValidateFunction>();
@@ -16,7 +16,7 @@ const cache = new WeakMap<JsonSchema, ValidateFunction>();
 function ajv(): Ajv2020 {
   if (!engine) {
     const { Ajv2020: Engine } = createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
-    engine = new Engine({ allErrors: true, strict: false });
+    engine = new Engine({ allErrors: true, strict: false, code: { regExp: linearRegExpEngine } });
   }
   return engine;
 }

@@ -3,13 +3,14 @@
  * process group (argv, no shell), newline-delimited JSON-RPC frames bounded
  * by LIMITS.mcpMessageBytes, stderr drained separately into a bounded tail.
  * `close()` terminates the whole group (SIGTERM, then SIGKILL after a grace
- * period) and waits until the server process is reaped.
+ * period) and waits until the server process is reaped, and for its pipes at
+ * most one more grace period.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { BoundedTail, ErrorCodes, LIMITS, XdogError, killGroupOnHostExit, signalProcessGroup } from '../../core/index.js';
+import { BoundedTail, ErrorCodes, LIMITS, XdogError, killGroupOnHostExit, settleChild, signalProcessGroup } from '../../core/index.js';
 
 /** What starts a stdio server. */
 export interface StdioServerParams {
@@ -65,7 +66,9 @@ export class StdioProcessTransport implements Transport {
     });
     this.#child = child;
     if (child.pid !== undefined) child.once('close', killGroupOnHostExit(child.pid));
-    this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
+    // Settled when the server has exited and its pipes are closed, or cut shortly after it exited
+    // (a setsid'd child of the server may hold them open for ever): close() never waits on a pipe.
+    this.#exited = settleChild(child, LIMITS.mcpKillGraceMs).then(() => undefined);
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
       child.once('error', (error) =>

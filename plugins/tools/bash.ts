@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import { BoundedTail, LIMITS, killGroupOnHostExit, signalProcessGroup, type AgentTool } from '../../core/index.js';
+import { BoundedTail, LIMITS, killGroupOnHostExit, settleChild, signalProcessGroup, type AgentTool } from '../../core/index.js';
 import { errorResult, textResult } from './results.js';
 
 const BashArgs = z.object({
@@ -34,6 +34,8 @@ export interface BashDetails {
   aborted: boolean;
   /** Output bytes that were cut from the front. */
   droppedBytes: number;
+  /** True when processes outside the command still held its output open when it exited, and the pipes were cut. */
+  pipesCut?: boolean;
 }
 
 const KILL_GRACE_MS = 1000;
@@ -83,16 +85,26 @@ export function createBashTool(options: { cwd: string; shell?: string }): AgentT
           context.signal.removeEventListener('abort', onAbort);
           resolve(errorResult(`could not start bash: ${error.message}`, { exitCode: null, signal: null, timedOut, aborted, droppedBytes: 0 }));
         });
-        child.on('close', (exitCode, signal) => {
-          untrack();
+        let exitCode: number | null = null;
+        let signal: NodeJS.Signals | null = null;
+        child.once('exit', (code, exitSignal) => {
+          exitCode = code;
+          signal = exitSignal;
+        });
+        // The result comes when bash exits (plus a short grace for its last output), not when its pipes
+        // close: a background job or a setsid'd grandchild may hold them open for ever.
+        void settleChild(child, LIMITS.bashOutputGraceMs).then(({ pipesCut }) => {
+          // Background jobs that kept the output open die with the host, as if their terminal closed.
+          if (!pipesCut) untrack();
           clearTimeout(timer);
           // The group may still hold children that kept no pipe open; finish them too.
           if (timedOut || aborted) signalProcessGroup(child.pid, 'SIGKILL');
           if (killTimer) clearTimeout(killTimer);
           context.signal.removeEventListener('abort', onAbort);
-          const details: BashDetails = { exitCode, signal, timedOut, aborted, droppedBytes: output.droppedBytes };
+          const details: BashDetails = { exitCode, signal, timedOut, aborted, droppedBytes: output.droppedBytes, pipesCut };
           let text = output.text();
           if (output.droppedBytes > 0) text = `[output truncated: the first ${output.droppedBytes} bytes were cut; only the last ${LIMITS.bashOutputBytes} bytes are shown]\n${text}`;
+          if (pipesCut) text += `${text && !text.endsWith('\n') ? '\n' : ''}[background processes still held the output open when the command exited; their later output is not shown. Redirect it (cmd > log 2>&1 &) to keep it]`;
           if (!text) text = '(no output)';
           if (timedOut) resolve(errorResult(`command timed out after ${timeoutSeconds}s; its process group was killed\n${text}`, details));
           else if (aborted) resolve(errorResult(`command aborted; its process group was killed\n${text}`, details));

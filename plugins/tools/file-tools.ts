@@ -7,7 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { LIMITS, type AgentTool, type AgentToolResult } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, nonRegularKind, readRegularFile, type AgentTool, type AgentToolResult } from '../../core/index.js';
 import { withPathLock } from './path-lock.js';
 import { IGNORED_DIRS } from './walk.js';
 import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
@@ -16,16 +16,27 @@ const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'imag
 
 /** Reads a whole file within the file-tool bound, or returns why not. `utf8` is false when decoding had to replace bytes. */
 async function readWhole(file: string, shown: string): Promise<{ text: string; utf8: boolean } | { error: string }> {
-  let stat;
+  let bytes;
   try {
-    stat = await fs.stat(file);
+    if ((await fs.stat(file)).isDirectory()) return { error: `${shown} is a directory; use ls` };
+    bytes = await readRegularFile(file, { maxBytes: LIMITS.fileToolFileBytes, what: 'file', shown });
   } catch (error) {
-    return { error: `${shown}: ${describeFsError(error)}` };
+    return { error: describeReadError(error, shown) };
   }
-  if (stat.isDirectory()) return { error: `${shown} is a directory; use ls` };
-  if (stat.size > LIMITS.fileToolFileBytes) return { error: `${shown} is ${stat.size} bytes, over the ${LIMITS.fileToolFileBytes}-byte limit for this tool` };
-  const bytes = await fs.readFile(file);
   return { text: bytes.toString('utf8'), utf8: isUtf8(bytes) };
+}
+
+/** Why a bounded read failed, for the model: the helper's own message, or the fs error. */
+function describeReadError(error: unknown, shown: string): string {
+  if (XdogError.is(error)) return error.code === ErrorCodes.LIMIT_EXCEEDED ? `${error.message} for this tool; read a range with bash (e.g. sed -n)` : error.message;
+  return `${shown}: ${describeFsError(error)}`;
+}
+
+/** Writing into a FIFO or a device would block or reach hardware: only regular files (or new ones) are written. */
+async function nonRegularTarget(file: string, shown: string): Promise<string | undefined> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  const kind = stat && nonRegularKind(stat);
+  return kind ? `${shown} is ${kind}, not a regular file; write only writes regular files` : undefined;
 }
 
 function describeFsError(error: unknown): string {
@@ -56,12 +67,10 @@ export function createReadTool(options: { cwd: string }): AgentTool<z.infer<type
       const mimeType = IMAGE_TYPES[path.extname(file).toLowerCase()];
       if (mimeType) {
         try {
-          const stat = await fs.stat(file);
-          if (stat.size > LIMITS.defaultImageBytes) return errorResult(`${shown} is ${stat.size} bytes, over the ${LIMITS.defaultImageBytes}-byte image limit`);
-          const data = await fs.readFile(file);
+          const data = await readRegularFile(file, { maxBytes: LIMITS.defaultImageBytes, what: 'image', shown });
           return { content: [{ type: 'text', text: `${shown} (${mimeType}, ${data.length} bytes)` }, { type: 'image', data: data.toString('base64'), mimeType }] };
         } catch (error) {
-          return errorResult(`${shown}: ${describeFsError(error)}`);
+          return errorResult(describeReadError(error, shown));
         }
       }
       const whole = await readWhole(file, shown);
@@ -114,6 +123,8 @@ export function createWriteTool(options: { cwd: string }): AgentTool<z.infer<typ
       return withPathLock(
         file,
         async () => {
+          const refused = await nonRegularTarget(file, shown);
+          if (refused) return errorResult(refused);
           const blocker = await nonFolderAncestor(file);
           if (blocker) return errorResult(`cannot write ${shown}: ${displayPath(options.cwd, blocker)} is a file, not a folder`);
           try {

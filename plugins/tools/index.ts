@@ -25,7 +25,7 @@ export { createCurrentTimeTool } from './current-time.js';
 export { createEditTool, createLsTool, createReadTool, createWriteTool } from './file-tools.js';
 export { createFindTool, createGrepTool } from './search-tools.js';
 export { SearxngBackend, createWebSearchTool, type WebSearchBackend, type WebSearchResult } from './web-search.js';
-export { globToRegExp, IGNORED_DIRS } from './walk.js';
+export { compileGlob, IGNORED_DIRS } from './walk.js';
 
 type ToolFactory = (options: { cwd: string; clock?: Clock }) => AgentTool;
 

@@ -6,16 +6,20 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { LIMITS, type AgentTool } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, compileLinearRegex, nonRegularKind, readRegularFile, type AgentTool, type LinearMatcher } from '../../core/index.js';
 import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
-import { GlobError, IGNORED_DIRS, globToRegExp, linksNotice, walkFiles } from './walk.js';
+import { GlobError, IGNORED_DIRS, compileGlob, linksNotice, walkFiles } from './walk.js';
 
 const ignoredList = [...IGNORED_DIRS].join(' and ');
 
+function specialNotice(count: number): string {
+  return `[${count} FIFOs, sockets or devices were skipped; only regular files are searched]`;
+}
+
 /** A glob's matcher, or the GlobError that says what is wrong with it. */
-function compileGlob(glob: string): RegExp | GlobError {
+function globMatcher(glob: string): LinearMatcher | GlobError {
   try {
-    return globToRegExp(glob);
+    return compileGlob(glob);
   } catch (error) {
     if (error instanceof GlobError) return error;
     throw error;
@@ -37,12 +41,13 @@ export function createFindTool(options: { cwd: string }): AgentTool<z.infer<type
       const root = resolvePath(options.cwd, args.path ?? '.');
       const stat = await fs.stat(root).catch(() => undefined);
       if (!stat?.isDirectory()) return errorResult(`${displayPath(options.cwd, root)} is not a directory`);
-      const matcher = compileGlob(args.pattern);
+      const matcher = globMatcher(args.pattern);
       if (matcher instanceof GlobError) return errorResult(matcher.message);
       const walk = await walkFiles(root, { all: args.all, signal: context.signal });
       const matches = walk.files.filter((file) => matcher.test(file));
       const lines = matches.slice(0, LIMITS.listToolEntries);
       if (matches.length > lines.length) lines.push(`[${matches.length - lines.length} more matches not shown; narrow the pattern]`);
+      if (walk.special) lines.push(specialNotice(walk.special));
       if (walk.capped) lines.push(`[search stopped after ${LIMITS.walkToolFiles} files; search a smaller folder]`);
       const links = linksNotice(walk.links);
       if (links) lines.push(links);
@@ -52,7 +57,7 @@ export function createFindTool(options: { cwd: string }): AgentTool<z.infer<type
 }
 
 const GrepArgs = z.object({
-  pattern: z.string().min(1).describe('JavaScript regular expression to search for, e.g. "function \\\\w+" or "TODO".'),
+  pattern: z.string().min(1).describe('Regular expression to search for (RE2 syntax, as in ripgrep: JavaScript syntax without lookaround or backreferences), e.g. "function \\\\w+" or "TODO".'),
   path: z.string().optional().describe('File or folder to search, relative to the working directory (default: the working directory).'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts".'),
   ignore_case: z.boolean().optional().describe('Match without regard to case.'),
@@ -67,24 +72,28 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       `At most ${LIMITS.grepToolMatches} matches; narrow with path or glob.`,
     parameters: GrepArgs,
     async execute(args, context) {
-      let regex: RegExp;
+      let regex: LinearMatcher;
       try {
-        regex = new RegExp(args.pattern, args.ignore_case ? 'i' : '');
+        regex = compileLinearRegex(args.pattern, { ignoreCase: args.ignore_case });
       } catch (error) {
         return errorResult(`invalid regular expression: ${(error as Error).message}`);
       }
       const target = resolvePath(options.cwd, args.path ?? '.');
       const stat = await fs.stat(target).catch(() => undefined);
       if (!stat) return errorResult(`${displayPath(options.cwd, target)}: no such file or directory`);
+      const kind = nonRegularKind(stat);
+      if (kind && !stat.isDirectory()) return errorResult(`${displayPath(options.cwd, target)} is ${kind}, not a regular file; grep searches only regular files`);
       let files: string[];
       let capped = false;
+      let special = 0;
       let links: string | undefined;
       if (stat.isDirectory()) {
-        const matcher = args.glob ? compileGlob(args.glob) : undefined;
+        const matcher = args.glob ? globMatcher(args.glob) : undefined;
         if (matcher instanceof GlobError) return errorResult(matcher.message);
         const walk = await walkFiles(target, { all: args.all, signal: context.signal });
         files = walk.files.filter((file) => !matcher || matcher.test(file)).map((file) => path.join(target, file));
         capped = walk.capped;
+        special = walk.special;
         links = linksNotice(walk.links);
       } else files = [target];
 
@@ -93,12 +102,15 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       let skippedLarge = 0;
       for (const file of files) {
         context.signal.throwIfAborted();
-        const size = (await fs.stat(file).catch(() => undefined))?.size ?? 0;
-        if (size > LIMITS.grepToolFileBytes) {
-          skippedLarge++;
+        let text: string;
+        try {
+          text = (await readRegularFile(file, { maxBytes: LIMITS.grepToolFileBytes, what: 'file' })).toString('utf8');
+        } catch (error) {
+          if (XdogError.is(error, ErrorCodes.LIMIT_EXCEEDED)) skippedLarge++;
+          // A file that became a FIFO or a device since the walk listed it is not read; unreadable files are skipped as before.
+          else if (XdogError.is(error)) special++;
           continue;
         }
-        const text = await fs.readFile(file, 'utf8').catch(() => '');
         if (text.includes('\u0000')) continue;
         const lines = text.split('\n');
         for (let index = 0; index < lines.length; index++) {
@@ -109,6 +121,7 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       }
       if (matches > out.length) out.push(`[${matches - out.length} more matches not shown; narrow the search]`);
       if (skippedLarge) out.push(`[${skippedLarge} files over ${LIMITS.grepToolFileBytes} bytes were not searched]`);
+      if (special) out.push(specialNotice(special));
       if (capped) out.push(`[search stopped after ${LIMITS.walkToolFiles} files; search a smaller folder]`);
       if (links) out.push(links);
       return textResult(matches ? out.join('\n') : [`no matches for ${args.pattern}`, ...out].join('\n'), { matches });

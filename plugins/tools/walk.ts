@@ -1,7 +1,7 @@
 /** A bounded walk over the working directory, and the glob patterns find and grep take. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { LIMITS } from '../../core/index.js';
+import { LIMITS, compileLinearRegex, type LinearMatcher } from '../../core/index.js';
 
 /** Directories the search tools skip unless asked not to. */
 export const IGNORED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
@@ -13,12 +13,15 @@ export interface WalkResult {
   capped: boolean;
   /** Symbolic links met and not followed, so a link cannot loop or lead out of the tree: how many, and the first few. */
   links: { count: number; names: string[] };
+  /** FIFOs, sockets and devices passed over: reading one would block or never end. */
+  special: number;
 }
 
 /** Every file under `root` (relative paths, sorted per directory), skipping IGNORED_DIRS unless `all`; symbolic links are listed apart, not followed. */
 export async function walkFiles(root: string, options: { all?: boolean; signal?: AbortSignal } = {}): Promise<WalkResult> {
   const files: string[] = [];
   const links = { count: 0, names: [] as string[] };
+  let special = 0;
   const pending = [''];
   while (pending.length) {
     options.signal?.throwIfAborted();
@@ -36,23 +39,30 @@ export async function walkFiles(root: string, options: { all?: boolean; signal?:
         if (!options.all && IGNORED_DIRS.has(entry.name)) continue;
         pending.push(child);
       } else if (entry.isFile()) {
-        if (files.length >= LIMITS.walkToolFiles) return { files, capped: true, links };
+        if (files.length >= LIMITS.walkToolFiles) return { files, capped: true, links, special };
         files.push(child);
-      } else if (entry.isSymbolicLink() && links.count++ < LIMITS.walkNoticeNames) links.names.push(child);
+      } else if (entry.isSymbolicLink()) {
+        if (links.count++ < LIMITS.walkNoticeNames) links.names.push(child);
+      } else if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) {
+        special++;
+      }
     }
   }
-  return { files, capped: false, links };
+  return { files, capped: false, links, special };
 }
 
 /** A glob that cannot be compiled; its message speaks of the glob, never of a RegExp. */
 export class GlobError extends Error {}
 
 /**
- * A glob as a RegExp over "/"-separated relative paths: `*` and `?` stay in
- * one path segment, `**` spans segments, `{a,b}` is an alternative. A pattern
- * without "/" matches the file name at any depth.
+ * A glob as a matcher of whole "/"-separated relative paths: `*` and `?` stay
+ * in one path segment, `**` spans segments, `{a,b}` is an alternative. A
+ * pattern without "/" matches the file name at any depth. It is compiled for a
+ * linear-time engine: a glob such as `*a*a*a*a*b` would make a backtracking
+ * RegExp take time exponential in its stars. Throws a GlobError for an
+ * unbalanced brace.
  */
-export function globToRegExp(glob: string): RegExp {
+export function compileGlob(glob: string): LinearMatcher {
   const pattern = glob.includes('/') ? glob.replace(/^\.\//, '') : `**/${glob}`;
   let out = '';
   let depth = 0;
@@ -74,9 +84,9 @@ export function globToRegExp(glob: string): RegExp {
     } else if (char === ',' && depth > 0) out += '|';
     else out += char.replace(/[.+^$()|[\]\\]/g, '\\$&');
   }
-  // Said in the glob's own terms: the RegExp it would have become is an internal detail.
+  // Said in the glob's own terms: the regular expression it would have become is an internal detail.
   if (depth > 0) throw new GlobError(`invalid glob ${JSON.stringify(glob)}: ${depth === 1 ? 'a "{" is' : `${depth} "{" are`} not closed with "}"`);
-  return new RegExp(`^${out}$`);
+  return compileLinearRegex(`^${out}$`);
 }
 
 /** The notice find and grep add when a walk passed symbolic links by. */

@@ -49,7 +49,7 @@ describe('plugin discovery', () => {
     const plugins = discoverPlugins({ cwd: project, ...isolated, onSkipped: (notice) => notices.push(notice) });
     expect(plugins.map((plugin) => plugin.name)).toContain('xdog-plugin-hello');
     expect(notices).toEqual([
-      expect.stringMatching(/^skipped a package while looking for plugins: .*node_modules\/@scope\/huge\/package\.json is \d+ bytes, over the 1048576-byte limit/),
+      expect.stringMatching(/^skipped a package while looking for plugins: .*node_modules\/@scope\/huge\/package\.json is \d+ bytes, over the limit of 1048576 bytes/),
       expect.stringMatching(/^skipped a package while looking for plugins: .*node_modules\/corrupt\/package\.json is not valid JSON/),
       expect.stringMatching(/^skipped a package while looking for plugins: .*node_modules\/nothing\/package\.json is not a JSON object/),
     ]);

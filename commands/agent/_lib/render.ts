@@ -33,6 +33,30 @@ function compactArgs(args: Record<string, unknown>): string {
   return json.length > 200 ? `${json.slice(0, 200)}…` : json;
 }
 
+/**
+ * The --json form of an event. A `message_update` carries its delta and the
+ * index of the content part it extends, never the partial message: repeating
+ * that snapshot in every update made the output grow with the square of the
+ * tool calls in a turn. The whole message comes once, in `message_end`.
+ */
+export function jsonEvent(event: AgentEvent): unknown {
+  if (event.type !== 'message_update') return event;
+  const contentIndex = event.message.content.length - 1;
+  const { delta } = event;
+  switch (delta.type) {
+    case 'text_delta':
+    case 'thinking_delta':
+    case 'toolcall_delta':
+      return { type: event.type, delta: { type: delta.type, contentIndex, delta: delta.delta } };
+    case 'toolcall_end':
+      return { type: event.type, delta: { type: delta.type, contentIndex, toolCall: event.message.content[contentIndex] } };
+    case 'retry':
+      return { type: event.type, delta };
+    default:
+      return { type: event.type, delta: { type: delta.type } };
+  }
+}
+
 /** Renders the events of one run; `json` switches to one JSON line per event. */
 export class EventRenderer {
   #midLine = false;
@@ -45,7 +69,7 @@ export class EventRenderer {
 
   event(event: AgentEvent): void {
     if (this.json) {
-      this.output.stdout(`${JSON.stringify(event)}\n`);
+      this.output.stdout(`${JSON.stringify(jsonEvent(event))}\n`);
       return;
     }
     switch (event.type) {

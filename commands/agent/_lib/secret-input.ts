@@ -1,12 +1,12 @@
 /** Reads a secret: hidden typing on a TTY, else the whole of stdin. Never echoed. */
-import fs from 'node:fs';
 import readline from 'node:readline';
 import { Writable } from 'node:stream';
-import { ErrorCodes, XdogError } from '../../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError } from '../../../core/index.js';
+import { readStdin } from './read-stdin.js';
 
 /** Resolves with the typed secret (empty on end of input); Ctrl+C rejects with ABORTED. */
 export async function readSecret(question: string): Promise<string> {
-  if (!process.stdin.isTTY) return fs.readFileSync(0, 'utf8').trim();
+  if (!process.stdin.isTTY) return (await readStdin(LIMITS.secretInputBytes, 'the secret')).trim();
   let muted = false;
   const output = new Writable({
     write(chunk, _encoding, done) {

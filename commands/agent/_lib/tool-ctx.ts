@@ -1,7 +1,6 @@
 /** Parses `--tool-ctx JSON|@file` into a tool context object. */
-import fs from 'node:fs';
 import path from 'node:path';
-import { ErrorCodes, LIMITS, XdogError } from '../../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, readRegularFileSync } from '../../../core/index.js';
 
 export function parseToolCtx(value: string | undefined, cwd: string): Record<string, unknown> {
   if (value === undefined) return {};
@@ -11,13 +10,12 @@ export function parseToolCtx(value: string | undefined, cwd: string): Record<str
     const file = path.resolve(cwd, value.slice(1));
     where = file;
     try {
-      const size = fs.statSync(file).size;
-      if (size > LIMITS.toolCtxBytes) {
-        throw new XdogError(ErrorCodes.USAGE, `--tool-ctx file ${file} is ${size} bytes, over the limit of ${LIMITS.toolCtxBytes}`, {
-          hint: 'keep large data in files that tools read, and pass their paths in the tool context',
-        });
-      }
-      text = fs.readFileSync(file, 'utf8');
+      text = readRegularFileSync(file, {
+        maxBytes: LIMITS.toolCtxBytes,
+        what: '--tool-ctx file',
+        code: ErrorCodes.USAGE,
+        sizeHint: 'keep large data in files that tools read, and pass their paths in the tool context',
+      }).toString('utf8');
     } catch (error) {
       if (error instanceof XdogError) throw error;
       throw new XdogError(ErrorCodes.USAGE, `cannot read --tool-ctx file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
