@@ -1,0 +1,150 @@
+/**
+ * Plain-text views of what the gateway answers. Text that came from users or
+ * models (names, summaries, messages) is cleaned of control characters first:
+ * a terminal never executes an escape sequence it was sent.
+ */
+import type { GatewayStatus, GroupStatus } from '../../../plugins/claw-gateway/protocol.js';
+import type { Entry, SessionRecord, TreeNode, UsageTotals } from '../../../plugins/sessions/types.js';
+import type { SessionShow } from './results.js';
+
+/** One line of display text: control and bidi-override characters become spaces, cut to `max` characters. */
+export function clean(text: string, max = 80): string {
+  const line = text.replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+export function table(header: string[], rows: string[][]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
+  return all.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd()).join('\n');
+}
+
+function time(ms: number | null | undefined): string {
+  return ms ? new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
+}
+
+export function renderGroups(groups: GroupStatus[]): string {
+  if (groups.length === 0) return 'no groups (add one with xdog claw onboard)';
+  return table(
+    ['GROUP', 'STATE', 'QUEUED', 'MODEL', 'ACTIVE SESSION', 'WORKSPACE'],
+    groups.map((group) => [
+      group.name,
+      group.busy ? `busy since ${time(group.runStartedAt)}` : 'idle',
+      String(group.queued),
+      group.model,
+      group.activeSessionId ?? '-',
+      group.workspace,
+    ]),
+  );
+}
+
+export function renderGatewayStatus(status: GatewayStatus): string {
+  return [
+    `gateway: running (pid ${status.pid}, xdog ${status.version}, protocol ${status.protocol}, since ${time(status.startedAt)})`,
+    `socket: ${status.socket}`,
+    `store: ${status.store}`,
+    '',
+    renderGroups(status.groups),
+  ].join('\n');
+}
+
+function sessionTitle(session: SessionRecord): string {
+  return clean(session.name ?? session.summary ?? '(empty)', 60);
+}
+
+export function renderSessions(sessions: SessionRecord[], activeSessionId: string | null): string {
+  if (sessions.length === 0) return 'no sessions yet (xdog claw send TEXT starts one)';
+  return table(
+    ['', 'SESSION', 'MESSAGES', 'UPDATED', 'TITLE'],
+    sessions.map((session) => [
+      session.id === activeSessionId ? '*' : session.archived ? 'a' : '',
+      session.id,
+      String(session.messageCount),
+      time(session.updatedAt),
+      sessionTitle(session),
+    ]),
+  );
+}
+
+export function renderSessionShow(show: SessionShow, activeSessionId: string | null): string {
+  const { session, state } = show;
+  const lines = [
+    `session: ${session.id}${session.id === activeSessionId ? ' (active)' : ''}${session.archived ? ' (archived)' : ''}`,
+    `group: ${session.group}`,
+    `name: ${session.name === null ? '-' : clean(session.name, 256)}`,
+    `summary: ${session.summary === null ? '-' : clean(session.summary, 200)}`,
+    `model: ${state.model}${state.thinking ? ` (thinking ${state.thinking})` : ''}`,
+    ...(session.parentSessionId ? [`forked from: ${session.parentSessionId} at entry ${session.forkEntryId}`] : []),
+    `created: ${time(session.createdAt)}  updated: ${time(session.updatedAt)}`,
+    '',
+  ];
+  if (show.checkpoints.length === 0) return [...lines, 'no messages yet'].join('\n');
+  const rows = show.checkpoints.map((checkpoint) => [
+    String(checkpoint.index),
+    checkpoint.valid ? 'yes' : 'no',
+    String(checkpoint.entryId),
+    checkpoint.role,
+    clean(checkpoint.preview, 70),
+  ]);
+  return [...lines, 'checkpoints (fork INDEX / goto INDEX; "no" would split a tool call from its result):', table(['#', 'VALID', 'ENTRY', 'ROLE', 'MESSAGE'], rows)].join('\n');
+}
+
+/** A one-line description of an entry. */
+export function describeEntry(entry: Entry): string {
+  switch (entry.kind) {
+    case 'message': {
+      const message = entry.payload.message;
+      const content = typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : `[${part.type}]`)).join(' ');
+      return `${message.role}: ${clean(content, 70)}`;
+    }
+    case 'compaction':
+      return `compaction: ${clean(entry.payload.summary, 60)}`;
+    case 'branch_summary':
+      return `branch summary (from ${entry.payload.fromEntryId}): ${clean(entry.payload.summary, 50)}`;
+    case 'model_change':
+      return `model → ${entry.payload.model}`;
+    case 'thinking_change':
+      return `thinking → ${entry.payload.thinking ?? 'off'}`;
+    case 'label':
+      return `label ${entry.payload.targetEntryId}: ${entry.payload.label === null ? '(cleared)' : clean(entry.payload.label, 40)}`;
+    case 'custom':
+      return `custom: ${clean(entry.payload.type, 40)}`;
+  }
+}
+
+/** The entry tree, one entry per line; `*` marks the path to the leaf, `<- leaf` the leaf. */
+export function renderTree(nodes: TreeNode[], leafEntryId: number | null): string {
+  if (nodes.length === 0) return 'the session has no entries yet';
+  const lines: string[] = [];
+  // Depth-first with an explicit stack: a session may hold thousands of entries in one chain.
+  const stack = [...nodes].reverse().map((node) => ({ node, depth: 0 }));
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    // A chain of single children stays at one indentation; a fork indents its branches.
+    const branching = node.children.length > 1;
+    const leaf = node.entry.id === leafEntryId ? '  <- leaf' : '';
+    lines.push(`${'  '.repeat(depth)}${node.onPath ? '*' : ' '} ${node.entry.id} ${describeEntry(node.entry)}${leaf}`);
+    for (const child of [...node.children].reverse()) stack.push({ node: child, depth: branching ? depth + 1 : depth });
+  }
+  return lines.join('\n');
+}
+
+export function renderUsage(totals: UsageTotals[]): string {
+  if (totals.length === 0) return 'no model calls recorded';
+  const sum = (pick: (row: UsageTotals) => number): number => totals.reduce((total, row) => total + pick(row), 0);
+  const costs = totals.filter((row) => row.cost !== null);
+  const money = (cost: number | null): string => (cost === null ? '-' : `$${cost.toFixed(4)}`);
+  const rows = totals.map((row) => [row.model, String(row.calls), String(row.input), String(row.output), String(row.cacheRead), String(row.cacheWrite), money(row.cost), `${(row.durationMs / 1000).toFixed(1)}s`]);
+  rows.push([
+    'total',
+    String(sum((row) => row.calls)),
+    String(sum((row) => row.input)),
+    String(sum((row) => row.output)),
+    String(sum((row) => row.cacheRead)),
+    String(sum((row) => row.cacheWrite)),
+    costs.length === 0 ? '-' : `${money(costs.reduce((total, row) => total + row.cost!, 0))}${costs.length < totals.length ? ' (known prices only)' : ''}`,
+    `${(sum((row) => row.durationMs) / 1000).toFixed(1)}s`,
+  ]);
+  return table(['MODEL', 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST', 'TIME'], rows);
+}
