@@ -1,0 +1,25 @@
+import { Flags } from '@oclif/core';
+import { XdogCommand } from '../base-command.js';
+import { parseSince } from './_lib/args.js';
+import { groupFlag, withGateway } from './_lib/gateway.js';
+import { renderUsage } from './_lib/render.js';
+import type { UsageSummary } from './_lib/results.js';
+
+export default class ClawUsage extends XdogCommand {
+  static override summary = 'Sum the model calls the gateway recorded, per model: tokens, cost (when prices are known), time';
+  static override enableJsonFlag = true;
+  static override flags = {
+    group: groupFlag,
+    session: Flags.string({ description: 'only this session (an id from xdog claw sessions list)' }),
+    since: Flags.string({ description: 'only calls at or after this time (ISO 8601, e.g. 2026-11-30 or 2026-11-30T12:00:00Z)' }),
+  };
+  static override examples = ['<%= config.bin %> claw usage', '<%= config.bin %> claw usage --group main --since 2026-11-01 --json'];
+
+  async run(): Promise<UsageSummary> {
+    const { flags } = await this.parse(ClawUsage);
+    const since = parseSince(flags.since);
+    const summary = await withGateway(flags.config, async (gateway) => (await gateway.call('usage.summary', { group: flags.group, sessionId: flags.session, since })) as UsageSummary);
+    if (!this.jsonEnabled()) this.log(renderUsage(summary.totals));
+    return summary;
+  }
+}
