@@ -148,3 +148,9 @@ export function renderUsage(totals: UsageTotals[]): string {
   ]);
   return table(['MODEL', 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST', 'TIME'], rows);
 }
+
+/** What a navigation leaves: the group's active session. */
+export function renderNavigation(what: string, result: { group: GroupStatus; session: SessionRecord }): string {
+  const title = result.session.name ? ` "${clean(result.session.name, 60)}"` : '';
+  return `${what}: group ${result.group.name} now has active session ${result.session.id}${title} (${result.session.messageCount} messages)`;
+}
