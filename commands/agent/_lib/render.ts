@@ -57,14 +57,22 @@ export function jsonEvent(event: AgentEvent): unknown {
   }
 }
 
+export interface RenderOptions {
+  /** One stderr line per tool call, when it ends (default: a line when it starts and one when it ends). */
+  toolLinePerCall?: boolean;
+}
+
 /** Renders the events of one run; `json` switches to one JSON line per event. */
 export class EventRenderer {
   #midLine = false;
   /** True while a thinking block is being written to stderr. */
   #thinking = false;
+  /** Arguments of running tool calls, for the one line written when a call ends. */
+  readonly #runningArgs = new Map<string, Record<string, unknown>>();
   constructor(
     private readonly output: Output,
     private readonly json: boolean,
+    private readonly options: RenderOptions = {},
   ) {}
 
   event(event: AgentEvent): void {
@@ -92,11 +100,16 @@ export class EventRenderer {
         if (event.message.role === 'assistant') this.#endLine();
         break;
       case 'tool_start':
-        this.#note(`[tool] ${event.toolName} ${compactArgs(event.args)}`);
+        if (this.options.toolLinePerCall) this.#runningArgs.set(event.toolCallId, event.args);
+        else this.#note(`[tool] ${event.toolName} ${compactArgs(event.args)}`);
         break;
-      case 'tool_end':
-        this.#note(`[tool] ${event.toolName} ${event.isError ? 'failed' : 'done'}: ${firstLine(event.result)}`);
+      case 'tool_end': {
+        const args = this.#runningArgs.get(event.toolCallId);
+        this.#runningArgs.delete(event.toolCallId);
+        const call = this.options.toolLinePerCall ? `${event.toolName} ${compactArgs(args ?? {})}` : event.toolName;
+        this.#note(`[tool] ${call} ${event.isError ? 'failed' : 'done'}: ${firstLine(event.result)}`);
         break;
+      }
       case 'input_consumed':
         this.#note(`[${event.lane === 'steer' ? 'steer' : 'follow-up'}] ${typeof event.message.content === 'string' ? event.message.content : '(message)'}`);
         break;

@@ -1,0 +1,195 @@
+/**
+ * `xdog claw send`: one prompt to a group, its run streamed back. The
+ * subscription is made before the prompt is sent, so no event of the run is
+ * missed; a prompt whose receipt is lost is never sent again (the user is
+ * told how to check instead).
+ *
+ * Which run is ours: runs of a group are serialized and the gateway answers
+ * `prompt` before its run emits anything. A started prompt's run is the one
+ * running at the receipt; a queued prompt's run is the first later run whose
+ * first user message is our text.
+ */
+import crypto from 'node:crypto';
+import { ErrorCodes, XdogError } from '../../../core/errors.js';
+import type { AgentEvent, Message } from '../../../core/index.js';
+import type { GatewayConnection } from '../../../plugins/claw-gateway/index.js';
+import { Notifications, type PromptReceipt } from '../../../plugins/claw-gateway/protocol.js';
+import { EventRenderer, type Output } from '../../agent/_lib/render.js';
+
+export interface SendOptions {
+  group?: string;
+  /** Send only if this is still the active session (else STALE). */
+  sessionId?: string;
+  text: string;
+  json: boolean;
+  output: Output;
+  /** Aborts our run (or takes our prompt out of the queue) when it fires. */
+  interrupt?: AbortSignal;
+}
+
+export interface SendResult {
+  receipt: PromptReceipt;
+  /** completed, error or aborted (as the gateway's run.end says); `duplicate` when the gateway had the key already. */
+  status: string;
+  errorMessage?: string;
+}
+
+type Notice = { kind: 'event'; group: string; sessionId: string; event: AgentEvent } | { kind: 'end'; group: string; sessionId: string; status: string; errorMessage?: string };
+
+/** Errors of the transport (not answers of the gateway): the prompt may or may not have been admitted. */
+const UNCERTAIN: readonly string[] = [ErrorCodes.UNAVAILABLE, ErrorCodes.CLOSED];
+
+export async function sendPrompt(gateway: GatewayConnection, options: SendOptions): Promise<SendResult> {
+  const renderer = new EventRenderer(options.output, options.json, { toolLinePerCall: true });
+  const notices: Notice[] = [];
+  let wake: (() => void) | undefined;
+  let closed = false;
+  const push = (notice: Notice): void => {
+    notices.push(notice);
+    wake?.();
+  };
+  const disposers = [
+    gateway.on(Notifications.event, (params) => push({ kind: 'event', ...params })),
+    gateway.on(Notifications.runEnd, (params) => push({ kind: 'end', ...params })),
+    gateway.on('close', () => {
+      closed = true;
+      wake?.();
+    }),
+  ];
+  try {
+    await gateway.call('subscribe', { group: options.group, sessionId: options.sessionId });
+    const receipt = await sendOnce(gateway, options);
+    if (options.json) options.output.stdout(`${JSON.stringify({ type: 'receipt', ...receipt })}\n`);
+    if (receipt.status === 'duplicate') return { receipt, status: 'duplicate' };
+    if (receipt.status === 'queued') options.output.stderr(`[queued] the group ${receipt.group} is busy; the prompt waits in its queue (${receipt.inputId ?? 'no id'}) and runs after the current turn\n`);
+
+    const follower = new RunFollower(receipt, options.text, notices.splice(0));
+    let interruptSent = false;
+    for (;;) {
+      for (const notice of notices.splice(0)) follower.add(notice);
+      for (const event of follower.take()) renderer.event(event);
+      if (follower.end) {
+        const { status, errorMessage } = follower.end;
+        if (options.json) options.output.stdout(`${JSON.stringify({ type: 'run_end', group: receipt.group, sessionId: receipt.sessionId, status, ...(errorMessage ? { errorMessage } : {}) })}\n`);
+        return { receipt, status, ...(errorMessage ? { errorMessage } : {}) };
+      }
+      if (closed) {
+        throw new XdogError(ErrorCodes.UNAVAILABLE, 'the connection to the gateway closed before the run ended; the run may still be going on', {
+          hint: 'see where it stands with xdog claw status and xdog claw sessions show',
+        });
+      }
+      if (options.interrupt?.aborted && !interruptSent) {
+        interruptSent = true;
+        await interrupt(gateway, receipt, follower.ours, options.output);
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        if (notices.length > 0 || closed) resolve();
+        options.interrupt?.addEventListener('abort', () => resolve(), { once: true });
+      });
+      wake = undefined;
+    }
+  } finally {
+    for (const dispose of disposers) dispose();
+  }
+}
+
+/** Sends the prompt once, with a fresh idempotency key; a lost receipt is reported, never retried. */
+async function sendOnce(gateway: GatewayConnection, options: SendOptions): Promise<PromptReceipt> {
+  try {
+    return (await gateway.call('prompt', {
+      group: options.group,
+      text: options.text,
+      idempotencyKey: crypto.randomUUID(),
+      expectedSessionId: options.sessionId,
+    })) as PromptReceipt;
+  } catch (error) {
+    if (XdogError.is(error) && !UNCERTAIN.includes(error.code)) throw error;
+    throw new XdogError(ErrorCodes.UNAVAILABLE, `the connection to the gateway was lost before it answered; the prompt may or may not have run (${(error as Error).message})`, {
+      hint: 'it was not sent again; check with xdog claw sessions show before sending it again',
+    });
+  }
+}
+
+/** Ctrl+C: abort our running turn, or take our prompt out of the queue while it still waits. */
+async function interrupt(gateway: GatewayConnection, receipt: PromptReceipt, running: boolean, output: Output): Promise<void> {
+  if (!running && receipt.inputId) {
+    // Refused when it has already left the queue: then it runs (or is about to), so that run is aborted instead.
+    const removed = await gateway.call('queue.remove', { group: receipt.group, id: receipt.inputId }).then(
+      () => true,
+      () => false,
+    );
+    if (removed) throw new XdogError(ErrorCodes.ABORTED, 'the prompt was taken out of the queue before it ran');
+  }
+  output.stderr('(aborting the run)\n');
+  await gateway.call('abort', { group: receipt.group });
+}
+
+/** Picks the events of our run out of the group's notifications. */
+class RunFollower {
+  /** True once our run is identified. */
+  ours: boolean;
+  end: { status: string; errorMessage?: string } | undefined;
+  #ready: AgentEvent[] = [];
+  /** Events of the run being watched while it is not yet known whether it is ours (queued prompts). */
+  #candidate: AgentEvent[] = [];
+  #candidateUserSeen = false;
+
+  constructor(
+    private readonly receipt: PromptReceipt,
+    private readonly text: string,
+    buffered: Notice[],
+  ) {
+    this.ours = receipt.status === 'started';
+    const mine = buffered.filter((notice) => notice.group === receipt.group);
+    if (this.ours) {
+      // Anything before the last run end or run start in the buffer belongs to an earlier run.
+      const lastEnd = mine.findLastIndex((notice) => notice.kind === 'end');
+      const lastStart = mine.findLastIndex((notice) => notice.kind === 'event' && notice.event.type === 'agent_start');
+      for (const notice of mine.slice(Math.max(lastEnd + 1, lastStart, 0))) this.add(notice);
+    } else {
+      for (const notice of mine) this.add(notice);
+    }
+  }
+
+  add(notice: Notice): void {
+    if (notice.group !== this.receipt.group || this.end) return;
+    if (this.ours) {
+      if (notice.kind === 'end') this.end = { status: notice.status, ...(notice.errorMessage ? { errorMessage: notice.errorMessage } : {}) };
+      else this.#ready.push(notice.event);
+      return;
+    }
+    if (notice.kind === 'end') {
+      this.#candidate = [];
+      this.#candidateUserSeen = false;
+      return;
+    }
+    const event = notice.event;
+    if (event.type === 'agent_start') {
+      this.#candidate = [event];
+      this.#candidateUserSeen = false;
+      return;
+    }
+    // A run whose first user message was not ours is skipped to its end.
+    if (this.#candidateUserSeen) return;
+    this.#candidate.push(event);
+    if ((event.type === 'message_start' || event.type === 'message_end') && event.message.role === 'user') {
+      this.#candidateUserSeen = true;
+      if (textOf(event.message) === this.text) {
+        this.ours = true;
+        this.#ready.push(...this.#candidate);
+      }
+      this.#candidate = [];
+    }
+  }
+
+  /** Our events that arrived since the last call. */
+  take(): AgentEvent[] {
+    return this.#ready.splice(0);
+  }
+}
+
+function textOf(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}

@@ -1,0 +1,44 @@
+import { Args, Flags } from '@oclif/core';
+import { ErrorCodes, XdogError } from '../../core/errors.js';
+import { processOutput } from '../agent/_lib/render.js';
+import { XdogCommand } from '../base-command.js';
+import { readText } from './_lib/args.js';
+import { groupFlag, withGateway } from './_lib/gateway.js';
+import { sendPrompt } from './_lib/send.js';
+
+export default class ClawSend extends XdogCommand {
+  static override summary = "Send a prompt to a group's active session and stream the reply";
+  static override description = `The answer streams to stdout and one line per tool call to stderr. If the group is busy the prompt waits in its queue and its run is streamed when it comes.
+With --json every event is one JSON line on stdout: {"type":"receipt"}, the agent events, then {"type":"run_end"}.
+Ctrl+C aborts the run (or takes a queued prompt out of the queue). If the connection drops before the gateway answers, the prompt is not sent again: check with xdog claw sessions show.
+Exit codes: 0 the run completed, 1 it failed or was aborted (or the gateway is unreachable), 2 usage error.`;
+  static override enableJsonFlag = true;
+  static override args = { text: Args.string({ description: 'the prompt; "-" reads it from stdin', required: true }) };
+  static override flags = {
+    group: groupFlag,
+    session: Flags.string({ description: 'send only if this session is still the active one (refused with STALE otherwise)' }),
+  };
+  static override examples = [
+    '<%= config.bin %> claw send "What changed in the repo today?"',
+    'git diff | <%= config.bin %> claw send --group review -',
+    '<%= config.bin %> claw send --json "hi" | jq -c .type',
+  ];
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ClawSend);
+    const text = await readText(args.text);
+    const interrupt = new AbortController();
+    const onSigint = (): void => interrupt.abort();
+    process.on('SIGINT', onSigint);
+    try {
+      const result = await withGateway(flags.config, (gateway) =>
+        sendPrompt(gateway, { group: flags.group, sessionId: flags.session, text, json: this.jsonEnabled(), output: processOutput, interrupt: interrupt.signal }),
+      );
+      if (result.status === 'duplicate') processOutput.stderr('the gateway had already received this prompt; it was not run again\n');
+      else if (result.status === 'aborted') throw new XdogError(ErrorCodes.ABORTED, 'the run was aborted');
+      else if (result.status !== 'completed') throw new XdogError(ErrorCodes.MODEL_FAILED, result.errorMessage ?? `the run ended with status ${result.status}`);
+    } finally {
+      process.removeListener('SIGINT', onSigint);
+    }
+  }
+}
