@@ -31,7 +31,7 @@ Exit codes: 0 the run completed, 1 it failed or was aborted (or the gateway is u
     const onSigint = (): void => interrupt.abort();
     process.on('SIGINT', onSigint);
     try {
-      const result = await withGateway(flags.config, (gateway) =>
+      const result = await withGateway((gateway) =>
         sendPrompt(gateway, { group: flags.group, sessionId: flags.session, text, json: this.jsonEnabled(), output: processOutput, interrupt: interrupt.signal }),
       );
       if (result.status === 'duplicate') processOutput.stderr('the gateway had already received this prompt; it was not run again\n');

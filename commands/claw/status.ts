@@ -10,8 +10,8 @@ export default class ClawStatus extends XdogCommand {
   static override examples = ['<%= config.bin %> claw status', '<%= config.bin %> claw status --json | jq ".groups[].busy"'];
 
   async run(): Promise<GatewayStatus> {
-    const { flags } = await this.parse(ClawStatus);
-    const status = await withGateway(flags.config, async (gateway) => (await gateway.call('gateway.status', {})) as GatewayStatus);
+    await this.parse(ClawStatus);
+    const status = await withGateway(async (gateway) => (await gateway.call('gateway.status', {})) as GatewayStatus);
     if (!this.jsonEnabled()) this.log(renderGatewayStatus(status));
     return status;
   }

@@ -3,7 +3,7 @@ import { XdogCommand } from '../base-command.js';
 import { parseSince } from './_lib/args.js';
 import { groupFlag, withGateway } from './_lib/gateway.js';
 import { renderUsage } from './_lib/render.js';
-import type { UsageSummary } from './_lib/results.js';
+import type { UsageTotals } from '../../plugins/sessions/types.js';
 
 export default class ClawUsage extends XdogCommand {
   static override summary = 'Sum the model calls the gateway recorded, per model: tokens, cost (when prices are known), time';
@@ -15,11 +15,11 @@ export default class ClawUsage extends XdogCommand {
   };
   static override examples = ['<%= config.bin %> claw usage', '<%= config.bin %> claw usage --group main --since 2026-11-01 --json'];
 
-  async run(): Promise<UsageSummary> {
+  async run(): Promise<UsageTotals[]> {
     const { flags } = await this.parse(ClawUsage);
     const since = parseSince(flags.since);
-    const summary = await withGateway(flags.config, async (gateway) => (await gateway.call('usage.summary', { group: flags.group, sessionId: flags.session, since })) as UsageSummary);
-    if (!this.jsonEnabled()) this.log(renderUsage(summary.totals));
+    const summary = await withGateway(async (gateway) => (await gateway.call('usage.summary', { group: flags.group, sessionId: flags.session, since })) as UsageTotals[]);
+    if (!this.jsonEnabled()) this.log(renderUsage(summary));
     return summary;
   }
 }

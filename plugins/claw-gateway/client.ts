@@ -20,6 +20,8 @@ export interface GatewayConnection {
   readonly hello: RpcClient['hello'];
   call<M extends MethodName>(method: M, params: ParamsOf<M>, options?: { timeoutMs?: number }): Promise<any>;
   on(notification: string, listener: (params: any) => void): () => void;
+  /** Runs `listener` once when the connection closes (at once if it already has); returns a disposer. */
+  onClose(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function connectGateway(options: ConnectOptions = {}): Promise<Gate
     hello: client.hello,
     call: (method, params, callOptions) => client.call(method, params, callOptions),
     on: (notification, listener) => client.on(notification, listener),
+    onClose: (listener) => client.onClose(listener),
     close: async () => client.close(),
   };
 }

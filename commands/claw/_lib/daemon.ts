@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
 import { LIMITS } from '../../../core/limits.js';
-import type { GatewayHello } from '../../../plugins/claw-gateway/index.js';
+import type { GatewayHello } from './gateway.js';
 import type { GatewayLocations } from '../../../plugins/claw-gateway/locations.js';
 
 /** How long `start` waits for `hello` and `stop` for the exit, unless told otherwise. */

@@ -1,8 +1,7 @@
 /** How claw commands reach the gateway: one connection per command, closed when it is done. */
 import { Flags } from '@oclif/core';
-import { loadConfig } from '../../../core/config.js';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
-import { connectGateway, type GatewayConnection, type GatewayHello } from '../../../plugins/claw-gateway/index.js';
+import { connectGateway, type GatewayConnection } from '../../../plugins/claw-gateway/index.js';
 import type { GroupStatus } from '../../../plugins/claw-gateway/protocol.js';
 
 /** `--group`, shared by the commands that act on one group. */
@@ -13,10 +12,15 @@ export const expectFlag = Flags.string({
   description: 'the active-session id you expect (default: the one group.status reports just before); "none" when there is none',
 });
 
-/** Connects to the gateway of the config file named by --config / XDOG_CONFIG, runs `use`, closes. */
-export async function withGateway<T>(configFile: string | undefined, use: (gateway: GatewayConnection) => Promise<T>): Promise<T> {
-  const { config } = loadConfig(configFile);
-  const gateway = await connectGateway({ config });
+/** The gateway's `hello` answer. */
+export type GatewayHello = GatewayConnection['hello'];
+
+/**
+ * Connects to the gateway (its socket and token are found from the XDG
+ * directories, not the config file), runs `use`, closes.
+ */
+export async function withGateway<T>(use: (gateway: GatewayConnection) => Promise<T>): Promise<T> {
+  const gateway = await connectGateway();
   try {
     return await use(gateway);
   } finally {
@@ -40,11 +44,10 @@ export async function expectedSession(gateway: GatewayConnection, group: string 
 }
 
 /** A `hello` probe for start: the gateway's answer, or undefined while none answers (UNAVAILABLE). */
-export function helloProbe(configFile: string | undefined): () => Promise<GatewayHello | undefined> {
-  const { config } = loadConfig(configFile);
+export function helloProbe(): () => Promise<GatewayHello | undefined> {
   return async () => {
     try {
-      const gateway = await connectGateway({ config });
+      const gateway = await connectGateway();
       await gateway.close();
       return gateway.hello;
     } catch (error) {

@@ -113,9 +113,11 @@ export function describeEntry(entry: Entry): string {
   }
 }
 
-/** The entry tree, one entry per line; `*` marks the path to the leaf, `<- leaf` the leaf. */
-export function renderTree(nodes: TreeNode[], leafEntryId: number | null): string {
+/** The entry tree, one entry per line; `*` marks the path to the leaf, `<- leaf` the leaf (the path's last entry). */
+export function renderTree(nodes: TreeNode[]): string {
   if (nodes.length === 0) return 'the session has no entries yet';
+  let leafEntryId: number | undefined;
+  for (let level = nodes.find((node) => node.onPath); level; level = level.children.find((node) => node.onPath)) leafEntryId = level.entry.id;
   const lines: string[] = [];
   // Depth-first with an explicit stack: a session may hold thousands of entries in one chain.
   const stack = [...nodes].reverse().map((node) => ({ node, depth: 0 }));
@@ -149,8 +151,8 @@ export function renderUsage(totals: UsageTotals[]): string {
   return table(['MODEL', 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST', 'TIME'], rows);
 }
 
-/** What a navigation leaves: the group's active session. */
-export function renderNavigation(what: string, result: { group: GroupStatus; session: SessionRecord }): string {
-  const title = result.session.name ? ` "${clean(result.session.name, 60)}"` : '';
-  return `${what}: group ${result.group.name} now has active session ${result.session.id}${title} (${result.session.messageCount} messages)`;
+/** What a navigation leaves: the group's active session and where its leaf is. */
+export function renderNavigation(what: string, session: SessionRecord): string {
+  const title = session.name ? ` "${clean(session.name, 60)}"` : '';
+  return `${what}: group ${session.group} now has active session ${session.id}${title} (${session.messageCount} messages on its path)`;
 }

@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
 import type { AgentEvent, Message } from '../../../core/index.js';
-import type { GatewayConnection } from '../../../plugins/claw-gateway/index.js';
+import type { GatewayConnection, WireEvent } from '../../../plugins/claw-gateway/index.js';
 import { Notifications, type PromptReceipt } from '../../../plugins/claw-gateway/protocol.js';
 import { EventRenderer, type Output } from '../../agent/_lib/render.js';
 
@@ -34,7 +34,7 @@ export interface SendResult {
   errorMessage?: string;
 }
 
-type Notice = { kind: 'event'; group: string; sessionId: string; event: AgentEvent } | { kind: 'end'; group: string; sessionId: string; status: string; errorMessage?: string };
+type Notice = { kind: 'event'; group: string; sessionId: string; event: WireEvent } | { kind: 'end'; group: string; sessionId: string; status: string; errorMessage?: string };
 
 /** Errors of the transport (not answers of the gateway): the prompt may or may not have been admitted. */
 const UNCERTAIN: readonly string[] = [ErrorCodes.UNAVAILABLE, ErrorCodes.CLOSED];
@@ -51,7 +51,7 @@ export async function sendPrompt(gateway: GatewayConnection, options: SendOption
   const disposers = [
     gateway.on(Notifications.event, (params) => push({ kind: 'event', ...params })),
     gateway.on(Notifications.runEnd, (params) => push({ kind: 'end', ...params })),
-    gateway.on('close', () => {
+    gateway.onClose(() => {
       closed = true;
       wake?.();
     }),
@@ -67,7 +67,8 @@ export async function sendPrompt(gateway: GatewayConnection, options: SendOption
     let interruptSent = false;
     for (;;) {
       for (const notice of notices.splice(0)) follower.add(notice);
-      for (const event of follower.take()) renderer.event(event);
+      // Wire events are agent events cut down (docs/protocol.md); the renderer reads only what they keep.
+      for (const event of follower.take()) renderer.event(event as AgentEvent);
       if (follower.end) {
         const { status, errorMessage } = follower.end;
         if (options.json) options.output.stdout(`${JSON.stringify({ type: 'run_end', group: receipt.group, sessionId: receipt.sessionId, status, ...(errorMessage ? { errorMessage } : {}) })}\n`);
@@ -130,9 +131,9 @@ class RunFollower {
   /** True once our run is identified. */
   ours: boolean;
   end: { status: string; errorMessage?: string } | undefined;
-  #ready: AgentEvent[] = [];
+  #ready: WireEvent[] = [];
   /** Events of the run being watched while it is not yet known whether it is ours (queued prompts). */
-  #candidate: AgentEvent[] = [];
+  #candidate: WireEvent[] = [];
   #candidateUserSeen = false;
 
   constructor(
@@ -184,7 +185,7 @@ class RunFollower {
   }
 
   /** Our events that arrived since the last call. */
-  take(): AgentEvent[] {
+  take(): WireEvent[] {
     return this.#ready.splice(0);
   }
 }

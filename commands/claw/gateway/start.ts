@@ -21,7 +21,7 @@ If it exits first, the end of the log is printed and the exit code is 1. A gatew
     const started = await startDetached({
       locations: gatewayLocations(),
       command: [process.execPath, path.join(this.config.root, 'bin', 'run.js'), 'claw', 'gateway', 'run', ...config],
-      probe: helloProbe(flags.config),
+      probe: helloProbe(),
       deadlineMs: flags.timeout * 1000,
     });
     if (!this.jsonEnabled()) this.log(`gateway started: pid ${started.pid}\nsocket: ${started.socket}\nlog: ${started.logFile}`);

@@ -10,8 +10,8 @@ export default class ClawGatewayStatus extends XdogCommand {
   static override examples = ['<%= config.bin %> claw gateway status', '<%= config.bin %> claw gateway status --json'];
 
   async run(): Promise<GatewayStatus> {
-    const { flags } = await this.parse(ClawGatewayStatus);
-    const status = await withGateway(flags.config, async (gateway) => (await gateway.call('gateway.status', {})) as GatewayStatus);
+    await this.parse(ClawGatewayStatus);
+    const status = await withGateway(async (gateway) => (await gateway.call('gateway.status', {})) as GatewayStatus);
     if (!this.jsonEnabled()) this.log(renderGatewayStatus(status));
     return status;
   }

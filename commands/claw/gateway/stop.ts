@@ -22,7 +22,7 @@ Running turns end as aborted; their interrupted tool calls are recorded as such.
     const recorded = readPidFile(pidFile);
     let status: GatewayStatus;
     try {
-      status = await withGateway(flags.config, async (gateway) => (await gateway.call('gateway.status', {})) as GatewayStatus);
+      status = await withGateway(async (gateway) => (await gateway.call('gateway.status', {})) as GatewayStatus);
     } catch (error) {
       if (!XdogError.is(error, ErrorCodes.UNAVAILABLE)) throw error;
       const stale = recorded !== undefined && isAlive(recorded) ? `; ${pidFile} names pid ${recorded}, which runs but does not answer as the gateway, so it was left alone` : '';

@@ -18,7 +18,7 @@ An existing file is never overwritten and the directory must exist. With --json 
 
   async run(): Promise<ExportResult | undefined> {
     const { args, flags } = await this.parse(ClawSessionsExport);
-    const result = await withGateway(flags.config, (gateway) =>
+    const result = await withGateway((gateway) =>
       exportTranscript(
         async (offset, untilEntryId) => (await gateway.call('transcript.read', { group: flags.group, sessionId: args.session, offset, untilEntryId })) as TranscriptChunk,
         flags.output,

@@ -3,7 +3,7 @@ import { XdogCommand } from '../../base-command.js';
 import { parsePositive } from '../_lib/args.js';
 import { expectFlag, expectedSession, groupFlag, withGateway } from '../_lib/gateway.js';
 import { renderNavigation } from '../_lib/render.js';
-import type { NavigationResult } from '../_lib/results.js';
+import type { SessionRecord } from '../../../plugins/sessions/types.js';
 
 export default class ClawSessionsFork extends XdogCommand {
   static override summary = 'Copy the active session up to checkpoint INDEX into a new session and make it active';
@@ -13,12 +13,12 @@ export default class ClawSessionsFork extends XdogCommand {
   static override flags = { group: groupFlag, expect: expectFlag };
   static override examples = ['<%= config.bin %> claw sessions fork 2'];
 
-  async run(): Promise<NavigationResult> {
+  async run(): Promise<SessionRecord> {
     const { args, flags } = await this.parse(ClawSessionsFork);
     const index = parsePositive('INDEX', args.index);
-    const result = await withGateway(flags.config, async (gateway) => {
+    const result = await withGateway(async (gateway) => {
       const expectedSessionId = await expectedSession(gateway, flags.group, flags.expect);
-      return (await gateway.call('session.fork', { group: flags.group, index, expectedSessionId })) as NavigationResult;
+      return (await gateway.call('session.fork', { group: flags.group, index, expectedSessionId })) as SessionRecord;
     });
     if (!this.jsonEnabled()) this.log(renderNavigation(`forked at checkpoint ${index}`, result));
     return result;

@@ -3,7 +3,7 @@ import { XdogCommand } from '../../base-command.js';
 import { parsePositive } from '../_lib/args.js';
 import { expectFlag, expectedSession, groupFlag, withGateway } from '../_lib/gateway.js';
 import { renderNavigation } from '../_lib/render.js';
-import type { NavigationResult } from '../_lib/results.js';
+import type { SessionRecord } from '../../../plugins/sessions/types.js';
 
 export default class ClawSessionsGoto extends XdogCommand {
   static override summary = 'Move the active session back to checkpoint INDEX; the next prompt continues from there';
@@ -13,12 +13,12 @@ export default class ClawSessionsGoto extends XdogCommand {
   static override flags = { group: groupFlag, expect: expectFlag };
   static override examples = ['<%= config.bin %> claw sessions goto 1'];
 
-  async run(): Promise<NavigationResult> {
+  async run(): Promise<SessionRecord> {
     const { args, flags } = await this.parse(ClawSessionsGoto);
     const index = parsePositive('INDEX', args.index);
-    const result = await withGateway(flags.config, async (gateway) => {
+    const result = await withGateway(async (gateway) => {
       const expectedSessionId = await expectedSession(gateway, flags.group, flags.expect);
-      return (await gateway.call('session.goto', { group: flags.group, index, expectedSessionId })) as NavigationResult;
+      return (await gateway.call('session.goto', { group: flags.group, index, expectedSessionId })) as SessionRecord;
     });
     if (!this.jsonEnabled()) this.log(renderNavigation(`moved to checkpoint ${index}`, result));
     return result;

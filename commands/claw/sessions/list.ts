@@ -3,7 +3,6 @@ import type { SessionRecord } from '../../../plugins/sessions/types.js';
 import { XdogCommand } from '../../base-command.js';
 import { groupFlag, groupStatus, withGateway } from '../_lib/gateway.js';
 import { renderSessions } from '../_lib/render.js';
-import type { SessionList } from '../_lib/results.js';
 
 export default class ClawSessionsList extends XdogCommand {
   static override summary = "List a group's sessions, newest first (* marks the active one)";
@@ -18,13 +17,13 @@ export default class ClawSessionsList extends XdogCommand {
 
   async run(): Promise<{ group: string; activeSessionId: string | null; sessions: SessionRecord[] }> {
     const { flags } = await this.parse(ClawSessionsList);
-    const result = await withGateway(flags.config, async (gateway) => {
+    const result = await withGateway(async (gateway) => {
       const status = await groupStatus(gateway, flags.group);
       const options = { group: status.name, includeArchived: flags.archived || undefined, limit: flags.limit };
-      const list = (flags.search === undefined
+      const sessions = (flags.search === undefined
         ? await gateway.call('session.list', options)
-        : await gateway.call('session.search', { ...options, query: flags.search })) as SessionList;
-      return { group: status.name, activeSessionId: status.activeSessionId, sessions: list.sessions };
+        : await gateway.call('session.search', { ...options, query: flags.search })) as SessionRecord[];
+      return { group: status.name, activeSessionId: status.activeSessionId, sessions };
     });
     if (!this.jsonEnabled()) this.log(renderSessions(result.sessions, result.activeSessionId));
     return result;

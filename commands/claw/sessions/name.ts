@@ -15,7 +15,7 @@ export default class ClawSessionsName extends XdogCommand {
 
   async run(): Promise<SessionRecord> {
     const { args, flags } = await this.parse(ClawSessionsName);
-    const session = await withGateway(flags.config, async (gateway) => {
+    const session = await withGateway(async (gateway) => {
       if (args.name === undefined) return ((await gateway.call('session.show', { group: flags.group, sessionId: flags.session })) as SessionShow).session;
       const expectedSessionId = await expectedSession(gateway, flags.group, flags.expect);
       const name = args.name === '-' ? null : args.name;

@@ -14,7 +14,7 @@ export default class ClawSessionsShow extends XdogCommand {
 
   async run(): Promise<SessionShow & { activeSessionId: string | null }> {
     const { args, flags } = await this.parse(ClawSessionsShow);
-    const result = await withGateway(flags.config, async (gateway) => {
+    const result = await withGateway(async (gateway) => {
       const status = await groupStatus(gateway, flags.group);
       const show = (await gateway.call('session.show', { group: status.name, sessionId: args.session })) as SessionShow;
       return { ...show, activeSessionId: status.activeSessionId };

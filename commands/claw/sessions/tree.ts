@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { XdogCommand } from '../../base-command.js';
 import { groupFlag, withGateway } from '../_lib/gateway.js';
 import { renderTree } from '../_lib/render.js';
-import type { SessionTree } from '../_lib/results.js';
+import type { TreeNode } from '../../../plugins/sessions/types.js';
 
 export default class ClawSessionsTree extends XdogCommand {
   static override summary = "Show a session's entry tree (* marks the path to the leaf); branch ENTRY_ID moves the leaf";
@@ -11,10 +11,10 @@ export default class ClawSessionsTree extends XdogCommand {
   static override flags = { group: groupFlag };
   static override examples = ['<%= config.bin %> claw sessions tree', '<%= config.bin %> claw sessions tree --json'];
 
-  async run(): Promise<SessionTree> {
+  async run(): Promise<TreeNode[]> {
     const { args, flags } = await this.parse(ClawSessionsTree);
-    const tree = await withGateway(flags.config, async (gateway) => (await gateway.call('session.tree', { group: flags.group, sessionId: args.session })) as SessionTree);
-    if (!this.jsonEnabled()) this.log(renderTree(tree.tree, tree.session.leafEntryId));
+    const tree = await withGateway(async (gateway) => (await gateway.call('session.tree', { group: flags.group, sessionId: args.session })) as TreeNode[]);
+    if (!this.jsonEnabled()) this.log(renderTree(tree));
     return tree;
   }
 }
