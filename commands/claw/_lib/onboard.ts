@@ -62,7 +62,7 @@ export async function collectAnswers(flags: OnboardFlags, context: OnboardContex
     const thinking =
       flags.thinking ??
       (context.interactive && efforts?.length
-        ? (await ask(`Thinking level (${efforts.join(', ')}; empty for the model's default)`, { validate: validator((answer) => checkThinking(answer, resolvedModel)) })) || undefined
+        ? (await ask(`Thinking level (${efforts.join(', ')}; empty for the model's default)`, { required: false, validate: validator((answer) => checkThinking(answer, resolvedModel)) })) || undefined
         : undefined);
     if (thinking !== undefined) checkThinking(thinking, resolvedModel);
 
@@ -89,8 +89,8 @@ async function confirmWrite(name: string, group: ClawGroupConfig, context: Onboa
   if (!ok) throw new XdogError(ErrorCodes.ABORTED, 'not confirmed; nothing was written');
 }
 
-function ask(message: string, options: { default?: string; validate: (answer: string) => true | string }): Promise<string> {
-  return input({ message, ...options, required: options.default === undefined }).then((answer) => answer.trim());
+function ask(message: string, options: { default?: string; required?: boolean; validate: (answer: string) => true | string }): Promise<string> {
+  return input({ message, required: options.default === undefined, ...options }).then((answer) => answer.trim());
 }
 
 /** Turns a checker that throws into an inquirer validator (true, or the message to show). */
