@@ -3,11 +3,12 @@
  * `xdog claw gateway start`, on the scripted faux model
  * (test/fixtures/claw/faux-model.mjs) in private XDG directories.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../support/cli.js';
-import { clawSandbox, type ClawSandbox } from '../support/claw.js';
+import { repoRoot, runCli, type CliResult } from '../support/cli.js';
+import { clawSandbox, startGateway, until, type ClawSandbox } from '../support/claw.js';
 
 let sandbox: ClawSandbox;
 const claw = (...args: string[]): CliResult => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
@@ -136,5 +137,36 @@ describe('xdog claw against a gateway started in the background', { timeout: 400
     const result = runCli(['claw', 'gateway', 'start'], { env: broken.env, cwd: broken.root });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/the gateway exited with code \d+ before it was ready; the end of .*gateway\.log:\n.*nonexistent-xdog-workspace/s);
+  });
+
+  it('send waits for a queued prompt and streams its own run, not the one before it', async () => {
+    const queued = clawSandbox();
+    const gateway = await startGateway(queued);
+    const release = path.join(queued.root, 'release');
+    /** `xdog claw send TEXT` as a background process. */
+    const send = (text: string) => {
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/run.js'), 'claw', 'send', text], { cwd: queued.root, env: { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1', ...queued.env } });
+      const output = { stdout: '', stderr: '' };
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { output, exited };
+    };
+    try {
+      // The first run's tool call waits for a file the test creates, so the second prompt surely queues behind it.
+      const first = send(`run while [ ! -e ${release} ]; do sleep 0.1; done; echo released`);
+      await until(() => first.output.stderr.length > 0 || fs.existsSync(queued.fauxLog), 'the first run to start', 60_000);
+      const second = send('after you');
+      await until(() => second.output.stderr.includes('[queued]'), 'the second prompt to be queued', 60_000);
+      fs.writeFileSync(release, '');
+      expect(await first.exited).toBe(0);
+      expect(first.output.stdout).toBe('done: released\n');
+      expect(await second.exited).toBe(0);
+      expect(second.output.stdout).toBe('echo: after you\n');
+      expect(second.output.stderr).toMatch(/^\[queued\] the group main is busy/);
+      expect(second.output.stderr).not.toContain('[tool]');
+    } finally {
+      await gateway.stop();
+    }
   });
 });
