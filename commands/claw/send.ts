@@ -10,7 +10,7 @@ export default class ClawSend extends XdogCommand {
   static override summary = "Send a prompt to a group's active session and stream the reply";
   static override description = `The answer streams to stdout and one line per tool call to stderr. If the group is busy the prompt waits in its queue and its run is streamed when it comes.
 With --json every event is one JSON line on stdout: {"type":"receipt"}, the agent events, then {"type":"run_end"}.
-Ctrl+C aborts the run (or takes a queued prompt out of the queue). If the connection drops before the gateway answers, the prompt is not sent again: check with xdog claw sessions show.
+Ctrl+C aborts the run (or takes a queued prompt out of the queue); a second Ctrl+C stops waiting. If the connection drops before the gateway answers, the prompt is not sent again: check with xdog claw sessions show.
 Exit codes: 0 the run completed, 1 it failed or was aborted (or the gateway is unreachable), 2 usage error.`;
   static override enableJsonFlag = true;
   static override args = { text: Args.string({ description: 'the prompt; "-" reads it from stdin', required: true }) };
@@ -28,7 +28,8 @@ Exit codes: 0 the run completed, 1 it failed or was aborted (or the gateway is u
     const { args, flags } = await this.parse(ClawSend);
     const text = await readText(args.text);
     const interrupt = new AbortController();
-    const onSigint = (): void => interrupt.abort();
+    // The first Ctrl+C asks the gateway to abort (or unqueue); a second one stops waiting for it.
+    const onSigint = (): void => (interrupt.signal.aborted ? process.exit(130) : interrupt.abort());
     process.on('SIGINT', onSigint);
     try {
       const result = await withGateway((gateway) =>
