@@ -42,7 +42,8 @@ describe('xdog claw against a gateway started in the background', { timeout: 400
     expect(before.status).toBe(1);
     expect(before.stderr).toContain('xdog claw gateway start');
 
-    const started = claw('gateway', 'start');
+    // A generous deadline: the test machine may be loaded.
+    const started = claw('gateway', 'start', '--timeout', '120');
     expect(started.stderr).toBe('');
     expect(started.status).toBe(0);
     const pid = Number(/pid (\d+)/.exec(started.stdout)![1]);

@@ -12,8 +12,8 @@ import { LIMITS } from '../../../core/limits.js';
 import type { GatewayHello } from './gateway.js';
 import type { GatewayLocations } from '../../../plugins/claw-gateway/locations.js';
 
-/** How long `start` waits for `hello` and `stop` for the exit, unless told otherwise. */
-export const DAEMON_DEADLINE_MS = 15_000;
+/** How long `start` waits for `hello` and `stop` for the exit, unless told otherwise (a loaded machine may need it). */
+export const DAEMON_DEADLINE_MS = 30_000;
 const POLL_MS = 100;
 /** What a failed start shows of the log: its last lines, from at most this many bytes. */
 const LOG_TAIL_BYTES = 16 * 1024;
