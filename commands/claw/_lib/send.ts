@@ -56,6 +56,10 @@ export async function sendPrompt(gateway: GatewayConnection, options: SendOption
       wake?.();
     }),
   ];
+  // One listener for the whole send (a listener per wait would pile up on a long run).
+  const onInterrupt = (): void => wake?.();
+  options.interrupt?.addEventListener('abort', onInterrupt, { once: true });
+  disposers.push(() => options.interrupt?.removeEventListener('abort', onInterrupt));
   try {
     await gateway.call('subscribe', { group: options.group, sessionId: options.sessionId });
     const receipt = await sendOnce(gateway, options);
@@ -85,8 +89,7 @@ export async function sendPrompt(gateway: GatewayConnection, options: SendOption
       }
       await new Promise<void>((resolve) => {
         wake = resolve;
-        if (notices.length > 0 || closed) resolve();
-        options.interrupt?.addEventListener('abort', () => resolve(), { once: true });
+        if (notices.length > 0 || closed || (options.interrupt?.aborted && !interruptSent)) resolve();
       });
       wake = undefined;
     }
