@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
-import { processOutput } from '../agent/_lib/render.js';
+import { processOutput, terminalOutput } from '../agent/_lib/render.js';
 import { XdogCommand } from '../base-command.js';
 import { readText } from './_lib/args.js';
 import { groupFlag, withGateway } from './_lib/gateway.js';
@@ -32,9 +32,9 @@ Exit codes: 0 the run completed, 1 it failed or was aborted (or the gateway is u
     const onSigint = (): void => (interrupt.signal.aborted ? process.exit(130) : interrupt.abort());
     process.on('SIGINT', onSigint);
     try {
-      const result = await withGateway((gateway) =>
-        sendPrompt(gateway, { group: flags.group, sessionId: flags.session, text, json: this.jsonEnabled(), output: processOutput, interrupt: interrupt.signal }),
-      );
+      // Model and tool text cannot drive the terminal; --json stays byte-exact.
+      const output = this.jsonEnabled() ? processOutput : terminalOutput;
+      const result = await withGateway((gateway) => sendPrompt(gateway, { group: flags.group, sessionId: flags.session, text, json: this.jsonEnabled(), output, interrupt: interrupt.signal }));
       if (result.status === 'duplicate') processOutput.stderr('the gateway had already received this prompt; it was not run again\n');
       else if (result.status === 'aborted') throw new XdogError(ErrorCodes.ABORTED, 'the run was aborted');
       else if (result.status !== 'completed') throw new XdogError(ErrorCodes.MODEL_FAILED, result.errorMessage ?? `the run ended with status ${result.status}`);
