@@ -72,7 +72,11 @@ export async function sendPrompt(gateway: GatewayConnection, options: SendOption
     for (;;) {
       for (const notice of notices.splice(0)) follower.add(notice);
       // Wire events are agent events cut down (docs/protocol.md); the renderer reads only what they keep.
-      for (const event of follower.take()) renderer.event(event as AgentEvent);
+      // --json prints them as the gateway sent them (message_update is already a bare delta there).
+      for (const event of follower.take()) {
+        if (options.json) options.output.stdout(`${JSON.stringify(event)}\n`);
+        else renderer.event(event as AgentEvent);
+      }
       if (follower.end) {
         const { status, errorMessage } = follower.end;
         if (options.json) options.output.stdout(`${JSON.stringify({ type: 'run_end', group: receipt.group, sessionId: receipt.sessionId, status, ...(errorMessage ? { errorMessage } : {}) })}\n`);
