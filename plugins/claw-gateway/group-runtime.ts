@@ -57,6 +57,8 @@ interface LiveSession {
 }
 
 interface ActiveRun {
+  /** The id of the prompt that started it (also in its receipt and its events). */
+  inputId: string;
   sessionId: string;
   startedAt: number;
   done: Promise<void>;
@@ -145,7 +147,7 @@ export class GroupRuntime {
       return { status: 'queued', group: this.name, sessionId, inputId: pending.id };
     }
     this.#startRun(pending);
-    return { status: 'started', group: this.name, sessionId };
+    return { status: 'started', group: this.name, sessionId, inputId: pending.id };
   }
 
   /** Queues a steer (admitted at the next checkpoint) or a follow-up (after the tools and steers) into the running turn. */
@@ -312,7 +314,7 @@ export class GroupRuntime {
   #startRun(pending: PendingPrompt): void {
     this.#reserved = true;
     const sessionId = this.#group.activeSessionId!;
-    const run: ActiveRun = { sessionId, startedAt: this.#options.clock.now(), done: Promise.resolve() };
+    const run: ActiveRun = { inputId: pending.id, sessionId, startedAt: this.#options.clock.now(), done: Promise.resolve() };
     this.#run = run;
     run.done = this.#execute(run, pending).finally(() => {
       this.#run = undefined;
@@ -341,7 +343,7 @@ export class GroupRuntime {
       // A failed write or build leaves the live agent out of step with the store: rebuild it next time.
       await this.#dropLive();
     }
-    this.#options.publish(run.sessionId, Notifications.runEnd, { group: this.name, sessionId: run.sessionId, status, ...(errorMessage ? { errorMessage } : {}) });
+    this.#options.publish(run.sessionId, Notifications.runEnd, { group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}) });
   }
 
   #startNext(): void {
@@ -378,7 +380,8 @@ export class GroupRuntime {
       hasSummary: context.session.summary !== null,
       relay: (event) => {
         const wire = toWireEvent(event);
-        if (wire) this.#options.publish(sessionId, Notifications.event, { group: this.name, sessionId, event: wire });
+        // Events are relayed while their run is current (the run ends only after its writes settled).
+        if (wire) this.#options.publish(sessionId, Notifications.event, { group: this.name, sessionId, inputId: this.#run?.inputId, event: wire });
       },
       onFailure: (error) => {
         this.#options.log(`group ${this.name}: ${error.message}`);

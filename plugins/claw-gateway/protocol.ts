@@ -90,11 +90,11 @@ export const METHOD_NAMES = Object.keys(MethodParams) as MethodName[];
 
 /** Notifications the gateway sends to subscribed connections. */
 export const Notifications = {
-  /** `{ group, sessionId, event }`: one agent event of a run (message_update carries only its delta). */
+  /** `{ group, sessionId, inputId, event }`: one agent event of the run of prompt `inputId` (message_update carries only its delta). */
   event: 'event',
   /** `{ group, activeSessionId, busy, revision }`: the group's state changed. */
   groupChanged: 'group.changed',
-  /** `{ group, sessionId, status, errorMessage? }`: a run ended. */
+  /** `{ group, sessionId, inputId, status, errorMessage? }`: the run of prompt `inputId` ended. */
   runEnd: 'run.end',
 } as const;
 
@@ -103,7 +103,7 @@ export interface PromptReceipt {
   status: 'started' | 'queued' | 'duplicate';
   group: string;
   sessionId: string;
-  /** The queue id while it waits (status queued). */
+  /** The prompt's id: its queue entry while it waits, and the `inputId` of its run's events and `run.end`. Absent for a duplicate. */
   inputId?: string;
 }
 

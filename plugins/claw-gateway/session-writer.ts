@@ -50,9 +50,11 @@ export class SessionWriter {
   #needsSummary: boolean;
   #turnStartedAt = 0;
   readonly #disposers: Disposer[] = [];
+  readonly #agent: Agent;
 
   constructor(agent: Agent, options: SessionWriterOptions & { hasSummary: boolean }) {
     this.#options = options;
+    this.#agent = agent;
     this.#needsSummary = !options.hasSummary;
     this.#disposers.push(agent.subscribe((event) => this.#enqueue(event)));
     this.#disposers.push(tapHook(agent.hooks.beforeToolCall, 'claw-gateway', async () => {
@@ -102,7 +104,8 @@ export class SessionWriter {
       await store.recordUsage({
         group,
         sessionId,
-        model: message.model,
+        // The qualified id the session uses ("provider/model"); the message carries the provider's bare id.
+        model: this.#agent.config.model,
         usage: message.usage,
         cost: null,
         durationMs: Math.max(0, clock.now() - this.#turnStartedAt),

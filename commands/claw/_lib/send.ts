@@ -4,14 +4,12 @@
  * missed; a prompt whose receipt is lost is never sent again (the user is
  * told how to check instead).
  *
- * Which run is ours: runs of a group are serialized and the gateway answers
- * `prompt` before its run emits anything. A started prompt's run is the one
- * running at the receipt; a queued prompt's run is the first later run whose
- * first user message is our text.
+ * Which run is ours: the receipt's `inputId`, which the gateway puts on every
+ * event and the `run.end` of that prompt's run.
  */
 import crypto from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
-import type { AgentEvent, Message } from '../../../core/index.js';
+import type { AgentEvent } from '../../../core/index.js';
 import type { GatewayConnection, WireEvent } from '../../../plugins/claw-gateway/index.js';
 import { Notifications, type PromptReceipt } from '../../../plugins/claw-gateway/protocol.js';
 import { EventRenderer, type Output } from '../../agent/_lib/render.js';
@@ -34,7 +32,7 @@ export interface SendResult {
   errorMessage?: string;
 }
 
-type Notice = { kind: 'event'; group: string; sessionId: string; event: WireEvent } | { kind: 'end'; group: string; sessionId: string; status: string; errorMessage?: string };
+type Notice = { kind: 'event'; inputId?: string; event: WireEvent } | { kind: 'end'; inputId?: string; status: string; errorMessage?: string };
 
 /** Errors of the transport (not answers of the gateway): the prompt may or may not have been admitted. */
 const UNCERTAIN: readonly string[] = [ErrorCodes.UNAVAILABLE, ErrorCodes.CLOSED];
@@ -67,7 +65,7 @@ export async function sendPrompt(gateway: GatewayConnection, options: SendOption
     if (receipt.status === 'duplicate') return { receipt, status: 'duplicate' };
     if (receipt.status === 'queued') options.output.stderr(`[queued] the group ${receipt.group} is busy; the prompt waits in its queue (${receipt.inputId ?? 'no id'}) and runs after the current turn\n`);
 
-    const follower = new RunFollower(receipt, options.text, notices.splice(0));
+    const follower = new RunFollower(receipt.inputId!);
     let interruptSent = false;
     for (;;) {
       for (const notice of notices.splice(0)) follower.add(notice);
@@ -133,71 +131,24 @@ async function interrupt(gateway: GatewayConnection, receipt: PromptReceipt, run
   await gateway.call('abort', { group: receipt.group });
 }
 
-/** Picks the events of our run out of the group's notifications. */
+/** Picks the events of our run (by the prompt's input id) out of the group's notifications. */
 class RunFollower {
-  /** True once our run is identified. */
-  ours: boolean;
+  /** True once our run has started. */
+  ours = false;
   end: { status: string; errorMessage?: string } | undefined;
   #ready: WireEvent[] = [];
-  /** Events of the run being watched while it is not yet known whether it is ours (queued prompts). */
-  #candidate: WireEvent[] = [];
-  #candidateUserSeen = false;
 
-  constructor(
-    private readonly receipt: PromptReceipt,
-    private readonly text: string,
-    buffered: Notice[],
-  ) {
-    this.ours = receipt.status === 'started';
-    const mine = buffered.filter((notice) => notice.group === receipt.group);
-    if (this.ours) {
-      // Anything before the last run end or run start in the buffer belongs to an earlier run.
-      const lastEnd = mine.findLastIndex((notice) => notice.kind === 'end');
-      const lastStart = mine.findLastIndex((notice) => notice.kind === 'event' && notice.event.type === 'agent_start');
-      for (const notice of mine.slice(Math.max(lastEnd + 1, lastStart, 0))) this.add(notice);
-    } else {
-      for (const notice of mine) this.add(notice);
-    }
-  }
+  constructor(private readonly inputId: string) {}
 
   add(notice: Notice): void {
-    if (notice.group !== this.receipt.group || this.end) return;
-    if (this.ours) {
-      if (notice.kind === 'end') this.end = { status: notice.status, ...(notice.errorMessage ? { errorMessage: notice.errorMessage } : {}) };
-      else this.#ready.push(notice.event);
-      return;
-    }
-    if (notice.kind === 'end') {
-      this.#candidate = [];
-      this.#candidateUserSeen = false;
-      return;
-    }
-    const event = notice.event;
-    if (event.type === 'agent_start') {
-      this.#candidate = [event];
-      this.#candidateUserSeen = false;
-      return;
-    }
-    // A run whose first user message was not ours is skipped to its end.
-    if (this.#candidateUserSeen) return;
-    this.#candidate.push(event);
-    if ((event.type === 'message_start' || event.type === 'message_end') && event.message.role === 'user') {
-      this.#candidateUserSeen = true;
-      if (textOf(event.message) === this.text) {
-        this.ours = true;
-        this.#ready.push(...this.#candidate);
-      }
-      this.#candidate = [];
-    }
+    if (notice.inputId !== this.inputId || this.end) return;
+    this.ours = true;
+    if (notice.kind === 'end') this.end = { status: notice.status, ...(notice.errorMessage ? { errorMessage: notice.errorMessage } : {}) };
+    else this.#ready.push(notice.event);
   }
 
   /** Our events that arrived since the last call. */
   take(): WireEvent[] {
     return this.#ready.splice(0);
   }
-}
-
-function textOf(message: Message): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
