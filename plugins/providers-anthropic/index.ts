@@ -14,14 +14,13 @@ import {
   ModelProviderContribution,
   catalogModels,
   definePlugin,
-  resolveApiKey,
   type ConfigurableModelProvider,
   type CredentialStore,
   type ModelProvider,
   type ModelStreamFn,
   type XdogConfig,
 } from '../../core/index.js';
-import { MissingCredentialError, credentialCheck, credentialStoreOf, providerSettings, type RetryPolicy } from '../providers-shared/index.js';
+import { credentialCheck, credentialStoreOf, providerConnector, type RetryPolicy } from '../providers-shared/index.js';
 import { createMessagesStream } from './messages-stream.js';
 
 export { createMessagesStream, THINKING_BUDGETS, type AnthropicConnection, type AnthropicStreamOptions } from './messages-stream.js';
@@ -46,15 +45,7 @@ export class AnthropicProvider implements ConfigurableModelProvider {
   ) {
     const name = (this.name = options.name ?? 'anthropic');
     const builtin = name === 'anthropic';
-    const settings = (): ReturnType<typeof providerSettings> => providerSettings(config, name, DEFAULTS);
-    const keyRequired = builtin || Boolean(config.providers?.[name]?.api_key_env);
-    const authHint = `set ${settings().apiKeyEnv.join(' or ')} or run: xdog agent login ${name}`;
-    const connect = async () => {
-      const current = settings();
-      const key = keyRequired ? resolveApiKey(name, current.apiKeyEnv, store) : undefined;
-      if (!key && keyRequired) throw new MissingCredentialError(`no API key for ${name}`);
-      return { baseURL: current.baseURL, apiKey: key?.key, headers: current.headers, timeoutMs: current.timeoutMs };
-    };
+    const { authHint, connect } = providerConnector({ config, name, defaults: DEFAULTS, store, keyRequired: builtin || Boolean(config.providers?.[name]?.api_key_env) });
     this.stream = createMessagesStream({ provider: name, policy: options.policy, authHint, models: builtin ? () => catalogModels(name) : undefined, connect });
     this.checkCredentials = credentialCheck(name, authHint, connect);
   }

@@ -12,7 +12,8 @@ import { toGeminiContents, toGeminiTools } from './convert.js';
 
 export interface GeminiConnection {
   baseURL: string;
-  apiKey: string;
+  /** Always set by the google provider (its connector requires a key). */
+  apiKey?: string;
   headers?: Record<string, string>;
   timeoutMs?: number;
 }

@@ -4,8 +4,8 @@
  * from GEMINI_API_KEY or GOOGLE_API_KEY (or `providers.google.api_key_env`),
  * else from `xdog agent login google`.
  */
-import { Config, ContainerModule, ModelProviderContribution, catalogModels, definePlugin, resolveApiKey, type CredentialStore, type ModelProvider, type ModelStreamFn, type XdogConfig } from '../../core/index.js';
-import { MissingCredentialError, credentialCheck, credentialStoreOf, providerSettings, type RetryPolicy } from '../providers-shared/index.js';
+import { Config, ContainerModule, ModelProviderContribution, catalogModels, definePlugin, type CredentialStore, type ModelProvider, type ModelStreamFn, type XdogConfig } from '../../core/index.js';
+import { credentialCheck, credentialStoreOf, providerConnector, type RetryPolicy } from '../providers-shared/index.js';
 import { createGenerateContentStream } from './generate-stream.js';
 
 export { createGenerateContentStream, GEMINI_THINKING_BUDGETS, type GeminiConnection, type GeminiStreamOptions } from './generate-stream.js';
@@ -19,14 +19,7 @@ export class GoogleProvider implements ModelProvider {
   readonly checkCredentials: () => Promise<void>;
 
   constructor(config: XdogConfig, store: CredentialStore, options: { policy?: RetryPolicy } = {}) {
-    const settings = (): ReturnType<typeof providerSettings> => providerSettings(config, this.name, DEFAULTS);
-    const authHint = `set ${settings().apiKeyEnv.join(' or ')} or run: xdog agent login google`;
-    const connect = async () => {
-      const current = settings();
-      const key = resolveApiKey(this.name, current.apiKeyEnv, store);
-      if (!key) throw new MissingCredentialError('no API key for google');
-      return { baseURL: current.baseURL, apiKey: key.key, headers: current.headers, timeoutMs: current.timeoutMs };
-    };
+    const { authHint, connect } = providerConnector({ config, name: this.name, defaults: DEFAULTS, store, keyRequired: true });
     this.stream = createGenerateContentStream({ provider: this.name, policy: options.policy, authHint, models: () => catalogModels(this.name), connect });
     this.checkCredentials = credentialCheck(this.name, authHint, connect);
   }

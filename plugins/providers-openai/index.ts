@@ -15,14 +15,13 @@ import {
   ModelProviderContribution,
   catalogModels,
   definePlugin,
-  resolveApiKey,
   type ConfigurableModelProvider,
   type CredentialStore,
   type ModelProvider,
   type ModelStreamFn,
   type XdogConfig,
 } from '../../core/index.js';
-import { MissingCredentialError, credentialCheck, credentialStoreOf, providerSettings, type RetryPolicy } from '../providers-shared/index.js';
+import { credentialCheck, credentialStoreOf, providerConnector, type RetryPolicy } from '../providers-shared/index.js';
 import { createChatCompletionsStream } from './chat-completions.js';
 
 export { createChatCompletionsStream, type ChatCompletionsOptions, type ChatConnection } from './chat-completions.js';
@@ -47,16 +46,8 @@ export class OpenAIProvider implements ConfigurableModelProvider {
     options: { builtin?: boolean; policy?: RetryPolicy } = {},
   ) {
     const builtin = options.builtin ?? name === 'openai';
-    const settings = (): ReturnType<typeof providerSettings> => providerSettings(config, name, DEFAULTS);
-    const keyRequired = builtin || Boolean(config.providers?.[name]?.api_key_env);
-    const authHint = `set ${settings().apiKeyEnv.join(' or ')} or run: xdog agent login ${name}`;
-    const connect = async () => {
-      const current = settings();
-      // A configured server without api_key_env gets no key: never OPENAI_API_KEY meant for api.openai.com.
-      const key = keyRequired ? resolveApiKey(name, current.apiKeyEnv, store) : undefined;
-      if (!key && keyRequired) throw new MissingCredentialError(`no API key for ${name}`);
-      return { baseURL: current.baseURL, apiKey: key?.key, headers: current.headers, timeoutMs: current.timeoutMs };
-    };
+    // A configured server without api_key_env gets no key: never OPENAI_API_KEY meant for api.openai.com.
+    const { authHint, connect } = providerConnector({ config, name, defaults: DEFAULTS, store, keyRequired: builtin || Boolean(config.providers?.[name]?.api_key_env) });
     this.stream = createChatCompletionsStream({ provider: name, policy: options.policy, authHint, models: builtin ? () => catalogModels(name, 'openai') : undefined, connect });
     this.checkCredentials = credentialCheck(name, authHint, connect);
   }
