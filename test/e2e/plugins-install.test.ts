@@ -140,7 +140,7 @@ describe('xdog plugins install/uninstall', { timeout: 240_000 }, () => {
       expect(result.status, args.join(' ')).toBe(0);
       const notices = result.stderr.trim().split('\n');
       expect(notices).toHaveLength(2);
-      expect(notices[0]).toMatch(/^xdog: notice: skipped a package while looking for plugins: .*work\/node_modules\/big\/package\.json is \d+ bytes, over the 1048576-byte limit/);
+      expect(notices[0]).toMatch(/^xdog: notice: skipped a package while looking for plugins: .*work\/node_modules\/big\/package\.json is \d+ bytes, over the limit of 1048576 bytes/);
       expect(notices[1]).toMatch(/^xdog: notice: skipped a package while looking for plugins: .*work\/node_modules\/left-pad\/package\.json is not valid JSON/);
     }
     expect(cli('agent', 'chat', 'faux/demo', 'hi', '--no-tools').stdout).toBe('still here\n');
