@@ -274,7 +274,7 @@ export class GroupRuntime {
   // ---- internals -----------------------------------------------------------
 
   #pendingCount(): number {
-    return this.#prompts.length + (this.#live?.agent.pendingInputs().filter((input) => input.state !== 'rejected').length ?? 0);
+    return this.#prompts.length + this.#accepting + (this.#live?.agent.pendingInputs().filter((input) => input.state !== 'rejected').length ?? 0);
   }
 
   #queueFull(): XdogError {
