@@ -22,6 +22,8 @@ export * from './model/registry.js';
 export * from './model/thinking.js';
 export * from './credentials.js';
 export { ContainerModule, inject, injectable, named, optional } from 'inversify';
+/** The zod xdog validates with, so plugins' schemas (gateway methods, tool params) match its version. */
+export { z } from 'zod';
 export * from '../hooks/index.js';
 export * from './plugin-installer.js';
 export * from './bootstrap.js';

@@ -1,3 +1,4 @@
 export * from './agent.js';
 export * from './kernel.js';
 export * from './tap.js';
+export * from './gateway.js';

@@ -19,6 +19,8 @@ export interface ConnectOptions {
 export interface GatewayConnection {
   readonly hello: RpcClient['hello'];
   call<M extends MethodName>(method: M, params: ParamsOf<M>, options?: { timeoutMs?: number }): Promise<any>;
+  /** Calls a method a gateway service added (docs/claw-services.md); the gateway validates its params. */
+  callService(method: string, params: Record<string, unknown>, options?: { timeoutMs?: number }): Promise<any>;
   on(notification: string, listener: (params: any) => void): () => void;
   /** Runs `listener` once when the connection closes (at once if it already has); returns a disposer. */
   onClose(listener: () => void): () => void;
@@ -32,6 +34,7 @@ export async function connectGateway(options: ConnectOptions = {}): Promise<Gate
   return {
     hello: client.hello,
     call: (method, params, callOptions) => client.call(method, params, callOptions),
+    callService: (method, params, callOptions) => client.call(method, params, callOptions),
     on: (notification, listener) => client.on(notification, listener),
     onClose: (listener) => client.onClose(listener),
     close: async () => client.close(),

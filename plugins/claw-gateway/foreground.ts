@@ -68,7 +68,7 @@ export async function runGatewayForeground(options: ForegroundOptions): Promise<
     throw error;
   });
   try {
-    gateway = await Gateway.start({ kernel, store: opened.store, storeLocation: opened.location, clock: kernel.get(ClockToken), version: options.version, locations, log: options.log });
+    gateway = await Gateway.start({ kernel, store: opened.store, dataSource: opened.dataSource, storeLocation: opened.location, clock: kernel.get(ClockToken), version: options.version, locations, log: options.log });
     writePidFile(locations.pidFile);
     options.log(`ready: pid ${process.pid}, socket ${locations.socket}, store ${opened.location}, groups ${gateway.status().groups.map((group) => group.name).join(', ')}`);
     process.send?.({ type: READY_MESSAGE, pid: process.pid, socket: locations.socket });

@@ -9,9 +9,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { DataSource } from 'typeorm';
 import {
+  ContainerModule,
   ErrorCodes,
   XdogError,
+  createGatewayHooks,
   createKernel,
   describeError,
   type ClawGroupConfig,
@@ -23,8 +26,9 @@ import { LIMITS } from '../../core/limits.js';
 import type { LeaseOwner, SessionStore } from '../sessions/index.js';
 import { GroupRuntime } from './group-runtime.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
-import { createMethods } from './methods.js';
+import { addServiceMethods, createMethods, groupResolver } from './methods.js';
 import { CAPABILITIES, PROTOCOL_VERSION, type GatewayStatus } from './protocol.js';
+import { ClawGroupToken, GatewayServiceContribution, type ClawGroupContext, type GatewayHost, type GatewayService } from './services.js';
 import { Subscriptions } from './subscriptions.js';
 import { TranscriptReader } from './transcript.js';
 import { RpcServer, ensurePrivateDir, readOrCreateToken } from './transport/index.js';
@@ -36,6 +40,8 @@ export interface GatewayOptions {
   /** The process kernel: config and the installed plugins. */
   kernel: Kernel;
   store: SessionStore;
+  /** The store's DataSource, handed to gateway services. */
+  dataSource: DataSource;
   /** Where the store lives, for status (a file path or a redacted URL). */
   storeLocation: string;
   clock: Clock;
@@ -77,10 +83,24 @@ function checkConfig(config: XdogConfig): Record<string, ClawGroupConfig> {
   return groups;
 }
 
+/** The gateway services the process kernel's plugins contribute; two with one name fail. */
+function servicesOf(kernel: Kernel): GatewayService[] {
+  const services = kernel.getAll(GatewayServiceContribution);
+  const seen = new Set<string>();
+  for (const service of services) {
+    if (seen.has(service.name)) throw new XdogError(ErrorCodes.PLUGIN_INVALID, `two gateway services are named "${service.name}"`, { hint: 'uninstall or rename one of the plugins that contribute it' });
+    seen.add(service.name);
+  }
+  return services;
+}
+
 export class Gateway {
   readonly startedAt: number;
   readonly locations: GatewayLocations;
+  readonly hooks = createGatewayHooks<GroupRuntime>();
   readonly #options: GatewayOptions;
+  /** Services started so far, in start order. */
+  readonly #services: GatewayService[] = [];
   readonly #groups = new Map<string, GroupRuntime>();
   readonly #owner: LeaseOwner;
   #server?: RpcServer;
@@ -107,7 +127,7 @@ export class Gateway {
   }
 
   async #start(): Promise<void> {
-    const { kernel, store, clock } = this.#options;
+    const { kernel, store, clock, dataSource } = this.#options;
     const groups = checkConfig(kernel.config);
     for (const name of Object.keys(groups)) {
       await store.ensureGroup(name);
@@ -117,7 +137,13 @@ export class Gateway {
     const subscriptions = new Subscriptions();
     for (const [name, config] of Object.entries(groups)) {
       const workspace = resolveWorkspace(name, config.workspace);
-      const groupKernel = await createKernel({ plugins: plugins.map((entry) => entry.discovered ?? entry.plugin), config: kernel.config, cwd: workspace });
+      const groupContext: ClawGroupContext = { name, workspace, store, dataSource, clock };
+      const groupKernel = await createKernel({
+        plugins: plugins.map((entry) => entry.discovered ?? entry.plugin),
+        config: kernel.config,
+        cwd: workspace,
+        overrides: [new ContainerModule((options) => void options.bind(ClawGroupToken).toConstantValue(groupContext))],
+      });
       const runtime = new GroupRuntime({
         name,
         config,
@@ -126,6 +152,7 @@ export class Gateway {
         store,
         clock,
         publish: (sessionId, method, params) => subscriptions.publish(name, sessionId, method, params),
+        onRunEnded: (info) => this.hooks.runEnded.call(info),
         log: (line) => this.#log(line),
       });
       // Registered before opening, so close() releases a half-started group too.
@@ -133,20 +160,41 @@ export class Gateway {
       await groupKernel.open();
       await runtime.init();
     }
+    for (const runtime of this.#groups.values()) await this.hooks.groupReady.promise(runtime);
     this.#renewal = setInterval(() => void this.#renewLeases(), (LIMITS.clawLeaseSeconds * 1000) / 3);
     this.#renewal.unref();
 
     ensurePrivateDir(this.locations.runtimeDir);
     const token = readOrCreateToken(this.locations.token);
+    const defaultGroup = defaultGroupOf(kernel.config);
     const methods = createMethods({
       groups: this.#groups,
-      defaultGroup: defaultGroupOf(kernel.config),
+      defaultGroup,
       store,
       subscriptions,
       transcripts: new TranscriptReader(store),
       status: () => this.status(),
     });
-    this.#server = new RpcServer({ socketPath: this.locations.socket, token, protocolVersion: PROTOCOL_VERSION, capabilities: [...CAPABILITIES], methods, serverVersion: this.#options.version });
+    const services = servicesOf(kernel);
+    addServiceMethods(methods, services);
+    const host: GatewayHost = {
+      kernel,
+      store,
+      dataSource,
+      clock,
+      hooks: this.hooks,
+      groups: this.#groups,
+      group: groupResolver(this.#groups, defaultGroup),
+      publish: (group, sessionId, method, params) => subscriptions.publish(group, sessionId, method, params),
+      log: (line) => this.#log(line),
+    };
+    for (const service of services) {
+      // Recorded before starting, so close() stops a half-started service too.
+      this.#services.push(service);
+      await service.start?.(host);
+    }
+    const capabilities = [...CAPABILITIES, ...services.flatMap((service) => service.capabilities ?? [])];
+    this.#server = new RpcServer({ socketPath: this.locations.socket, token, protocolVersion: PROTOCOL_VERSION, capabilities, methods, serverVersion: this.#options.version });
     await this.#server.listen();
   }
 
@@ -172,6 +220,11 @@ export class Gateway {
     clearInterval(this.#renewal);
     const errors: string[] = [];
     await this.#server?.close().catch((error: unknown) => errors.push(`socket: ${describeError(error)}`));
+    for (const service of [...this.#services].reverse()) {
+      await Promise.resolve()
+        .then(() => service.stop?.())
+        .catch((error: unknown) => errors.push(`service ${service.name}: ${describeError(error)}`));
+    }
     await Promise.all([...this.#groups.values()].map((runtime) => runtime.close().catch((error: unknown) => errors.push(`group ${runtime.name}: ${describeError(error)}`))));
     await this.#options.store.releaseLeases(this.#owner.ownerId).catch((error: unknown) => errors.push(`leases: ${describeError(error)}`));
     if (errors.length) throw new XdogError(ErrorCodes.INTERNAL, `the gateway did not close cleanly: ${errors.join('; ')}`);

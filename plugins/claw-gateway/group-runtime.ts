@@ -23,6 +23,7 @@ import {
   type Kernel,
   type ModelRegistry,
   type ResolvedModel,
+  type RunEndedInfo,
   type UserMessage,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
@@ -41,6 +42,8 @@ export interface GroupRuntimeOptions {
   store: SessionStore;
   clock: Clock;
   publish(sessionId: string | null, method: string, params: unknown): void;
+  /** Told when a run ended (after its writes settled); must not throw. */
+  onRunEnded?(info: RunEndedInfo): void;
   log(line: string): void;
 }
 
@@ -344,6 +347,11 @@ export class GroupRuntime {
       await this.#dropLive();
     }
     this.#options.publish(run.sessionId, Notifications.runEnd, { group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}) });
+    try {
+      this.#options.onRunEnded?.({ group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}), startedAt: run.startedAt, endedAt: this.#options.clock.now() });
+    } catch (error) {
+      this.#options.log(`group ${this.name}: a runEnded observer failed: ${describeError(error)}`);
+    }
   }
 
   #startNext(): void {

@@ -8,11 +8,9 @@ import { ErrorCodes, XdogError } from '../../core/index.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { GroupRuntime } from './group-runtime.js';
 import { MethodParams, type GatewayStatus, type MethodName, type ParamsOf } from './protocol.js';
-import type { Subscriber, Subscriptions } from './subscriptions.js';
+import type { GatewayService, MethodConnection } from './services.js';
+import type { Subscriptions } from './subscriptions.js';
 import type { TranscriptReader } from './transcript.js';
-
-/** What a method handler gets besides its params. */
-export type MethodConnection = Subscriber;
 
 export type MethodHandler = (params: unknown, connection: MethodConnection) => Promise<unknown>;
 
@@ -32,17 +30,22 @@ function invalidParams(method: string, error: z.ZodError): XdogError {
   return new XdogError(ErrorCodes.INVALID_ARGUMENT, `${method}: invalid params: ${problems.join('; ')}`, { hint: 'see docs/protocol.md for the method', details: { problems } });
 }
 
-/** Builds the handler table of every protocol method. */
-export function createMethods(context: MethodContext): Map<string, MethodHandler> {
-  const group = (name: string | undefined): GroupRuntime => {
-    const chosen = name ?? context.defaultGroup;
+/** Finds a group by name, else the default group; a clear error names the groups there are. */
+export function groupResolver(groups: ReadonlyMap<string, GroupRuntime>, defaultGroup: string | undefined): (name: string | undefined) => GroupRuntime {
+  return (name) => {
+    const chosen = name ?? defaultGroup;
     if (!chosen) {
-      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'no group given and no default group', { hint: `name one of: ${[...context.groups.keys()].join(', ')} (or set claw.default_group)` });
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'no group given and no default group', { hint: `name one of: ${[...groups.keys()].join(', ')} (or set claw.default_group)` });
     }
-    const runtime = context.groups.get(chosen);
-    if (!runtime) throw new XdogError(ErrorCodes.NOT_FOUND, `no group named "${chosen}"`, { hint: `groups: ${[...context.groups.keys()].join(', ') || 'none'}; add it under claw.groups and restart the gateway` });
+    const runtime = groups.get(chosen);
+    if (!runtime) throw new XdogError(ErrorCodes.NOT_FOUND, `no group named "${chosen}"`, { hint: `groups: ${[...groups.keys()].join(', ') || 'none'}; add it under claw.groups and restart the gateway` });
     return runtime;
   };
+}
+
+/** Builds the handler table of every protocol method. */
+export function createMethods(context: MethodContext): Map<string, MethodHandler> {
+  const group = groupResolver(context.groups, context.defaultGroup);
   /** The session a read names, else the group's active one. */
   const sessionOf = async (runtime: GroupRuntime, sessionId: string | undefined): Promise<string> => {
     const id = sessionId ?? runtime.activeSessionId;
@@ -150,13 +153,33 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
 
   const methods = new Map<string, MethodHandler>();
   for (const name of Object.keys(MethodParams) as MethodName[]) {
-    const schema = MethodParams[name] as z.ZodType;
-    const handler = handlers[name] as (params: unknown, connection: MethodConnection) => unknown;
-    methods.set(name, async (raw, connection) => {
-      const parsed = schema.safeParse(raw ?? {});
-      if (!parsed.success) throw invalidParams(name, parsed.error);
-      return handler(parsed.data, connection);
-    });
+    methods.set(name, validated(name, MethodParams[name] as z.ZodType, handlers[name] as (params: unknown, connection: MethodConnection) => unknown));
   }
   return methods;
+}
+
+/** Adds the services' methods; a name that is taken fails (two owners of one method would be ambiguous). */
+export function addServiceMethods(methods: Map<string, MethodHandler>, services: readonly GatewayService[]): void {
+  const owners = new Map<string, string>();
+  for (const service of services) {
+    for (const [name, method] of Object.entries(service.methods ?? {})) {
+      if (methods.has(name)) {
+        const owner = owners.get(name);
+        throw new XdogError(ErrorCodes.PLUGIN_INVALID, `gateway service "${service.name}" adds method "${name}", which ${owner ? `service "${owner}"` : 'the gateway'} already has`, {
+          hint: 'give the method a name under the service\'s own prefix (e.g. "schedule.add")',
+        });
+      }
+      owners.set(name, service.name);
+      methods.set(name, validated(name, method.params, method.handle as (params: unknown, connection: MethodConnection) => unknown));
+    }
+  }
+}
+
+/** A handler that validates its params against the schema first. */
+function validated(name: string, schema: z.ZodType, handler: (params: unknown, connection: MethodConnection) => unknown): MethodHandler {
+  return async (raw, connection) => {
+    const parsed = schema.safeParse(raw ?? {});
+    if (!parsed.success) throw invalidParams(name, parsed.error);
+    return handler(parsed.data, connection);
+  };
 }

@@ -3,11 +3,14 @@
  * DataSource bound to ClawDataSourceToken, else the SQLite file `claw.store`
  * names (default `$XDG_DATA_HOME/xdog/claw/claw.db`).
  */
+import type { DataSource } from 'typeorm';
 import type { Kernel } from '../../core/index.js';
 import type { SessionStore } from '../sessions/index.js';
 
 export interface OpenedStore {
   store: SessionStore;
+  /** The store's DataSource, for gateway services with tables of their own. */
+  dataSource: DataSource;
   /** Shown in status and logs. */
   location: string;
 }
@@ -18,5 +21,5 @@ export async function openConfiguredStore(kernel: Kernel): Promise<OpenedStore> 
   const { clawStoreOf } = await import('../sessions/index.js');
   const clawStore = clawStoreOf(kernel);
   const store = await clawStore.open();
-  return { store, location: clawStore.location ?? 'unknown' };
+  return { store, dataSource: await clawStore.dataSource(), location: clawStore.location ?? 'unknown' };
 }

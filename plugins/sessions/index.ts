@@ -20,6 +20,8 @@ export { compactionSummaryMessage, branchSummaryMessage } from './context.js';
 /** Opens a kernel's session store on demand (once); the store stays open until the kernel closes. */
 export interface ClawStore {
   open(): Promise<SessionStore>;
+  /** The store's DataSource (opening the store if needed), for gateway services that keep their own tables in it. */
+  dataSource(): Promise<DataSource>;
   /** Where the store lives (a file, or the host DataSource's type), once open. */
   readonly location: string | undefined;
 }
@@ -40,6 +42,11 @@ class ClawStoreImpl implements ClawStore {
   async open(): Promise<SessionStore> {
     this.#opening ??= this.#open();
     return (await this.#opening).store;
+  }
+
+  async dataSource(): Promise<DataSource> {
+    this.#opening ??= this.#open();
+    return (await this.#opening).dataSource;
   }
 
   async #open(): Promise<{ store: SessionStore; dataSource: DataSource; owned: boolean }> {

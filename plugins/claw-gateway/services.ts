@@ -1,0 +1,76 @@
+/**
+ * Gateway services: the extension point of the gateway. A plugin binds a
+ * `GatewayService` to `GatewayServiceContribution` in the process kernel;
+ * the gateway starts it after every group loaded and before it serves
+ * clients, adds its protocol methods and capability flags, and stops it
+ * (in reverse order) before the groups close. The scheduler, memory,
+ * channels, extensions and children are services; a third party's channel
+ * is one the same way (docs/claw-services.md).
+ *
+ * Group kernels get `ClawGroupToken`, so a plugin's tool factory can tell
+ * which group (and store) it serves; outside claw it is not bound.
+ */
+import type { DataSource } from 'typeorm';
+import type { z } from 'zod';
+import { token, type Clock, type GatewayHooks, type Kernel } from '../../core/index.js';
+import type { SessionStore } from '../sessions/index.js';
+import type { GroupRuntime } from './group-runtime.js';
+import type { Subscriber } from './subscriptions.js';
+
+/** The connection a method call came from (for subscriptions and per-client state). */
+export type MethodConnection = Subscriber;
+
+/** One protocol method a service adds: its params schema and its handler (params already validated). */
+export interface GatewayMethod<S extends z.ZodType = z.ZodType> {
+  params: S;
+  handle(params: z.infer<S>, connection: MethodConnection): Promise<unknown> | unknown;
+}
+
+/** Declares a method with its params typed from the schema. */
+export function gatewayMethod<S extends z.ZodType>(params: S, handle: (params: z.infer<S>, connection: MethodConnection) => Promise<unknown> | unknown): GatewayMethod<S> {
+  return { params, handle };
+}
+
+/** What a service sees of the gateway that started it. */
+export interface GatewayHost {
+  /** The process kernel (config, installed plugins, clock). */
+  readonly kernel: Kernel;
+  readonly store: SessionStore;
+  /** The store's DataSource: a service's own tables live beside the sessions (same migrations list). */
+  readonly dataSource: DataSource;
+  readonly clock: Clock;
+  readonly hooks: GatewayHooks<GroupRuntime>;
+  readonly groups: ReadonlyMap<string, GroupRuntime>;
+  /** The named group, else the default one; NOT_FOUND / INVALID_ARGUMENT with a hint otherwise. */
+  group(name: string | undefined): GroupRuntime;
+  /** Sends a notification to the connections subscribed to a group (and session, when given). */
+  publish(group: string, sessionId: string | null, method: string, params: unknown): void;
+  log(line: string): void;
+}
+
+export interface GatewayService {
+  /** Unique among services; used in messages. */
+  readonly name: string;
+  /** Capability flags (`name:version`) added to the `hello` answer. */
+  readonly capabilities?: readonly string[];
+  /** Protocol methods; a name the gateway or another service already has fails the start. */
+  readonly methods?: Readonly<Record<string, GatewayMethod>>;
+  /** Starts owned work (timers, listeners). A failure fails the gateway's start. */
+  start?(host: GatewayHost): Promise<void> | void;
+  /** Stops it; the gateway waits for it before it closes the groups. */
+  stop?(): Promise<void> | void;
+}
+
+export const GatewayServiceContribution = token<GatewayService>('claw.GatewayService');
+
+/** What a group kernel knows of the group it serves. */
+export interface ClawGroupContext {
+  name: string;
+  /** The absolute workspace directory. */
+  workspace: string;
+  store: SessionStore;
+  dataSource: DataSource;
+  clock: Clock;
+}
+
+export const ClawGroupToken = token<ClawGroupContext>('claw.Group');
