@@ -108,6 +108,28 @@ const groupNameRule = 'must be 1-64 characters: lower-case letters, digits, "_" 
 export const ClawGroupNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, groupNameRule);
 
 /** One claw group: a workspace with its model, tool policy, MCP servers and skills. */
+/** An IANA time zone name the runtime knows ("Europe/Berlin", "UTC"). */
+export const TimeZoneSchema = z.string().min(1).refine(isKnownTimeZone, 'must be an IANA time zone name, such as "Europe/Berlin" or "UTC"');
+
+function isKnownTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A group's automatic resets: a new active session every day at a local time, and/or after a quiet spell. */
+export const ClawResetSchema = z
+  .object({
+    /** Local time (24-hour "HH:MM", in the group's time zone) of the daily reset. */
+    daily_at: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a 24-hour time "HH:MM", such as "04:00"').optional(),
+    /** Minutes without a run after which the active session is replaced. */
+    idle_minutes: z.number().int().positive().max(LIMITS.resetIdleMinutesMax).optional(),
+  })
+  .strict();
+
 export const ClawGroupSchema = z
   .object({
     /** The directory the group's tools work in ("~/" is the home directory). */
@@ -123,6 +145,10 @@ export const ClawGroupSchema = z
     /** Skill slugs new sessions start with. */
     skills: z.array(z.string().min(1)).optional(),
     system_prompt: z.string().optional(),
+    /** IANA time zone of the group's daily reset and the default of its cron jobs; default: the system's. */
+    timezone: TimeZoneSchema.optional(),
+    /** Automatic session resets; each is off unless set (docs/automation.md). */
+    reset: ClawResetSchema.optional(),
   })
   .strict();
 

@@ -190,6 +190,24 @@ export const LIMITS = Object.freeze({
   clawLogBytes: 8 * MiB,
   /** claw: the client name a connection gives in `hello`, in characters. */
   clawClientNameChars: 64,
+  /** claw scheduler: jobs one group may have. */
+  scheduleJobsPerGroup: 200,
+  /** claw scheduler: a job's prompt, in UTF-8 bytes (it becomes one system input). */
+  schedulePromptBytes: 16 * KiB,
+  /** claw scheduler: a job's name, in characters. */
+  scheduleJobNameChars: 64,
+  /** claw scheduler: run rows one history page returns. */
+  scheduleHistoryPage: 200,
+  /** claw scheduler: the default grace, in seconds, within which a run missed while the gateway was down still runs once. */
+  scheduleGraceSecondsDefault: 3600,
+  /** claw scheduler: the longest grace a job may ask for, in seconds (one week). */
+  scheduleGraceSecondsMax: 7 * 24 * 3600,
+  /** claw scheduler: the shortest fixed interval, in seconds. */
+  scheduleIntervalSecondsMin: 60,
+  /** claw scheduler: how long the scheduler sleeps at most before it re-checks the clock, in seconds. */
+  scheduleWakeSeconds: 30,
+  /** claw resets: the longest idle period a reset may wait for, in minutes (30 days). */
+  resetIdleMinutesMax: 30 * 24 * 60,
 });
 
 export type LimitName = keyof typeof LIMITS;

@@ -16,6 +16,12 @@ export function token<T>(name: string): Token<T> {
 /** Time source; tests rebind it to a fake. */
 export interface Clock {
   now(): number;
+  /**
+   * A clock whose time can jump (a test's fake clock) tells its listeners
+   * here, so timers driven by it re-check at once; returns a disposer. The
+   * system clock has none: its waiters re-check on their own schedule.
+   */
+  onChange?(listener: () => void): () => void;
 }
 
 export class SystemClockImpl implements Clock {

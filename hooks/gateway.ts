@@ -3,7 +3,7 @@
  * extensions, children) tap them in their `start(host)` to follow groups and
  * runs without the gateway knowing about them.
  */
-import { AsyncSeriesHook, SyncHook } from 'tapable';
+import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from 'tapable';
 
 /** How a group's run ended: what `run.end` tells clients, plus its times. */
 export interface RunEndedInfo {
@@ -16,6 +16,25 @@ export interface RunEndedInfo {
   /** Epoch ms, from the gateway's clock. */
   startedAt: number;
   endedAt: number;
+}
+
+/** A reset the gateway is about to make: the group's active session would be archived and replaced. */
+export interface ResetRequest {
+  group: string;
+  /** The active session that would be archived. */
+  sessionId: string;
+  /** Why: the daily boundary passed, or the group was idle long enough. */
+  reason: 'daily' | 'idle';
+  /** Epoch ms, from the gateway's clock. */
+  at: number;
+}
+
+/** A session a client made active again with `session.resume`. */
+export interface SessionResumedInfo {
+  group: string;
+  sessionId: string;
+  /** Epoch ms, from the gateway's clock. */
+  at: number;
 }
 
 /** Creates the hooks of one gateway. `TGroup` is the gateway's group runtime. */
@@ -33,6 +52,23 @@ export function createGatewayHooks<TGroup>() {
      * @since 0.2.0
      */
     runEnded: new SyncHook<[RunEndedInfo]>(['run']),
+    /**
+     * AsyncSeriesBail. Asked before an automatic (daily or idle) reset; a tap
+     * that returns a reason (a string) vetoes it — plan mode and active
+     * children do — and the reset is tried again at the next check. A
+     * failing tap vetoes too (fail closed: a session is never replaced by
+     * mistake).
+     * @since 0.2.0
+     */
+    resetSuppressed: new AsyncSeriesBailHook<[ResetRequest], string | undefined>(['reset']),
+    /**
+     * AsyncSeries. Called after `session.resume` made a session active, before
+     * the method answers; the resets service records it so an explicit resume
+     * is not reset at the next check. A failing tap fails the method (the
+     * session stays active).
+     * @since 0.2.0
+     */
+    sessionResumed: new AsyncSeriesHook<[SessionResumedInfo]>(['resumed']),
   });
 }
 

@@ -43,6 +43,7 @@ import type {
   InputChange,
   InputLane,
   PromptInput,
+  PromptOptions,
   QueuedInput,
   RejectedMessage,
   RunResult,
@@ -74,6 +75,8 @@ interface RunOutcome {
 
 interface ActiveRun {
   controller: AbortController;
+  /** A system input (scheduler, goals): it skips the inputTransform taps, which filter human input. */
+  system: boolean;
   buffer: EventBuffer<AgentEvent>;
   done: Promise<RunOutcome>;
 }
@@ -479,8 +482,10 @@ export class Agent {
    * Starts a run. Text or a user message is one input; a list of messages is
    * one turn (user messages in it pass the input transform); `[]` continues
    * from the current history. Throws when the agent is busy or closed.
+   * `options.system` marks the input as the host's own (a scheduled job, a
+   * goal): inputTransform taps, which filter human input, do not see it.
    */
-  prompt(input: PromptInput): PromptStream {
+  prompt(input: PromptInput, options: PromptOptions = {}): PromptStream {
     this.#assertRoomForInput();
     if (this.#run) {
       throw new XdogError(ErrorCodes.INVALID_STATE, 'the agent is already running', {
@@ -488,7 +493,7 @@ export class Agent {
       });
     }
     const prepared = this.#preparePrompt(input);
-    const run = { controller: new AbortController(), buffer: new EventBuffer<AgentEvent>(LIMITS.eventBuffer) } as ActiveRun;
+    const run = { controller: new AbortController(), system: options.system === true, buffer: new EventBuffer<AgentEvent>(LIMITS.eventBuffer) } as ActiveRun;
     this.#run = run;
     run.done = this.#execute(prepared, run);
     return new RunStream(run);
@@ -599,7 +604,7 @@ export class Agent {
     const admitted: Message[] = [];
     let handled = 0;
     for (const message of messages) {
-      if (message.role !== 'user') {
+      if (message.role !== 'user' || run.system) {
         admitted.push(message);
         continue;
       }

@@ -81,6 +81,12 @@ export interface HandledInput {
 /** What `prompt()` accepts: text, one user message, or a list of messages forming one turn (`[]` continues). */
 export type PromptInput = string | UserMessage | readonly Message[];
 
+/** How `prompt()` treats its input. */
+export interface PromptOptions {
+  /** The host's own input (a scheduled job, a goal), not a person's: inputTransform taps do not see it. */
+  system?: boolean;
+}
+
 /** How a prompt ended. */
 export type RunStatus = 'completed' | 'aborted' | 'error' | 'rejected' | 'handled';
 

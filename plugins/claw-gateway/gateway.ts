@@ -174,6 +174,7 @@ export class Gateway {
       subscriptions,
       transcripts: new TranscriptReader(store),
       status: () => this.status(),
+      sessionResumed: (group, sessionId) => this.hooks.sessionResumed.promise({ group, sessionId, at: clock.now() }),
     });
     const services = servicesOf(kernel);
     addServiceMethods(methods, services);

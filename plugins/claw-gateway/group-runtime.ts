@@ -21,13 +21,15 @@ import {
   type Clock,
   type ImageContent,
   type Kernel,
+  type Message,
   type ModelRegistry,
   type ResolvedModel,
   type RunEndedInfo,
+  type Usage,
   type UserMessage,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { GroupRecord, SessionRecord, SessionStore } from '../sessions/index.js';
+import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/index.js';
 import { Notifications, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
 import { SessionWriter } from './session-writer.js';
 import { toWireEvent } from './wire-event.js';
@@ -51,6 +53,31 @@ interface PendingPrompt {
   id: string;
   text: string;
   images: ImageContent[];
+  /** Set for a system input: where it came from, the session it runs in, and who waits for its end. */
+  system?: { source: SystemInputSource; sessionId?: string; settle(result: SystemRunResult): void };
+}
+
+/** An input from the host itself (a scheduled job), not from a person. */
+export interface SystemInput {
+  text: string;
+  /** Stored with the input in the transcript. */
+  source: SystemInputSource;
+  /** A session of this group to run in (an isolated session); default: the active one, created when there is none. */
+  sessionId?: string;
+}
+
+/** How a system input's run ended. */
+export interface SystemRunResult {
+  inputId: string;
+  sessionId: string;
+  /** A run status ("completed", "error", "aborted", ...), or "dropped" when the group closed before it ran. */
+  status: string;
+  errorMessage?: string;
+  /** Tokens of the run's model calls. */
+  usage: Usage;
+  /** Epoch ms, from the gateway's clock. */
+  startedAt: number;
+  endedAt: number;
 }
 
 interface LiveSession {
@@ -153,6 +180,35 @@ export class GroupRuntime {
     return { status: 'started', group: this.name, sessionId, inputId: pending.id };
   }
 
+  /**
+   * Runs a system input (a scheduled job's prompt). It waits its turn in the
+   * group's FIFO like a prompt and follows the group's tools, but skips the
+   * inputTransform taps (they filter human input) and is labelled in the
+   * transcript. Resolves when its run ended, with its status and usage.
+   */
+  async runSystem(input: SystemInput): Promise<SystemRunResult> {
+    this.#assertOpen();
+    if (Buffer.byteLength(input.text) > LIMITS.clawInputBytes) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `a system input of group ${this.name} has ${Buffer.byteLength(input.text)} bytes, over the limit of ${LIMITS.clawInputBytes}`);
+    }
+    if (this.#pendingCount() >= LIMITS.clawQueuedInputs) throw this.#queueFull();
+    if (input.sessionId === undefined && !this.#group.activeSessionId) {
+      this.#accepting++;
+      try {
+        await this.#createFirstSession();
+      } finally {
+        this.#accepting--;
+      }
+    }
+    return new Promise<SystemRunResult>((settle) => {
+      const pending: PendingPrompt = { id: `y${this.#nextInputId++}`, text: input.text, images: [], system: { source: input.source, sessionId: input.sessionId, settle } };
+      if (this.#reserved || this.#prompts.length > 0) {
+        this.#prompts.push(pending);
+        this.#publishState();
+      } else this.#startRun(pending);
+    });
+  }
+
   /** Queues a steer (admitted at the next checkpoint) or a follow-up (after the tools and steers) into the running turn. */
   queueInput(lane: 'steer' | 'followUp', text: string, images: ImageContent[], expectedSessionId?: string): { inputId: string } {
     this.#assertOpen();
@@ -185,6 +241,11 @@ export class GroupRuntime {
   /** Edits, removes or moves (within its lane) one pending input that has not been taken yet. */
   queueChange(id: string, change: { edit: string } | { remove: true } | { move: 'up' | 'down' }): QueueItem[] {
     const index = this.#prompts.findIndex((item) => item.id === id);
+    if (index >= 0 && this.#prompts[index]!.system) {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `input ${id} is a system input (${this.#prompts[index]!.system!.source.origin} ${this.#prompts[index]!.system!.source.id}); it cannot be changed in the queue`, {
+        hint: 'pause or remove what sent it (e.g. `xdog claw schedule pause`)',
+      });
+    }
     if (index >= 0) {
       if ('edit' in change) this.#prompts[index] = { ...this.#prompts[index]!, text: change.edit };
       else if ('remove' in change) this.#prompts.splice(index, 1);
@@ -264,7 +325,10 @@ export class GroupRuntime {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#prompts.length = 0;
+    const now = this.#options.clock.now();
+    for (const dropped of this.#prompts.splice(0)) {
+      dropped.system?.settle({ inputId: dropped.id, sessionId: dropped.system.sessionId ?? this.#group.activeSessionId ?? '', status: 'dropped', errorMessage: `group ${this.name} closed before the input ran`, usage: zeroUsage(), startedAt: now, endedAt: now });
+    }
     const run = this.#run;
     if (run && this.#live) {
       await this.#live.agent.cancelAndWait();
@@ -316,7 +380,7 @@ export class GroupRuntime {
 
   #startRun(pending: PendingPrompt): void {
     this.#reserved = true;
-    const sessionId = this.#group.activeSessionId!;
+    const sessionId = pending.system?.sessionId ?? this.#group.activeSessionId!;
     const run: ActiveRun = { inputId: pending.id, sessionId, startedAt: this.#options.clock.now(), done: Promise.resolve() };
     this.#run = run;
     run.done = this.#execute(run, pending).finally(() => {
@@ -331,15 +395,18 @@ export class GroupRuntime {
   async #execute(run: ActiveRun, pending: PendingPrompt): Promise<void> {
     let status = 'error';
     let errorMessage: string | undefined;
+    let usage = zeroUsage();
     try {
       const live = await this.#liveSession(run.sessionId);
       const input: string | UserMessage = pending.images.length
         ? { role: 'user', content: [{ type: 'text', text: pending.text }, ...pending.images], timestamp: this.#options.clock.now() }
         : pending.text;
-      const result = await live.agent.prompt(input).result();
+      live.writer.labelNextInput(pending.system?.source);
+      const result = await live.agent.prompt(input, { system: pending.system !== undefined }).result();
       await live.writer.flush();
       status = result.status;
       errorMessage = result.errorMessage;
+      usage = usageOf(result.newMessages);
     } catch (error) {
       errorMessage = describeError(error);
       this.#options.log(`group ${this.name}: run failed: ${errorMessage}`);
@@ -347,11 +414,13 @@ export class GroupRuntime {
       await this.#dropLive();
     }
     this.#options.publish(run.sessionId, Notifications.runEnd, { group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}) });
+    const endedAt = this.#options.clock.now();
     try {
-      this.#options.onRunEnded?.({ group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}), startedAt: run.startedAt, endedAt: this.#options.clock.now() });
+      this.#options.onRunEnded?.({ group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}), startedAt: run.startedAt, endedAt });
     } catch (error) {
       this.#options.log(`group ${this.name}: a runEnded observer failed: ${describeError(error)}`);
     }
+    pending.system?.settle({ inputId: run.inputId, sessionId: run.sessionId, status, ...(errorMessage ? { errorMessage } : {}), usage, startedAt: run.startedAt, endedAt });
   }
 
   #startNext(): void {
@@ -412,6 +481,19 @@ export class GroupRuntime {
     const { activeSessionId, revision } = this.#group;
     this.#options.publish(null, Notifications.groupChanged, { group: this.name, activeSessionId, revision, busy: this.busy, queued: this.#pendingCount() });
   }
+}
+
+/** The tokens of a run's model calls. */
+function usageOf(messages: readonly Message[]): Usage {
+  const total = zeroUsage();
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    total.input += message.usage.input;
+    total.output += message.usage.output;
+    total.cacheRead = (total.cacheRead ?? 0) + (message.usage.cacheRead ?? 0);
+    total.cacheWrite = (total.cacheWrite ?? 0) + (message.usage.cacheWrite ?? 0);
+  }
+  return total;
 }
 
 /** The group's tools: `enabled_tools` by name (`[]` is none; absent is every contributed tool); an unknown name is a config error. */

@@ -21,6 +21,8 @@ export interface MethodContext {
   subscriptions: Subscriptions;
   transcripts: TranscriptReader;
   status(): GatewayStatus;
+  /** Told (inside the control) after `session.resume` made a session active. */
+  sessionResumed?(group: string, sessionId: string): Promise<void>;
 }
 
 type Handlers = { [M in MethodName]: (params: ParamsOf<M>, connection: MethodConnection) => Promise<unknown> | unknown };
@@ -98,6 +100,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
       await sessionOf(runtime, params.sessionId);
       return runtime.control(params.expectedSessionId, async () => {
         await store.activate(runtime.name, params.sessionId, { expectedActiveSessionId: params.expectedSessionId });
+        await context.sessionResumed?.(runtime.name, params.sessionId);
         return store.getSession(params.sessionId);
       });
     },

@@ -21,7 +21,7 @@ import {
   type Message,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore, SystemInputSource } from '../sessions/index.js';
 
 export interface SessionWriterOptions {
   store: SessionStore;
@@ -49,6 +49,8 @@ export class SessionWriter {
   #failure?: XdogError;
   #needsSummary: boolean;
   #turnStartedAt = 0;
+  /** The label of the system input the current run starts with; stored with its user message. */
+  #nextSource?: SystemInputSource;
   readonly #disposers: Disposer[] = [];
   readonly #agent: Agent;
 
@@ -71,6 +73,13 @@ export class SessionWriter {
   async flush(): Promise<void> {
     await this.#chain;
     if (this.#failure) throw this.#failure;
+  }
+
+  /** Labels the next user message stored (a system input) with where it came from; `undefined` clears it. */
+  labelNextInput(source: SystemInputSource | undefined): void {
+    this.#chain = this.#chain.then(() => {
+      this.#nextSource = source;
+    });
   }
 
   dispose(): void {
@@ -99,7 +108,9 @@ export class SessionWriter {
 
   async #store(message: Message): Promise<void> {
     const { store, sessionId, group, clock } = this.#options;
-    await store.append(sessionId, [{ kind: 'message', payload: { message } }]);
+    const source = message.role === 'user' ? this.#nextSource : undefined;
+    if (source) this.#nextSource = undefined;
+    await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }]);
     if (message.role === 'assistant') {
       await store.recordUsage({
         group,

@@ -6,7 +6,12 @@ import type { EntryInput, EntryKind } from './types.js';
 const entryId = z.number().int().positive();
 
 const PAYLOADS: Record<EntryKind, z.ZodType> = {
-  message: z.object({ message: MessageSchema }).strict(),
+  message: z
+    .object({
+      message: MessageSchema,
+      source: z.object({ kind: z.literal('system'), origin: z.string().min(1).max(32), id: z.string().min(1).max(128), name: z.string().min(1).max(256).optional() }).strict().optional(),
+    })
+    .strict(),
   compaction: z
     .object({ summary: z.string(), firstKeptEntryId: entryId.nullable(), tokensBefore: z.number().int().nonnegative().optional(), details: z.unknown().optional() })
     .strict(),

@@ -7,7 +7,7 @@
  * — and brings its schema up to date. Closing the kernel closes what it opened.
  */
 import type { DataSource } from 'typeorm';
-import { ClawDataSourceToken, ContainerModule, Config, ErrorCodes, KernelToken, XdogError, definePlugin, token, type Kernel, type XdogConfig } from '../../core/index.js';
+import { ClawDataSourceToken, ClockToken, ContainerModule, Config, ErrorCodes, KernelToken, XdogError, definePlugin, token, type Kernel, type XdogConfig } from '../../core/index.js';
 import { clawStoreLocation, openClawDataSource } from '../../entities/index.js';
 import { TypeormSessionStore } from './store.js';
 import type { SessionStore } from './types.js';
@@ -56,12 +56,12 @@ class ClawStoreImpl implements ClawStore {
       if (owned) await dataSource.initialize();
       await dataSource.runMigrations({ transaction: 'all' });
       this.location = `${dataSource.options.type} (host DataSource)`;
-      return { store: new TypeormSessionStore(dataSource), dataSource, owned };
+      return { store: new TypeormSessionStore(dataSource, { clock: this.#kernel.get(ClockToken) }), dataSource, owned };
     }
     const location = clawStoreLocation(this.#config.claw?.store);
     const dataSource = await openClawDataSource(location);
     this.location = location.file;
-    return { store: new TypeormSessionStore(dataSource), dataSource, owned: true };
+    return { store: new TypeormSessionStore(dataSource, { clock: this.#kernel.get(ClockToken) }), dataSource, owned: true };
   }
 
   /** Closes the store and the DataSource it opened (a host's initialized DataSource stays open). */

@@ -14,8 +14,17 @@ import type { Message, Usage } from '../../core/index.js';
 export type EntryKind = 'message' | 'compaction' | 'branch_summary' | 'model_change' | 'thinking_change' | 'label' | 'custom';
 
 /** What each entry kind carries (stored as JSON). Images stay inside the message content. */
+/** Where a system input came from: `origin` is the service ("schedule"), `id` and `name` the thing that sent it. */
+export interface SystemInputSource {
+  kind: 'system';
+  origin: string;
+  id: string;
+  name?: string;
+}
+
 export interface EntryPayloads {
-  message: { message: Message };
+  /** `source` labels an input that came from the host itself (a scheduled job), not from a person. */
+  message: { message: Message; source?: SystemInputSource };
   /** The context before `firstKeptEntryId` (an entry on the same path) is replaced by `summary`. */
   compaction: { summary: string; firstKeptEntryId: number | null; tokensBefore?: number; details?: unknown };
   /** A summary of the branch left at `fromEntryId`, carried into the new branch's context. */
