@@ -7,6 +7,7 @@
  * two agree.
  */
 import { EntitySchema, type ValueTransformer } from 'typeorm';
+import { CLAW_SCHEDULER_ENTITIES } from './claw-scheduler-entities.js';
 
 /** PostgreSQL returns bigint as a string; the store works in epoch-ms numbers. */
 export const bigintNumber: ValueTransformer = {
@@ -234,4 +235,5 @@ export const CLAW_ENTITIES = [
   ClawUsageEntity,
   ClawInputKeyEntity,
   ClawGroupLeaseEntity,
+  ...CLAW_SCHEDULER_ENTITIES,
 ];

@@ -4,6 +4,7 @@
  * QueryRunner Table API (no dialect SQL), so the same migration builds the
  * schema on SQLite and on PostgreSQL.
  */
+import { ClawScheduler1764720000000 } from './1764720000000-claw-scheduler.js';
 import { Table, TableForeignKey, TableIndex, type MigrationInterface, type QueryRunner, type TableColumnOptions } from 'typeorm';
 
 const groupName = (name = 'group_name'): TableColumnOptions => ({ name, type: 'varchar', length: '64' });
@@ -160,4 +161,4 @@ export class ClawInitial1764547200000 implements MigrationInterface {
 }
 
 /** Every claw migration, oldest first. */
-export const CLAW_MIGRATIONS = [ClawInitial1764547200000];
+export const CLAW_MIGRATIONS = [ClawInitial1764547200000, ClawScheduler1764720000000];

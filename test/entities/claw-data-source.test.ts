@@ -40,6 +40,9 @@ describe('openClawDataSource', () => {
       'claw_groups',
       'claw_input_keys',
       'claw_migrations',
+      'claw_reset_state',
+      'claw_schedule_jobs',
+      'claw_schedule_runs',
       'claw_session_state',
       'claw_sessions',
       'claw_usage',
@@ -61,7 +64,7 @@ describe('openClawDataSource', () => {
     await first.query(`INSERT INTO claw_groups (name, active_session_id, revision, created_at) VALUES ('main', NULL, 0, 1)`);
     await first.destroy();
     const second = await openStore(file);
-    expect(await second.query('SELECT name FROM claw_migrations')).toEqual([{ name: 'ClawInitial1764547200000' }]);
+    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual([{ name: 'ClawInitial1764547200000' }, { name: 'ClawScheduler1764720000000' }]);
     expect(await second.query('SELECT name FROM claw_groups')).toEqual([{ name: 'main' }]);
   });
 
