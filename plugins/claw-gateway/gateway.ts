@@ -34,7 +34,7 @@ import { TranscriptReader } from './transcript.js';
 import { RpcServer, ensurePrivateDir, readOrCreateToken } from './transport/index.js';
 
 /** Plugins that serve the gateway itself; group kernels leave them out. */
-const GATEWAY_PLUGINS = new Set(['claw-gateway', 'sessions']);
+const GATEWAY_PLUGINS = new Set(['claw-gateway', 'sessions', 'claw-scheduler']);
 
 export interface GatewayOptions {
   /** The process kernel: config and the installed plugins. */

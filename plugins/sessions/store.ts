@@ -294,6 +294,14 @@ export class TypeormSessionStore implements SessionStore {
   }
 
   /** Waits for running operations, then refuses new ones. The DataSource stays open (its owner closes it). */
+  async withTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.write(work);
+  }
+
+  async withRead<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.read(work);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

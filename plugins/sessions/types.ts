@@ -9,6 +9,9 @@
  * store (so `branch 57` names one entry). Times are epoch milliseconds.
  */
 import type { Message, Usage } from '../../core/index.js';
+import type { Sql } from './sql.js';
+
+export type { Params, Sql } from './sql.js';
 
 /** The kinds of tree entries. Only `message`, `compaction` and `branch_summary` reach the model context. */
 export type EntryKind = 'message' | 'compaction' | 'branch_summary' | 'model_change' | 'thinking_change' | 'label' | 'custom';
@@ -240,6 +243,12 @@ export interface SessionStore {
   acquireLease(group: string, owner: LeaseOwner, now: number): Promise<LeaseRecord>;
   releaseLeases(ownerId: string): Promise<void>;
   getLease(group: string): Promise<LeaseRecord | undefined>;
+
+  // gateway services' own tables (scheduler, memory): the same connection, serialized with the store's own work
+  /** Runs `work` in one transaction: it commits only if `work` resolves. */
+  withTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Runs reads outside a transaction, after the store's earlier work. */
+  withRead<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
 
   close(): Promise<void>;
 }

@@ -1,0 +1,158 @@
+/**
+ * Daily and idle resets, a gateway service. For each group with `reset`
+ * configured it tracks since when the active session has been active
+ * (created, reset to, or explicitly resumed: `claw_reset_state`), and once
+ * the group's daily boundary (local time) has passed since then, or the
+ * session has been quiet for `idle_minutes`, it archives the session (name
+ * and metadata kept) and makes a new one active. Never during a run (the
+ * group must be idle), never when a `resetSuppressed` tap vetoes, and never
+ * right after a resume.
+ */
+import { describeError, ErrorCodes, XdogError, type ClawGroupConfig } from '../../core/index.js';
+import { LIMITS } from '../../core/limits.js';
+import type { GatewayHost, GatewayService, GroupRuntime } from '../claw-gateway/index.js';
+import type { SessionStore } from '../sessions/index.js';
+import { defaultTimeZone, nextAfter } from './timing.js';
+import { Waker } from './wake.js';
+
+/** The notification subscribed clients get after a reset. */
+export const SESSION_RESET_NOTIFICATION = 'session.reset';
+
+type ResetConfig = NonNullable<ClawGroupConfig['reset']>;
+
+interface ResetState {
+  sessionId: string;
+  since: number;
+}
+
+/** The reset state of one group, through the store's serialized connection. */
+class ResetStates {
+  constructor(private readonly store: SessionStore) {}
+
+  async get(group: string): Promise<ResetState | undefined> {
+    const [row] = await this.store.withRead((sql) => sql.all<{ session_id: string; since: number | string }>('SELECT session_id, since FROM claw_reset_state WHERE group_name = :group', { group }));
+    return row ? { sessionId: row.session_id, since: Number(row.since) } : undefined;
+  }
+
+  async set(group: string, state: ResetState): Promise<void> {
+    await this.store.withTransaction(async (sql) => {
+      const changed = await sql.run('UPDATE claw_reset_state SET session_id = :sessionId, since = :since WHERE group_name = :group', { group, ...state });
+      if (changed === 0) await sql.run('INSERT INTO claw_reset_state (group_name, session_id, since) VALUES (:group, :sessionId, :since)', { group, ...state });
+    });
+  }
+}
+
+/** "HH:MM" as a daily cron expression. */
+function dailyCron(at: string): string {
+  const [hours, minutes] = at.split(':').map(Number);
+  return `${minutes} ${hours} * * *`;
+}
+
+export class ResetService implements GatewayService {
+  readonly name = 'resets';
+  readonly capabilities = ['session-reset:1'];
+  #host?: GatewayHost;
+  #states?: ResetStates;
+  #waker?: Waker;
+  #loop?: Promise<void>;
+  #stopped = false;
+  /** Vetoes already logged, so a long plan does not fill the log (one line per session and reason). */
+  readonly #vetoesLogged = new Set<string>();
+
+  async start(host: GatewayHost): Promise<void> {
+    const configured = this.#configured(host);
+    if (configured.length === 0) return;
+    this.#host = host;
+    this.#states = new ResetStates(host.store);
+    this.#waker = new Waker(host.clock);
+    host.hooks.sessionResumed.tapPromise(this.name, async (resumed) => {
+      // An explicit resume starts the session's day (and its idle time) afresh.
+      if (configured.some(([name]) => name === resumed.group)) await this.#states!.set(resumed.group, { sessionId: resumed.sessionId, since: resumed.at });
+      this.#waker?.poke();
+    });
+    // A run's end may allow a reset that waited for an idle group, and moves the idle clock.
+    host.hooks.runEnded.tap(this.name, () => this.#waker?.poke());
+    this.#loop = this.#run(configured);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#waker?.dispose();
+    await this.#loop;
+  }
+
+  #configured(host: GatewayHost): Array<[string, ResetConfig]> {
+    const groups = host.kernel.config.claw?.groups ?? {};
+    return Object.entries(groups).flatMap(([name, config]) => (config.reset && (config.reset.daily_at || config.reset.idle_minutes) && host.groups.has(name) ? [[name, config.reset] as [string, ResetConfig]] : []));
+  }
+
+  async #run(configured: Array<[string, ResetConfig]>): Promise<void> {
+    const host = this.#host!;
+    while (!this.#stopped) {
+      let wakeAt = host.clock.now() + LIMITS.scheduleWakeSeconds * 1000;
+      for (const [name, config] of configured) {
+        if (this.#stopped) return;
+        try {
+          const next = await this.#check(host.groups.get(name)!, config);
+          if (next !== null) wakeAt = Math.min(wakeAt, next);
+        } catch (error) {
+          host.log(`resets: group ${name}: ${describeError(error)}`);
+        }
+      }
+      await this.#waker!.until(wakeAt);
+    }
+  }
+
+  /** Resets the group when it is due; returns when to look again (null: at the next re-check or event). */
+  async #check(runtime: GroupRuntime, config: ResetConfig): Promise<number | null> {
+    const host = this.#host!;
+    const states = this.#states!;
+    const group = runtime.name;
+    const active = runtime.activeSessionId;
+    if (!active) return null;
+    const session = await host.store.getSession(active);
+    let state = await states.get(group);
+    if (state?.sessionId !== active) {
+      // A session made active by something other than a reset or a resume (new, fork, the first prompt): its day starts when it was created.
+      state = { sessionId: active, since: session.createdAt };
+      await states.set(group, state);
+    }
+    const zone = defaultTimeZone(host.kernel.config.claw?.groups?.[group]?.timezone);
+    const dailyAt = config.daily_at ? nextAfter({ kind: 'cron', cron: dailyCron(config.daily_at), timezone: zone }, state.since) : null;
+    const idleAt = config.idle_minutes ? Math.max(state.since, session.updatedAt) + config.idle_minutes * 60_000 : null;
+    const dueAt = Math.min(dailyAt ?? Infinity, idleAt ?? Infinity);
+    const now = host.clock.now();
+    if (dueAt > now) return Number.isFinite(dueAt) ? dueAt : null;
+    if (runtime.busy) return null;
+    const reason = dailyAt !== null && dailyAt <= now ? 'daily' : 'idle';
+    let veto: string | undefined;
+    try {
+      veto = await host.hooks.resetSuppressed.promise({ group, sessionId: active, reason, at: now });
+    } catch (error) {
+      veto = `a resetSuppressed tap failed: ${describeError(error)}`;
+    }
+    if (veto) {
+      const key = `${active}:${reason}`;
+      if (!this.#vetoesLogged.has(key)) {
+        this.#vetoesLogged.add(key);
+        host.log(`resets: group ${group}: the ${reason} reset of session ${active} is held back: ${veto}`);
+      }
+      return null;
+    }
+    try {
+      const fresh = await runtime.control(active, async () => {
+        const created = await host.store.createSession(group, runtime.newSessionOptions(), { expectedActiveSessionId: active });
+        await host.store.archive(active);
+        await states.set(group, { sessionId: created.id, since: now });
+        return created;
+      });
+      host.log(`resets: group ${group}: ${reason} reset: session ${active} archived, session ${fresh.id} is active`);
+      host.publish(group, null, SESSION_RESET_NOTIFICATION, { group, reason, archivedSessionId: active, sessionId: fresh.id });
+    } catch (error) {
+      // A run or control got in first, or the active session changed: look again when the group is idle.
+      if (XdogError.is(error, ErrorCodes.BUSY) || XdogError.is(error, ErrorCodes.STALE)) return null;
+      throw error;
+    }
+    return null;
+  }
+}
