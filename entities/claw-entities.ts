@@ -6,14 +6,11 @@
  * migrations in ./migrations, never by `synchronize`; a test checks that the
  * two agree.
  */
-import { EntitySchema, type ValueTransformer } from 'typeorm';
+import { EntitySchema } from 'typeorm';
 import { CLAW_SCHEDULER_ENTITIES } from './claw-scheduler-entities.js';
+import { bigintNumber } from './columns.js';
 
-/** PostgreSQL returns bigint as a string; the store works in epoch-ms numbers. */
-export const bigintNumber: ValueTransformer = {
-  to: (value: number | null | undefined) => value,
-  from: (value: string | number | null) => (value === null || value === undefined ? value : Number(value)),
-};
+export { bigintNumber } from './columns.js';
 
 /** The longest group name the config accepts (ClawGroupNameSchema) and a UUID. */
 const GROUP_NAME_CHARS = 64;

@@ -7,7 +7,7 @@
  * insert, whichever worker makes it.
  */
 import { EntitySchema } from 'typeorm';
-import { bigintNumber } from './claw-entities.js';
+import { bigintNumber } from './columns.js';
 
 const GROUP_NAME_CHARS = 64;
 const UUID_CHARS = 36;
@@ -91,7 +91,7 @@ export const ClawScheduleRunEntity = new EntitySchema<ClawScheduleRunRow>({
     jobId: { name: 'job_id', type: 'varchar', length: UUID_CHARS },
     groupName: { name: 'group_name', type: 'varchar', length: GROUP_NAME_CHARS },
     dueAt: { name: 'due_at', type: 'bigint', transformer: bigintNumber },
-    trigger: { type: 'varchar', length: 16 },
+    trigger: { name: 'cause', type: 'varchar', length: 16 },
     status: { type: 'varchar', length: 16 },
     sessionId: { name: 'session_id', type: 'varchar', length: UUID_CHARS, nullable: true },
     error: { type: 'text', nullable: true },

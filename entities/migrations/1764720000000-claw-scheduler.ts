@@ -44,7 +44,7 @@ export class ClawScheduler1764720000000 implements MigrationInterface {
           { name: 'job_id', type: 'varchar', length: '36' },
           groupName,
           epochMs('due_at'),
-          { name: 'trigger', type: 'varchar', length: '16' },
+          { name: 'cause', type: 'varchar', length: '16' },
           { name: 'status', type: 'varchar', length: '16' },
           { name: 'session_id', type: 'varchar', length: '36', isNullable: true },
           { name: 'error', type: 'text', isNullable: true },
@@ -55,7 +55,7 @@ export class ClawScheduler1764720000000 implements MigrationInterface {
           epochMs('created_at'),
         ],
         indices: [
-          new TableIndex({ name: 'idx_claw_schedule_runs_occurrence', columnNames: ['job_id', 'due_at', 'trigger'], isUnique: true }),
+          new TableIndex({ name: 'idx_claw_schedule_runs_occurrence', columnNames: ['job_id', 'due_at', 'cause'], isUnique: true }),
           new TableIndex({ name: 'idx_claw_schedule_runs_status', columnNames: ['group_name', 'status'] }),
         ],
         foreignKeys: [

@@ -8,9 +8,9 @@
  * group must be idle), never when a `resetSuppressed` tap vetoes, and never
  * right after a resume.
  */
-import { describeError, ErrorCodes, XdogError, type ClawGroupConfig } from '../../core/index.js';
+import { ClawGroupNameSchema, describeError, ErrorCodes, XdogError, z, type ClawGroupConfig } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { GatewayHost, GatewayService, GroupRuntime } from '../claw-gateway/index.js';
+import { gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import type { SessionStore } from '../sessions/index.js';
 import { defaultTimeZone, nextAfter } from './timing.js';
 import { Waker } from './wake.js';
@@ -23,6 +23,22 @@ type ResetConfig = NonNullable<ClawGroupConfig['reset']>;
 interface ResetState {
   sessionId: string;
   since: number;
+}
+
+/** What `reset.status` answers for a group. */
+export interface ResetStatus {
+  group: string;
+  /** The group's `reset` config; null when resets are off. */
+  config: ResetConfig | null;
+  timezone: string;
+  sessionId: string | null;
+  /** Since when the active session counts as active (created, reset to, or resumed). */
+  since: number | null;
+  /** When the next reset is due (it still waits for an idle group and may be vetoed). */
+  nextResetAt: number | null;
+  nextReason: 'daily' | 'idle' | null;
+  /** The clock time of the last completed check. */
+  checkedAt: number | null;
 }
 
 /** The reset state of one group, through the store's serialized connection. */
@@ -51,6 +67,11 @@ function dailyCron(at: string): string {
 export class ResetService implements GatewayService {
   readonly name = 'resets';
   readonly capabilities = ['session-reset:1'];
+  readonly methods = {
+    'reset.status': gatewayMethod(z.object({ group: ClawGroupNameSchema.optional() }).strict(), (params) => this.#status(params.group)),
+  };
+  /** Per group, the clock time its last check finished (diagnostics; not state). */
+  readonly #checkedAt = new Map<string, number>();
   #host?: GatewayHost;
   #states?: ResetStates;
   #waker?: Waker;
@@ -60,10 +81,10 @@ export class ResetService implements GatewayService {
   readonly #vetoesLogged = new Set<string>();
 
   async start(host: GatewayHost): Promise<void> {
-    const configured = this.#configured(host);
-    if (configured.length === 0) return;
     this.#host = host;
     this.#states = new ResetStates(host.store);
+    const configured = this.#configured(host);
+    if (configured.length === 0) return;
     this.#waker = new Waker(host.clock);
     host.hooks.sessionResumed.tapPromise(this.name, async (resumed) => {
       // An explicit resume starts the session's day (and its idle time) afresh.
@@ -93,7 +114,9 @@ export class ResetService implements GatewayService {
       for (const [name, config] of configured) {
         if (this.#stopped) return;
         try {
+          const checkedAt = host.clock.now();
           const next = await this.#check(host.groups.get(name)!, config);
+          this.#checkedAt.set(name, checkedAt);
           if (next !== null) wakeAt = Math.min(wakeAt, next);
         } catch (error) {
           host.log(`resets: group ${name}: ${describeError(error)}`);
@@ -103,28 +126,58 @@ export class ResetService implements GatewayService {
     }
   }
 
+  async #status(name: string | undefined): Promise<ResetStatus> {
+    const host = this.#host!;
+    const runtime = host.group(name);
+    const group = runtime.name;
+    const config = host.kernel.config.claw?.groups?.[group]?.reset ?? null;
+    const timezone = defaultTimeZone(host.kernel.config.claw?.groups?.[group]?.timezone);
+    const due = config && runtime.activeSessionId ? await this.#due(runtime, config, false) : undefined;
+    return {
+      group,
+      config,
+      timezone,
+      sessionId: runtime.activeSessionId,
+      since: due?.since ?? null,
+      nextResetAt: due && Number.isFinite(due.at) ? due.at : null,
+      nextReason: due && Number.isFinite(due.at) ? due.reason : null,
+      checkedAt: this.#checkedAt.get(group) ?? null,
+    };
+  }
+
+  /** When the active session's next reset is due and why; `record` saves a session seen for the first time. */
+  async #due(runtime: GroupRuntime, config: ResetConfig, record: boolean): Promise<{ sessionId: string; since: number; at: number; reason: 'daily' | 'idle' } | undefined> {
+    const host = this.#host!;
+    const group = runtime.name;
+    const active = runtime.activeSessionId;
+    if (!active) return undefined;
+    const session = await host.store.getSession(active);
+    let state = await this.#states!.get(group);
+    if (state?.sessionId !== active) {
+      // A session made active by something other than a reset or a resume (new, fork, the first prompt): its day starts when it was created.
+      state = { sessionId: active, since: session.createdAt };
+      if (record) await this.#states!.set(group, state);
+    }
+    const zone = defaultTimeZone(host.kernel.config.claw?.groups?.[group]?.timezone);
+    const dailyAt = config.daily_at ? nextAfter({ kind: 'cron', cron: dailyCron(config.daily_at), timezone: zone }, state.since) : null;
+    const idleAt = config.idle_minutes ? Math.max(state.since, session.updatedAt) + config.idle_minutes * 60_000 : null;
+    const daily = dailyAt ?? Infinity;
+    const idle = idleAt ?? Infinity;
+    return { sessionId: active, since: state.since, at: Math.min(daily, idle), reason: daily <= idle ? 'daily' : 'idle' };
+  }
+
   /** Resets the group when it is due; returns when to look again (null: at the next re-check or event). */
   async #check(runtime: GroupRuntime, config: ResetConfig): Promise<number | null> {
     const host = this.#host!;
     const states = this.#states!;
     const group = runtime.name;
-    const active = runtime.activeSessionId;
-    if (!active) return null;
-    const session = await host.store.getSession(active);
-    let state = await states.get(group);
-    if (state?.sessionId !== active) {
-      // A session made active by something other than a reset or a resume (new, fork, the first prompt): its day starts when it was created.
-      state = { sessionId: active, since: session.createdAt };
-      await states.set(group, state);
-    }
-    const zone = defaultTimeZone(host.kernel.config.claw?.groups?.[group]?.timezone);
-    const dailyAt = config.daily_at ? nextAfter({ kind: 'cron', cron: dailyCron(config.daily_at), timezone: zone }, state.since) : null;
-    const idleAt = config.idle_minutes ? Math.max(state.since, session.updatedAt) + config.idle_minutes * 60_000 : null;
-    const dueAt = Math.min(dailyAt ?? Infinity, idleAt ?? Infinity);
+    const due = await this.#due(runtime, config, true);
+    if (!due) return null;
+    const active = due.sessionId;
     const now = host.clock.now();
-    if (dueAt > now) return Number.isFinite(dueAt) ? dueAt : null;
+    if (due.at > now) return Number.isFinite(due.at) ? due.at : null;
     if (runtime.busy) return null;
-    const reason = dailyAt !== null && dailyAt <= now ? 'daily' : 'idle';
+    const { reason } = due;
     let veto: string | undefined;
     try {
       veto = await host.hooks.resetSuppressed.promise({ group, sessionId: active, reason, at: now });
