@@ -45,9 +45,23 @@ export interface ResetStatus {
 class ResetStates {
   constructor(private readonly store: SessionStore) {}
 
-  async get(group: string): Promise<ResetState | undefined> {
-    const [row] = await this.store.withRead((sql) => sql.all<{ session_id: string; since: number | string }>('SELECT session_id, since FROM claw_reset_state WHERE group_name = :group', { group }));
-    return row ? { sessionId: row.session_id, since: Number(row.since) } : undefined;
+  /**
+   * The group's active session (with its times) and its reset state, read
+   * together from the store: the runtime's copy of the active session may
+   * lag behind a resume that just committed.
+   */
+  async snapshot(group: string): Promise<{ state?: ResetState; active?: { id: string; createdAt: number; updatedAt: number } }> {
+    return this.store.withRead(async (sql) => {
+      const [row] = await sql.all<{ session_id: string; since: number | string }>('SELECT session_id, since FROM claw_reset_state WHERE group_name = :group', { group });
+      const [active] = await sql.all<{ id: string; created_at: number | string; updated_at: number | string }>(
+        'SELECT s.id, s.created_at, s.updated_at FROM claw_groups g JOIN claw_sessions s ON s.id = g.active_session_id WHERE g.name = :group',
+        { group },
+      );
+      return {
+        ...(row ? { state: { sessionId: row.session_id, since: Number(row.since) } } : {}),
+        ...(active ? { active: { id: active.id, createdAt: Number(active.created_at), updatedAt: Number(active.updated_at) } } : {}),
+      };
+    });
   }
 
   async set(group: string, state: ResetState): Promise<void> {
@@ -149,14 +163,15 @@ export class ResetService implements GatewayService {
   async #due(runtime: GroupRuntime, config: ResetConfig, record: boolean): Promise<{ sessionId: string; since: number; at: number; reason: 'daily' | 'idle' } | undefined> {
     const host = this.#host!;
     const group = runtime.name;
-    const active = runtime.activeSessionId;
-    if (!active) return undefined;
-    const session = await host.store.getSession(active);
-    let state = await this.#states!.get(group);
+    const { active: session, state: recorded } = await this.#states!.snapshot(group);
+    if (!session) return undefined;
+    const active = session.id;
+    let state = recorded;
     if (state?.sessionId !== active) {
       // A session made active by something other than a reset or a resume (new, fork, the first prompt): its day starts when it was created.
       state = { sessionId: active, since: session.createdAt };
-      if (record) await this.#states!.set(group, state);
+      // Not while a control runs: a resume records its own time once it committed.
+      if (record && !runtime.busy) await this.#states!.set(group, state);
     }
     const zone = defaultTimeZone(host.kernel.config.claw?.groups?.[group]?.timezone);
     const dailyAt = config.daily_at ? nextAfter({ kind: 'cron', cron: dailyCron(config.daily_at), timezone: zone }, state.since) : null;

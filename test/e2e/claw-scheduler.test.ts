@@ -79,6 +79,7 @@ describe('claw scheduler and resets (fake clock, real gateway)', () => {
 
   it('runs a cron job at its time in the active session as a labelled system input that skips the human input hook; the reply survives a restart', async () => {
     const box = sandbox('2026-12-01T08:58:00Z');
+    box.env.XDOG_TEST_TAG_HUMAN = '1';
     let running = await boot(box);
     const added = runCli(['claw', 'schedule', 'add', 'standup', '--cron', '0 9 * * *', '--tz', 'UTC', '--prompt', 'good morning'], { env: box.env, cwd: box.root });
     expect(added.status, added.stderr).toBe(0);
