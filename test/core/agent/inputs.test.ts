@@ -152,6 +152,20 @@ describe('inputTransform', () => {
     expect(agent.drainRejectedMessages()).toEqual([]);
   });
 
+  it('a system input (the host\'s own, e.g. a scheduled job) is not seen by the taps that filter human input', async () => {
+    const { agent, model } = scripted([{ text: 'ran' }]);
+    const seen: string[] = [];
+    tapHook(agent.hooks.inputTransform, 'guard', (request: InputTransformRequest) => {
+      seen.push(request.text);
+      return { action: 'reject', reason: 'humans only in office hours' };
+    });
+    expect(await agent.prompt('nightly report', { system: true }).result()).toMatchObject({ status: 'completed' });
+    expect(seen).toEqual([]);
+    expect(model.callCount).toBe(1);
+    expect(await agent.prompt('a person').result()).toMatchObject({ status: 'rejected' });
+    expect(seen).toEqual(['a person']);
+  });
+
   it('a rejected identified input stays recoverable and is not selected again', async () => {
     const { agent, model } = scripted([{ text: 'one' }, { text: 'two' }]);
     tapHook(agent.hooks.inputTransform, 'guard', (request: InputTransformRequest) => (request.id === 'q:1' ? { action: 'reject', reason: 'later' } : undefined));
