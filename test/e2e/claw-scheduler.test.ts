@@ -259,16 +259,25 @@ describe('claw scheduler and resets (fake clock, real gateway)', () => {
     await until(async () => (await groupStatus(client)).activeSessionId !== first, 'the next day\'s reset');
   });
 
-  it('resets after the configured idle minutes without a run, not before', async () => {
+  it('resets after the configured idle minutes without a run, not before, and not while a resetSuppressed tap vetoes', async () => {
     const box = sandbox('2026-12-01T06:00:00Z', '      reset: { idle_minutes: 30 }\n');
-    const { client } = await boot(box);
+    const veto = path.join(box.root, 'veto');
+    box.env.XDOG_TEST_RESET_VETO = veto;
+    const running = await boot(box);
+    const { client } = running;
     await client.call('prompt', { text: 'morning', idempotencyKey: 'i1' });
     await until(async () => !(await groupStatus(client)).busy, 'the prompt to end');
     const first = (await groupStatus(client)).activeSessionId!;
     await setClock(client, '2026-12-01T06:29:00Z');
     await until(async () => ((await client.callService('reset.status', {})) as { checkedAt: number }).checkedAt >= Date.parse('2026-12-01T06:29:00Z'), 'a check before the idle limit');
     expect((await groupStatus(client)).activeSessionId).toBe(first);
+    fs.writeFileSync(veto, 'a plan is active');
     await setClock(client, '2026-12-01T06:30:01Z');
+    await until(async () => ((await client.callService('reset.status', {})) as { checkedAt: number }).checkedAt >= Date.parse('2026-12-01T06:30:01Z'), 'a check past the idle limit');
+    expect((await groupStatus(client)).activeSessionId).toBe(first);
+    expect(running.gateway.log()).toContain(`the idle reset of session ${first} is held back: a plan is active`);
+    fs.unlinkSync(veto);
+    await setClock(client, '2026-12-01T06:31:00Z');
     await until(async () => (await groupStatus(client)).activeSessionId !== first, 'the idle reset');
     const sessions = (await client.call('session.list', { includeArchived: true })) as SessionRecord[];
     expect(sessions.find((session) => session.id === first)!.archived).toBe(true);
