@@ -53,6 +53,8 @@ const mcpShared = {
   timeout: z.number().positive().max(LIMITS.mcpTimeoutMaxSeconds).optional(),
   /** Host policy: may an agent call this server's tools? Default false. */
   allow_tools: z.boolean().optional(),
+  /** Host policy: this server's tools (as the server names them) the user allows under a read-only scope. */
+  read_only_tools: z.array(z.string().min(1)).max(LIMITS.mcpReadOnlyTools).optional(),
   roots: z.array(McpRootSchema).max(LIMITS.mcpRoots).optional(),
 };
 

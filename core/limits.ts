@@ -128,6 +128,8 @@ export const LIMITS = Object.freeze({
   mcpServerIdLength: 32,
   /** MCP: Roots configured for one server. */
   mcpRoots: 16,
+  /** Tool names one MCP server may list in read_only_tools. */
+  mcpReadOnlyTools: 256,
   /** Providers: largest per-request `timeout` a config may set, in seconds (a day; Node timers stop at about 24.8 days). */
   providerTimeoutMaxSeconds: 86_400,
   /** MCP: largest per-server request timeout, in seconds. */

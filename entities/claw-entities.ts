@@ -223,6 +223,27 @@ export const ClawGroupLeaseEntity = new EntitySchema<ClawGroupLeaseRow>({
   foreignKeys: [{ target: 'ClawGroup', columnNames: ['group_name'], referencedColumnNames: ['name'], name: 'fk_claw_group_leases_group' }],
 });
 
+export interface ClawAccessScopeRow {
+  groupName: string;
+  /** 'full' or 'read-only'; anything else is corrupt and read as fail-closed. */
+  mode: string;
+  revision: number;
+  changedAt: number;
+}
+
+/** A group's access scope (the read-only switch), owned by the host; no row means full access. */
+export const ClawAccessScopeEntity = new EntitySchema<ClawAccessScopeRow>({
+  name: 'ClawAccessScope',
+  tableName: 'claw_access_scopes',
+  columns: {
+    groupName: { name: 'group_name', type: 'varchar', length: GROUP_NAME_CHARS, primary: true },
+    mode: { type: 'varchar', length: 16 },
+    revision: { type: 'integer' },
+    changedAt: { name: 'changed_at', type: 'bigint', transformer: bigintNumber },
+  },
+  foreignKeys: [{ target: 'ClawGroup', columnNames: ['group_name'], referencedColumnNames: ['name'], name: 'fk_claw_access_scopes_group' }],
+});
+
 /** Every claw entity, for the DataSource. */
 export const CLAW_ENTITIES = [
   ClawGroupEntity,
@@ -233,4 +254,5 @@ export const CLAW_ENTITIES = [
   ClawInputKeyEntity,
   ClawGroupLeaseEntity,
   ...CLAW_SCHEDULER_ENTITIES,
+  ClawAccessScopeEntity,
 ];

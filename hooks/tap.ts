@@ -25,9 +25,10 @@ function isSyncHook(hook: Hook<any, any>): boolean {
 /**
  * Taps `fn` into `hook` under `name` and returns an idempotent disposer that
  * removes only this tap. Async hooks accept sync or async functions.
+ * `options.stage` orders it among the other taps (see stages.ts).
  * Throws when the hook already holds MAX_TAPS_PER_HOOK taps.
  */
-export function tapHook<T, R>(hook: Hook<T, R>, name: string, fn: (...args: any[]) => any): Disposer {
+export function tapHook<T, R>(hook: Hook<T, R>, name: string, fn: (...args: any[]) => any, options: { stage?: number } = {}): Disposer {
   const internals = hook as unknown as TapableInternals;
   if (internals.taps.length >= MAX_TAPS_PER_HOOK) {
     throw new Error(`hook "${hook.name ?? 'anonymous'}" already has ${MAX_TAPS_PER_HOOK} taps; dispose one before adding "${name}"`);
@@ -36,8 +37,9 @@ export function tapHook<T, R>(hook: Hook<T, R>, name: string, fn: (...args: any[
   const wrapped = isSyncHook(hook)
     ? (...args: unknown[]) => fn(...args)
     : async (...args: unknown[]) => fn(...args);
-  if (isSyncHook(hook)) hook.tap(name, wrapped as never);
-  else (hook as any).tapPromise(name, wrapped);
+  const tap = options.stage === undefined ? name : { name, stage: options.stage };
+  if (isSyncHook(hook)) hook.tap(tap, wrapped as never);
+  else (hook as any).tapPromise(tap, wrapped);
   let disposed = false;
   return () => {
     if (disposed) return;

@@ -323,6 +323,18 @@ export class McpRegistry implements AsyncDisposable {
     return () => void this.#listeners.delete(listener);
   }
 
+  /**
+   * True when `tool` is one of this registry's own proxies and the user listed
+   * it in its server's `read_only_tools` (what a read-only scope may call).
+   * The server's own annotations (readOnlyHint) never count.
+   */
+  allowedWhenReadOnly(tool: AgentTool): boolean {
+    const proxy = tool as McpProxyTool;
+    if (!this.#proxies.includes(proxy)) return false;
+    const entry = this.#servers.get(proxy.mcp.server);
+    return entry?.config.read_only_tools?.includes(proxy.mcp.tool) === true;
+  }
+
   /** Why a proxy call must not run, or undefined when it may: the host's allow_tools policy. */
   blockReason(tool: AgentTool): string | undefined {
     const mcp = (tool as Partial<McpProxyTool>).mcp;

@@ -6,6 +6,7 @@
  */
 import type { DataSource } from 'typeorm';
 import { ErrorCodes, XdogError, type Clock } from '../../core/index.js';
+import * as access from './access.js';
 import * as catalog from './catalog.js';
 import { checkpointsOf } from './checkpoints.js';
 import { contextMessages, pathMessages } from './context.js';
@@ -17,6 +18,8 @@ import { StoreDatabase, type Sql } from './sql.js';
 import { applyPatch, checkStatePatch, readState, writeState } from './state.js';
 import * as tree from './tree.js';
 import type {
+  AccessMode,
+  AccessScopeRecord,
   Checkpoint,
   Entry,
   EntryInput,
@@ -225,6 +228,22 @@ export class TypeormSessionStore implements SessionStore {
       const now = this.now();
       const results = tree.interruptedResults(await tree.pathRows(sql, sessionId, session.leafEntryId), now);
       return results.length ? tree.appendEntries(sql, session, results, now) : [];
+    });
+  }
+
+  // access scope
+
+  async getAccessScope(group: string): Promise<AccessScopeRecord> {
+    return this.read(async (sql) => {
+      await catalog.requireGroup(sql, group);
+      return access.readAccessScope(sql, group);
+    });
+  }
+
+  async setAccessScope(group: string, mode: AccessMode, expectedRevision?: number): Promise<AccessScopeRecord> {
+    return this.write(async (sql) => {
+      await catalog.requireGroup(sql, group);
+      return access.writeAccessScope(sql, group, mode, expectedRevision, this.now());
     });
   }
 

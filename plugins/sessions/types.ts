@@ -47,6 +47,18 @@ export type Entry = EntryInput & {
   createdAt: number;
 };
 
+/** A group's access: everything its tools allow, or the read-only allowlist. */
+export type AccessMode = 'full' | 'read-only';
+
+/** A group's access scope as stored; revision 0 (changedAt null) means it was never changed. */
+export interface AccessScopeRecord {
+  group: string;
+  mode: AccessMode;
+  /** Bumped by every change (fencing for clients). */
+  revision: number;
+  changedAt: number | null;
+}
+
 export interface GroupRecord {
   name: string;
   /** The session new prompts go to; null until the first one is created. */
@@ -185,6 +197,12 @@ export interface SessionStore {
   ensureGroup(group: string): Promise<GroupRecord>;
   getGroup(group: string): Promise<GroupRecord>;
   listGroups(): Promise<GroupRecord[]>;
+
+  // access scope
+  /** The group's access scope; STORE_CORRUPT when the stored row cannot be decoded (callers deny). */
+  getAccessScope(group: string): Promise<AccessScopeRecord>;
+  /** Sets it, fenced by `expectedRevision` (STALE); a corrupt row can only be replaced by 'read-only'. */
+  setAccessScope(group: string, mode: AccessMode, expectedRevision?: number): Promise<AccessScopeRecord>;
 
   // catalog
   createSession(group: string, options: NewSessionOptions, expectation?: Expectation): Promise<SessionRecord>;

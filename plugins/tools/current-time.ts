@@ -2,13 +2,14 @@
 import { z } from 'zod';
 import type { AgentTool, Clock } from '../../core/index.js';
 import { errorResult, textResult } from './results.js';
+import { markReadOnly } from './read-only.js';
 
 const TimeArgs = z.object({
   timezone: z.string().optional().describe('IANA time zone such as "Europe/Paris" (default: the local zone).'),
 });
 
 export function createCurrentTimeTool(options: { clock?: Clock } = {}): AgentTool<z.infer<typeof TimeArgs>> {
-  return {
+  return markReadOnly({
     name: 'current_time',
     description: 'Get the current date, time and weekday. Use it whenever the answer depends on today\'s date or the time.',
     parameters: TimeArgs,
@@ -23,5 +24,5 @@ export function createCurrentTimeTool(options: { clock?: Clock } = {}): AgentToo
       }
       return textResult(`${local} (${timeZone}); ISO ${now.toISOString()}`, { iso: now.toISOString(), timeZone });
     },
-  };
+  });
 }

@@ -11,6 +11,7 @@ import { ErrorCodes, LIMITS, XdogError, nonRegularKind, readRegularFile, type Ag
 import { withPathLock } from './path-lock.js';
 import { IGNORED_DIRS } from './walk.js';
 import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
+import { markReadOnly } from './read-only.js';
 
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
 
@@ -55,7 +56,7 @@ const ReadArgs = z.object({
 });
 
 export function createReadTool(options: { cwd: string }): AgentTool<z.infer<typeof ReadArgs>> {
-  return {
+  return markReadOnly({
     name: 'read',
     description:
       'Read a text file (or a PNG/JPEG/WebP/GIF image) from the working directory. Lines are numbered. ' +
@@ -93,7 +94,7 @@ export function createReadTool(options: { cwd: string }): AgentTool<z.infer<type
       if (index < lines.length) out.push(`[${lines.length - index} more lines; continue with offset ${index + 1}]`);
       return textResult(out.length ? out.join('\n') : `(${shown} is empty)`, { path: file, totalLines: lines.length });
     },
-  };
+  });
 }
 
 /** The nearest existing ancestor of `file` when it is not a folder (mkdir would say only EEXIST or ENOTDIR). */
@@ -191,7 +192,7 @@ const LsArgs = z.object({
 });
 
 export function createLsTool(options: { cwd: string }): AgentTool<z.infer<typeof LsArgs>> {
-  return {
+  return markReadOnly({
     name: 'ls',
     description: `List a directory, sorted, with "/" after subdirectories. Hidden entries and ${[...IGNORED_DIRS].join(', ')} are left out unless all is true. At most ${LIMITS.listToolEntries} entries.`,
     parameters: LsArgs,
@@ -212,5 +213,5 @@ export function createLsTool(options: { cwd: string }): AgentTool<z.infer<typeof
       if (names.length > shownNames.length) shownNames.push(`[${names.length - shownNames.length} more entries not shown]`);
       return textResult(shownNames.length ? shownNames.join('\n') : `(${shown} is empty)`, { path: dir, count: names.length });
     },
-  };
+  });
 }

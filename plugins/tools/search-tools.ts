@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { ErrorCodes, LIMITS, XdogError, compileLinearRegex, nonRegularKind, readRegularFile, type AgentTool, type LinearMatcher } from '../../core/index.js';
 import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
 import { GlobError, IGNORED_DIRS, compileGlob, linksNotice, walkFiles } from './walk.js';
+import { markReadOnly } from './read-only.js';
 
 const ignoredList = [...IGNORED_DIRS].join(' and ');
 
@@ -33,7 +34,7 @@ const FindArgs = z.object({
 });
 
 export function createFindTool(options: { cwd: string }): AgentTool<z.infer<typeof FindArgs>> {
-  return {
+  return markReadOnly({
     name: 'find',
     description: `Find files by glob pattern, listed relative to the searched folder. Skips ${ignoredList} unless all is true. At most ${LIMITS.listToolEntries} results.`,
     parameters: FindArgs,
@@ -53,7 +54,7 @@ export function createFindTool(options: { cwd: string }): AgentTool<z.infer<type
       if (links) lines.push(links);
       return textResult(matches.length ? lines.join('\n') : [`no files match ${args.pattern}`, ...lines].join('\n'), { count: matches.length });
     },
-  };
+  });
 }
 
 const GrepArgs = z.object({
@@ -65,7 +66,7 @@ const GrepArgs = z.object({
 });
 
 export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<typeof GrepArgs>> {
-  return {
+  return markReadOnly({
     name: 'grep',
     description:
       `Search file contents for a regular expression; prints "file:line: text" for each matching line. Skips binary files, files over ${LIMITS.grepToolFileBytes / 1024 / 1024} MiB and ${ignoredList}. ` +
@@ -126,5 +127,5 @@ export function createGrepTool(options: { cwd: string }): AgentTool<z.infer<type
       if (links) out.push(links);
       return textResult(matches ? out.join('\n') : [`no matches for ${args.pattern}`, ...out].join('\n'), { matches });
     },
-  };
+  });
 }

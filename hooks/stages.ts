@@ -1,0 +1,10 @@
+/**
+ * tapable stages with a meaning. Taps run in ascending stage order (default 0).
+ */
+
+/**
+ * Host policy gates on `beforeToolCall` (read-only scope, plan mode) run at
+ * this stage, after every ordinary tap, so they judge the arguments as any
+ * earlier tap rewrote them: a rewrite cannot slip past the gate.
+ */
+export const POLICY_GATE_STAGE = 1000;
