@@ -176,6 +176,12 @@ export const LIMITS = Object.freeze({
   clawQueuedInputs: 50,
   /** claw: text of one queued input or prompt, in UTF-8 bytes. */
   clawInputBytes: 64 * KiB,
+  /** Plan mode: the objective's UTF-8 bytes. */
+  planObjectiveBytes: 4 * KiB,
+  /** Plan mode: steps in one plan. */
+  planSteps: 64,
+  /** Plan mode: one step's UTF-8 bytes. */
+  planStepBytes: 1 * KiB,
   /** claw: an idempotency key, in characters. */
   clawIdempotencyKeyChars: 128,
   /** claw: one transcript chunk the gateway returns, in bytes of JSON. */

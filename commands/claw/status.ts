@@ -1,18 +1,30 @@
 import type { GatewayStatus } from '../../plugins/claw-gateway/protocol.js';
+import type { PlanProblem } from '../../plugins/plan/index.js';
+import { terminalSafe } from '../../core/terminal-text.js';
 import { XdogCommand } from '../base-command.js';
 import { withGateway } from './_lib/gateway.js';
 import { renderGatewayStatus } from './_lib/render.js';
 
+/** The gateway's status, plus problems its services report (a plan that cannot be read). */
+export type ClawStatusResult = GatewayStatus & { problems: PlanProblem[] };
+
 export default class ClawStatus extends XdogCommand {
   static override summary = 'Show the gateway and its groups: busy or idle, queued inputs, model, active session';
-  static override description = 'Exit 1 with a message when no gateway runs (start one with xdog claw gateway start).';
+  static override description = 'Exit 1 with a message when no gateway runs (start one with xdog claw gateway start). Problems that deny a group\'s tools (a corrupt plan) are listed last.';
   static override enableJsonFlag = true;
   static override examples = ['<%= config.bin %> claw status', '<%= config.bin %> claw status --json | jq ".groups[].busy"'];
 
-  async run(): Promise<GatewayStatus> {
+  async run(): Promise<ClawStatusResult> {
     await this.parse(ClawStatus);
-    const status = await withGateway(async (gateway) => (await gateway.call('gateway.status', {})) as GatewayStatus);
-    if (!this.jsonEnabled()) this.log(renderGatewayStatus(status));
+    const status = await withGateway(async (gateway) => {
+      const gatewayStatus = (await gateway.call('gateway.status', {})) as GatewayStatus;
+      const problems = gateway.hello.capabilities.includes('plan:1') ? ((await gateway.callService('plan.health', {})) as PlanProblem[]) : [];
+      return { ...gatewayStatus, problems };
+    });
+    if (!this.jsonEnabled()) {
+      const lines = [renderGatewayStatus(status), ...status.problems.map((problem) => terminalSafe(`problem: group ${problem.group}: ${problem.problem}`))];
+      this.log(lines.join('\n'));
+    }
     return status;
   }
 }
