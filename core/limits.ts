@@ -176,6 +176,18 @@ export const LIMITS = Object.freeze({
   clawQueuedInputs: 50,
   /** claw: text of one queued input or prompt, in UTF-8 bytes. */
   clawInputBytes: 64 * KiB,
+  /** Children: active at once per parent. */
+  childActive: 3,
+  /** Children: records a parent keeps (finished ones count until closed). */
+  childRetained: 16,
+  /** Children: the longest (and default) deadline of one child run, in seconds. */
+  childTimeoutSeconds: 120,
+  /** Children: the most (and default) model calls of one child. */
+  childModelCalls: 16,
+  /** Children: the most (and default) input plus output tokens of one child. */
+  childTokens: 32_000,
+  /** Children: a task or an input's UTF-8 bytes. */
+  childInputBytes: 16 * KiB,
   /** Plan mode: the objective's UTF-8 bytes. */
   planObjectiveBytes: 4 * KiB,
   /** Plan mode: steps in one plan. */

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ErrorCodes, LIMITS, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
+import { MemoryChildRuntime, createAgentTool, createSdkChildHost } from '../../plugins/children/index.js';
 import { connectMcpServer } from '../../plugins/mcp/index.js';
 import { XdogCommand } from '../base-command.js';
 import { runInteractive } from './_lib/interactive.js';
@@ -12,7 +13,7 @@ export default class AgentChat extends XdogCommand {
   static override summary = 'Chat with a model: one-shot with a prompt, interactive on a TTY without one';
   static override description = `The answer streams to stdout; tool activity, retries and errors go to stderr.
 With --json every agent event is one JSON line on stdout (for scripts).
-Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, and web_search when configured) and the installed capabilities (flow, with the read-only skill tool). Tools are not a sandbox: use them only in trusted directories.
+Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, and web_search when configured), the agent tool for read-only child agents (docs/children.md) and the installed capabilities (flow, with the read-only skill tool). Tools are not a sandbox: use them only in trusted directories.
 Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
   static override enableJsonFlag = true;
   // ignoreStdin everywhere: oclif would otherwise read stdin for a missing argument, without a bound and
@@ -57,10 +58,13 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
         ? await openInstalledCapabilities(session.kernel, { scope: 'application', id: 'application', cwd, runtime: { streamFn, model: model.qualified } }, { toolRepo: new ToolRepo(session.tools) })
         : undefined;
       const skills = capabilities?.composeSkills(SkillRepo.fromConfig(session.kernel.config, cwd));
+      const baseTools = capabilities ? capabilities.composeTools(undefined, skills) : session.tools;
+      // The `agent` tool: children in memory, built from the parent's tools (never more), ended with the chat.
+      const children = flags.tools ? new MemoryChildRuntime(createSdkChildHost({ streamFn, model: model.qualified, parentTools: () => baseTools })) : undefined;
       const agent = session.kernel.createAgent(
         streamFn,
         { model: model.qualified, systemPrompt: flags.system, thinking: flags.thinking },
-        { tools: capabilities ? capabilities.composeTools(undefined, skills) : session.tools, toolCtx, skills },
+        { tools: children ? [...baseTools, createAgentTool(children)] : baseTools, toolCtx, skills },
       );
       try {
         if (prompt === undefined) return await runInteractive(agent, renderer, output);
@@ -74,6 +78,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
           process.removeListener('SIGINT', onSigint);
         }
       } finally {
+        await children?.closeAll();
         await agent.close();
       }
     } finally {

@@ -1,0 +1,59 @@
+/**
+ * Children for a host that builds agents itself (`xdog agent chat`): fresh
+ * SDK Agents on the parent's model access, with tools taken from the
+ * parent's and never more. A read-only child gets only the built-in read
+ * tools plus the read-only gate; an inheriting child gets the parent's tools
+ * but never `agent` or `update_plan`, and the parent's gates are tapped in
+ * by `inheritGates`.
+ */
+import { Agent, ErrorCodes, XdogError, type AgentHooks, type AgentTool, type ModelStreamFn } from '../../core/index.js';
+import { MemoryAccessScope, tapReadOnlyGate } from '../access/index.js';
+import { isLocalReadOnlyTool } from '../tools/index.js';
+import { PARENT_ONLY_TOOLS, type ChildPresets, type ChildSpec } from './contracts.js';
+import type { ChildHost } from './memory-runtime.js';
+
+export interface SdkChildHostOptions {
+  streamFn: ModelStreamFn;
+  /** The parent's model (children use it unless their config names another). */
+  model: string;
+  /** The parent's tools, as it has them now. */
+  parentTools: () => readonly AgentTool[];
+  presets?: ChildPresets;
+  /** Taps the parent's current gates into a child that inherits them. */
+  inheritGates?: (hooks: AgentHooks) => void;
+}
+
+/** The system prompt of a child: who it works for, and its instructions. */
+export function childPrompt(spec: ChildSpec): string {
+  const lines = ['You are a child agent working for a parent agent. Do the task you are given, then answer with what you found or did; the parent reads only your last answer.'];
+  if (spec.access === 'read-only') lines.push('You have read-only access: you can read, list and search files, and tell the time, but not change anything.');
+  if (spec.instructions) lines.push(spec.instructions);
+  return lines.join('\n\n');
+}
+
+/** Picks the child's tools from the parent's: read-only or inherited, narrowed by `spec.tools`. */
+export function childTools(spec: ChildSpec, parentTools: readonly AgentTool[]): AgentTool[] {
+  const allowed = parentTools.filter((tool) => !PARENT_ONLY_TOOLS.includes(tool.name) && (spec.access === 'inherit' || isLocalReadOnlyTool(tool)));
+  if (spec.tools === undefined) return allowed;
+  const byName = new Map(allowed.map((tool) => [tool.name, tool]));
+  return spec.tools.map((name) => {
+    const tool = byName.get(name);
+    if (!tool) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `a ${spec.access} child cannot have the tool "${name}"`, { hint: `it may have: ${[...byName.keys()].join(', ') || 'none'}` });
+    return tool;
+  });
+}
+
+export function createSdkChildHost(options: SdkChildHostOptions): ChildHost {
+  return {
+    streamFn: options.streamFn,
+    presets: options.presets ?? {},
+    createChild(spec, streamFn) {
+      if (spec.inheritContext) throw new XdogError(ErrorCodes.UNSUPPORTED, 'inherit_context is not supported by this host', { hint: 'put what the child needs to know into its task' });
+      const tools = childTools(spec, options.parentTools());
+      const agent = new Agent(streamFn, { model: spec.model ?? options.model, systemPrompt: childPrompt(spec), ...(spec.thinking ? { thinking: spec.thinking } : {}) }, { tools });
+      if (spec.access === 'read-only') tapReadOnlyGate(agent.hooks, new MemoryAccessScope('read-only'), () => undefined);
+      else options.inheritGates?.(agent.hooks);
+      return agent;
+    },
+  };
+}

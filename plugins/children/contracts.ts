@@ -1,0 +1,123 @@
+/**
+ * Child-agent contracts: inert data any host can use. The `agent` model
+ * tool's arguments (one schema per action, strict, so a spawn-only field in
+ * a control action is refused), a child's config with its caps (which a
+ * spawn may lower, never raise), and preset resolution. Hosts own execution,
+ * storage and grants; nothing here starts anything.
+ */
+import { z } from 'zod';
+import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
+
+const text = z.string().min(1).refine((value) => Buffer.byteLength(value, 'utf8') <= LIMITS.childInputBytes, `must be at most ${LIMITS.childInputBytes} bytes of UTF-8`);
+
+/** A child's settings (snake_case, as the model and config files write them). */
+export const ChildConfigSchema = z
+  .object({
+    label: z.string().min(1).max(64).optional(),
+    instructions: text.optional(),
+    /** Tool names from the parent's; [] is none. Never more than the parent has. */
+    tools: z.array(z.string().min(1)).max(64).optional(),
+    model: z.string().min(1).optional(),
+    thinking: z.string().min(1).optional(),
+    /** Seconds; at most LIMITS.childTimeoutSeconds. */
+    timeout: z.number().positive().optional(),
+    max_model_calls: z.number().int().positive().optional(),
+    max_tokens: z.number().int().positive().optional(),
+    preset: z.string().min(1).optional(),
+  })
+  .strict();
+
+export type ChildConfig = z.infer<typeof ChildConfigSchema>;
+
+const id = z.string().min(1).max(64);
+
+/** The `agent` tool's arguments. */
+export const AgentToolArgsSchema = z.discriminatedUnion('action', [
+  z
+    .object({
+      action: z.literal('spawn'),
+      task: text,
+      /** read-only (default): only read, ls, grep, find, current_time; inherit: the parent's current gates. */
+      access: z.enum(['read-only', 'inherit']).optional(),
+      inherit_context: z.boolean().optional(),
+      config: ChildConfigSchema.optional(),
+    })
+    .strict(),
+  z.object({ action: z.literal('list') }).strict(),
+  z.object({ action: z.literal('presets') }).strict(),
+  z.object({ action: z.literal('inspect'), id }).strict(),
+  z.object({ action: z.literal('steer'), id, text }).strict(),
+  z.object({ action: z.literal('follow-up'), id, text }).strict(),
+  z.object({ action: z.literal('cancel'), id }).strict(),
+  z.object({ action: z.literal('wait'), ids: z.array(id).min(1).max(LIMITS.childRetained).optional() }).strict(),
+  z.object({ action: z.literal('close'), id }).strict(),
+  z.object({ action: z.literal('queue'), id }).strict(),
+]);
+
+export type AgentToolArgs = z.infer<typeof AgentToolArgsSchema>;
+
+/** What a spawn asks for, after presets and caps. */
+export interface ChildSpec {
+  task: string;
+  access: 'read-only' | 'inherit';
+  inheritContext: boolean;
+  label: string | undefined;
+  instructions: string | undefined;
+  tools: string[] | undefined;
+  model: string | undefined;
+  thinking: string | undefined;
+  timeoutSeconds: number;
+  maxModelCalls: number;
+  maxTokens: number;
+}
+
+/** A named set of child settings from `child_presets`. */
+export type ChildPresets = Readonly<Record<string, ChildConfig>>;
+
+/** Validates a `child_presets` catalog: ≤ 32 entries, ≤ 256 KiB; an invalid one fails whole, never partly used. */
+export function parseChildPresets(catalog: unknown): ChildPresets {
+  if (catalog === undefined || catalog === null) return {};
+  const size = Buffer.byteLength(JSON.stringify(catalog), 'utf8');
+  if (size > 256 * 1024) throw new XdogError(ErrorCodes.CONFIG_INVALID, `child_presets is ${size} bytes, over the 256 KiB limit`);
+  const parsed = z.record(z.string().min(1).max(64), ChildConfigSchema.omit({ preset: true })).safeParse(catalog);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new XdogError(ErrorCodes.CONFIG_INVALID, `child_presets.${issue.path.join('.')}: ${issue.message}`, { hint: 'fix the catalog; no preset is used while it is invalid' });
+  }
+  if (Object.keys(parsed.data).length > 32) throw new XdogError(ErrorCodes.CONFIG_INVALID, `child_presets has ${Object.keys(parsed.data).length} entries, over the limit of 32`);
+  return parsed.data;
+}
+
+function cap(name: string, value: number | undefined, limit: number): number {
+  if (value === undefined) return limit;
+  if (value > limit) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${name} ${value} is over the child limit of ${limit}`, { hint: `caps can be lowered, never raised: use at most ${limit}` });
+  return value;
+}
+
+/** Resolves a spawn: the preset's settings, then the spawn's own over them, then the caps. */
+export function resolveChildSpec(args: Extract<AgentToolArgs, { action: 'spawn' }>, presets: ChildPresets): ChildSpec {
+  const requested = args.config ?? {};
+  let base: ChildConfig = {};
+  if (requested.preset !== undefined) {
+    const preset = presets[requested.preset];
+    if (!preset) throw new XdogError(ErrorCodes.NOT_FOUND, `no child preset named "${requested.preset}"`, { hint: `presets: ${Object.keys(presets).join(', ') || 'none'}` });
+    base = preset;
+  }
+  const config: ChildConfig = { ...base, ...Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined)) };
+  return {
+    task: args.task,
+    access: args.access ?? 'read-only',
+    inheritContext: args.inherit_context ?? false,
+    label: config.label,
+    instructions: config.instructions,
+    tools: config.tools,
+    model: config.model,
+    thinking: config.thinking,
+    timeoutSeconds: cap('timeout', config.timeout, LIMITS.childTimeoutSeconds),
+    maxModelCalls: cap('max_model_calls', config.max_model_calls, LIMITS.childModelCalls),
+    maxTokens: cap('max_tokens', config.max_tokens, LIMITS.childTokens),
+  };
+}
+
+/** The tools a child may never have: no recursive delegation, no plan updates. */
+export const PARENT_ONLY_TOOLS: readonly string[] = ['agent', 'update_plan'];

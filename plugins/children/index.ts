@@ -1,0 +1,14 @@
+/**
+ * Child agents: the SDK contracts (the `agent` tool's arguments, child
+ * configs, caps and presets), an in-memory runtime for hosts without a store,
+ * and a host for SDK-built agents (docs/children.md). Inert: nothing runs
+ * until a model spawns a child.
+ */
+import { definePlugin } from '../../core/index.js';
+
+export { AgentToolArgsSchema, ChildConfigSchema, PARENT_ONLY_TOOLS, parseChildPresets, resolveChildSpec, type AgentToolArgs, type ChildConfig, type ChildPresets, type ChildSpec } from './contracts.js';
+export { MemoryChildRuntime, type ChildHost, type ChildRecord, type ChildStatus } from './memory-runtime.js';
+export { createAgentTool } from './agent-tool.js';
+export { childPrompt, childTools, createSdkChildHost, type SdkChildHostOptions } from './chat-host.js';
+
+export default definePlugin({ name: 'children', provides: {} });

@@ -1,0 +1,196 @@
+/**
+ * Children held in memory, for hosts without a store (`xdog agent chat`).
+ * Each child is a fresh Agent from the host's factory, run on a budgeted
+ * stream (model calls and tokens) under a deadline. Nothing is durable: the
+ * children end with their parent's process. The claw runtime keeps the same
+ * contract with durable records.
+ */
+import { randomUUID } from 'node:crypto';
+import { ErrorCodes, LIMITS, XdogError, describeError, zeroUsage, type Agent, type AssistantMessage, type ModelStreamFn } from '../../core/index.js';
+import type { ChildPresets, ChildSpec } from './contracts.js';
+
+export type ChildStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'timeout' | 'limit';
+
+/** What a parent (and its model) sees of a child. */
+export interface ChildRecord {
+  id: string;
+  label: string | null;
+  task: string;
+  access: ChildSpec['access'];
+  status: ChildStatus;
+  /** The child's last answer once it ended. */
+  result: string | null;
+  error: string | null;
+  modelCalls: number;
+  tokens: number;
+}
+
+/** The host's side: how a fresh child Agent is built (its tools and gates), and the presets. */
+export interface ChildHost {
+  /** A fresh Agent for `spec` on `streamFn` (budgeted by the runtime). Never the parent; never with parent-only tools. */
+  createChild(spec: ChildSpec, streamFn: ModelStreamFn): Agent;
+  /** The model access children share with their parent (the runtime budgets it per child). */
+  readonly streamFn: ModelStreamFn;
+  readonly presets: ChildPresets;
+}
+
+interface LiveChild {
+  record: ChildRecord;
+  agent: Agent;
+  done: Promise<void>;
+  /** Why the runtime stopped it, when it did. */
+  stoppedAs?: Extract<ChildStatus, 'cancelled' | 'timeout' | 'limit'>;
+}
+
+function lastText(messages: readonly { role: string; content: unknown }[]): string | null {
+  const last = [...messages].reverse().find((message) => message.role === 'assistant') as AssistantMessage | undefined;
+  if (!last) return null;
+  return last.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('') || null;
+}
+
+export class MemoryChildRuntime {
+  readonly #host: ChildHost;
+  readonly #children = new Map<string, LiveChild>();
+
+  constructor(host: ChildHost) {
+    this.#host = host;
+  }
+
+  get presets(): ChildPresets {
+    return this.#host.presets;
+  }
+
+  /** True while any child runs (a host blocks navigation and resets then). */
+  get active(): boolean {
+    return [...this.#children.values()].some((child) => child.record.status === 'running');
+  }
+
+  spawn(spec: ChildSpec): ChildRecord {
+    const running = [...this.#children.values()].filter((child) => child.record.status === 'running').length;
+    if (running >= LIMITS.childActive) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${running} children are already running, the limit`, { hint: 'wait for one, or cancel one' });
+    if (this.#children.size >= LIMITS.childRetained) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${this.#children.size} child records are kept, the limit`, { hint: 'close finished children first' });
+    const record: ChildRecord = { id: `c-${randomUUID().slice(0, 8)}`, label: spec.label ?? null, task: spec.task, access: spec.access, status: 'running', result: null, error: null, modelCalls: 0, tokens: 0 };
+    const live = { record } as LiveChild;
+    live.agent = this.#host.createChild(spec, this.#budgeted(live, spec));
+    this.#children.set(record.id, live);
+    live.done = this.#run(live, spec);
+    return { ...record };
+  }
+
+  list(): ChildRecord[] {
+    return [...this.#children.values()].map((child) => ({ ...child.record }));
+  }
+
+  inspect(id: string): ChildRecord & { messages: number; pending: number } {
+    const child = this.#get(id);
+    return { ...child.record, messages: child.agent.messages.length, pending: child.agent.pendingInputs().length };
+  }
+
+  /** Queues a steer or follow-up into a running child. */
+  queue(id: string, lane: 'steer' | 'followUp', text: string): ChildRecord {
+    const child = this.#running(id);
+    if (lane === 'steer') child.agent.steer(text);
+    else child.agent.followUp(text);
+    return { ...child.record };
+  }
+
+  pending(id: string): Array<{ id: string; lane: string; text: string }> {
+    return this.#get(id).agent.pendingInputs().map((input) => ({ id: input.id, lane: input.lane, text: input.text }));
+  }
+
+  async cancel(id: string): Promise<ChildRecord> {
+    const child = this.#get(id);
+    if (child.record.status === 'running') {
+      child.stoppedAs = 'cancelled';
+      await child.agent.cancelAndWait();
+      await child.done;
+    }
+    return { ...child.record };
+  }
+
+  /** Waits for the named children (default: all), or until `signal` aborts. */
+  async wait(ids: readonly string[] | undefined, signal?: AbortSignal): Promise<ChildRecord[]> {
+    const children = (ids ?? [...this.#children.keys()]).map((id) => this.#get(id));
+    const aborted = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+    await Promise.race([Promise.all(children.map((child) => child.done)), aborted]);
+    return children.map((child) => ({ ...child.record }));
+  }
+
+  async close(id: string): Promise<void> {
+    const child = this.#get(id);
+    if (child.record.status === 'running') throw new XdogError(ErrorCodes.BUSY, `child ${id} is still running`, { hint: 'cancel or wait for it first' });
+    this.#children.delete(id);
+    await child.agent.close();
+  }
+
+  /** Cancels every running child and releases all. */
+  async closeAll(): Promise<void> {
+    for (const child of this.#children.values()) {
+      if (child.record.status === 'running') child.stoppedAs = 'cancelled';
+      await child.agent.cancelAndWait().catch(() => undefined);
+      await child.done;
+      await child.agent.close();
+    }
+    this.#children.clear();
+  }
+
+  #get(id: string): LiveChild {
+    const child = this.#children.get(id);
+    if (!child) throw new XdogError(ErrorCodes.NOT_FOUND, `no child "${id}"`, { hint: `children: ${[...this.#children.keys()].join(', ') || 'none'}` });
+    return child;
+  }
+
+  #running(id: string): LiveChild {
+    const child = this.#get(id);
+    if (child.record.status !== 'running') throw new XdogError(ErrorCodes.INVALID_STATE, `child ${id} is ${child.record.status}, not running`);
+    return child;
+  }
+
+  async #run(live: LiveChild, spec: ChildSpec): Promise<void> {
+    const deadline = setTimeout(() => {
+      live.stoppedAs = 'timeout';
+      live.agent.abort();
+    }, spec.timeoutSeconds * 1000);
+    deadline.unref();
+    try {
+      const result = await live.agent.prompt(spec.task).result();
+      live.record.result = lastText(live.agent.messages);
+      if (live.stoppedAs) {
+        live.record.status = live.stoppedAs;
+        live.record.error ??= live.stoppedAs === 'timeout' ? `the child passed its ${spec.timeoutSeconds} s deadline` : live.stoppedAs === 'cancelled' ? 'cancelled by the parent' : live.record.error;
+      } else if (result.status === 'completed') live.record.status = 'completed';
+      else {
+        live.record.status = 'failed';
+        live.record.error = result.errorMessage ?? result.status;
+      }
+    } catch (error) {
+      live.record.status = live.stoppedAs ?? 'failed';
+      live.record.error = describeError(error);
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+
+  /** The host's stream, refusing the call past the model-call or token cap (the child then ends as "limit"). */
+  #budgeted(live: LiveChild, spec: ChildSpec): ModelStreamFn {
+    const record = live.record;
+    const inner = this.#host.streamFn;
+    async function* budgeted(...[model, context, options]: Parameters<ModelStreamFn>) {
+      if (record.modelCalls >= spec.maxModelCalls || record.tokens >= spec.maxTokens) {
+        const reason = record.modelCalls >= spec.maxModelCalls ? `its ${spec.maxModelCalls} model calls` : `its ${spec.maxTokens} tokens`;
+        live.stoppedAs = 'limit';
+        record.error = `the child used up ${reason}`;
+        const message: AssistantMessage = { role: 'assistant', content: [], model, usage: zeroUsage(), stopReason: 'error', errorMessage: record.error, timestamp: Date.now() };
+        yield { type: 'error' as const, message };
+        return;
+      }
+      record.modelCalls++;
+      for await (const event of inner(model, context, options)) {
+        if (event.type === 'done' || event.type === 'error') record.tokens += event.message.usage.input + event.message.usage.output;
+        yield event;
+      }
+    }
+    // Keep the model metadata (limits, reasoning levels) the agent asks the stream for.
+    return Object.assign(budgeted, { resolveModel: inner.resolveModel?.bind(inner), models: inner.models?.bind(inner) });
+  }
+}
