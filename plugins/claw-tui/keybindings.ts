@@ -30,11 +30,11 @@ const BASE = /^(?:[a-z0-9]|[`\-=[\]\\;',./!@#$%^&*()_+|~{}:<>?]|escape|esc|enter
 
 /** True for a key id pi-tui understands: modifiers (each once) then one key, e.g. `ctrl+shift+p`. */
 export function isKeyId(key: string): boolean {
-  const parts = key.split('+');
-  // A bare "+" key, or one with modifiers ("ctrl++"), splits into empty trailing parts.
-  const base = key.endsWith('+') && key.length > 1 ? '+' : parts.pop()!;
-  const modifiers = key.endsWith('+') && key.length > 1 ? parts.filter(Boolean) : parts;
-  return BASE.test(base) && new Set(modifiers).size === modifiers.length && modifiers.every((modifier) => ['ctrl', 'alt', 'shift', 'super'].includes(modifier));
+  // The plus key is written "+" alone or after a modifier's "+": "ctrl++".
+  const plus = key === '+' || key.endsWith('++');
+  const parts = plus ? key.slice(0, -1).split('+').slice(0, -1) : key.split('+');
+  const base = plus ? '+' : parts.pop()!;
+  return BASE.test(base) && new Set(parts).size === parts.length && parts.every((modifier) => ['ctrl', 'alt', 'shift', 'super'].includes(modifier));
 }
 
 const KeyList = z.union([z.string(), z.array(z.string()).min(1)]).transform((keys) => (Array.isArray(keys) ? keys : [keys]));
