@@ -78,6 +78,8 @@ export class ClawTui {
   #quitting = false;
   #ticker: NodeJS.Timeout | undefined;
   #overlay: OverlayHandle | undefined;
+  /** Shown once the first session is on screen (loading it replaces the chat). */
+  #startupNotice: string | undefined;
 
   constructor(private readonly options: ClawTuiOptions) {
     const loaded = loadKeybindings(options.keybindingsFile);
@@ -93,7 +95,7 @@ export class ClawTui {
     this.tui.addChild(this.#footer);
     this.tui.setFocus(this.editor);
     this.tui.addInputListener((data) => (this.#onKey(data) ? { consume: true } : undefined));
-    if (loaded.notice) this.notice(loaded.notice, 'error');
+    this.#startupNotice = loaded.notice;
   }
 
   /** Runs until /quit or Ctrl+C twice. */
@@ -186,6 +188,8 @@ export class ClawTui {
     connection.onClose(() => this.#onClose(connection));
     if (wasConnected && this.queue.size) this.#queueHeld = true;
     await this.reload();
+    if (this.#startupNotice) this.notice(this.#startupNotice, 'error');
+    this.#startupNotice = undefined;
     if (wasConnected) this.notice(`reconnected; nothing was resent${this.queue.size ? `; ${this.queue.size} queued turn(s) are held: /queue resume sends them` : ''}`);
     this.#startTicker();
     this.#drain();
@@ -477,7 +481,7 @@ export class ClawTui {
       this.tui.requestRender(true);
       if (result.status !== 0) throw new XdogError(ErrorCodes.INVALID_STATE, `${editor} exited with ${result.status ?? result.signal}; the draft is unchanged`);
       const size = fs.statSync(file).size;
-      if (size > LIMITS.clawInputBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the edited draft is ${size} bytes, over the ${LIMITS.clawInputBytes}-byte limit of one input; the draft is unchanged`);
+      if (size > LIMITS.tuiDraftBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the edited draft is ${size} bytes, over the ${LIMITS.tuiDraftBytes}-byte draft limit; the draft is unchanged`);
       this.editor.setText(fs.readFileSync(file, 'utf8').replace(/\n$/, ''));
     } catch (error) {
       this.error(error);
