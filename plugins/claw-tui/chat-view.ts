@@ -6,6 +6,7 @@
  */
 import { Container, Text, type Component } from '@mariozechner/pi-tui';
 import type { Message } from '../../core/index.js';
+import { LIMITS } from '../../core/limits.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { messageText, thinkingText, toolCallLine, type PathMessage } from './conversation.js';
 
@@ -110,11 +111,17 @@ export class ChatView extends Container {
     this.addChild(new Text(style[kind](safe(text)), 1, 0));
   }
 
-  /** Replaces everything with a session's path (tool calls and results folded into tool lines). */
-  load(messages: readonly PathMessage[]): void {
+  /**
+   * Replaces everything with a session's path (tool calls and results folded
+   * into tool lines). Only the latest `shown` messages are drawn, so opening
+   * a long session stays fast; a line says how many earlier ones there are.
+   */
+  load(messages: readonly PathMessage[], shown: number = LIMITS.tuiShownMessages): void {
     this.clear();
     this.#tools.clear();
-    for (const { index, message } of messages) this.addMessage(message, index);
+    const hidden = Math.max(0, messages.length - shown);
+    if (hidden) this.notice(`… ${hidden} earlier message${hidden === 1 ? ' is' : 's are'} not drawn here: /transcript shows the whole session, /status numbers every message`);
+    for (const { index, message } of messages.slice(hidden)) this.addMessage(message, index);
   }
 
   addMessage(message: Message, index?: number): void {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../core/limits.js';
 import { Attachments, sniffImage } from '../../../plugins/claw-tui/attachments.js';
-import { pathMessages, type TranscriptEntry } from '../../../plugins/claw-tui/conversation.js';
+import { ChatView } from '../../../plugins/claw-tui/chat-view.js';
+import { pathMessages, type PathMessage, type TranscriptEntry } from '../../../plugins/claw-tui/conversation.js';
 import { renderConversation, writePrivateFile } from '../../../plugins/claw-tui/export-formats.js';
 import { InputQueue } from '../../../plugins/claw-tui/input-queue.js';
 import { defaultBindings, isKeyId, loadKeybindings } from '../../../plugins/claw-tui/keybindings.js';
@@ -164,5 +165,19 @@ describe('redaction and exports', () => {
   it('finds literal, case-insensitive matches', () => {
     expect(findMatches(['Hello', 'a.b', 'HELLO there', 'axb'], 'hello')).toEqual([0, 2]);
     expect(findMatches(['a.b', 'axb'], 'a.b')).toEqual([0]);
+  });
+});
+
+describe('ChatView', () => {
+  it('draws only the latest messages of a long session and says how many it left out', () => {
+    const messages = Array.from({ length: LIMITS.tuiShownMessages + 50 }, (_, i) => ({ index: i + 1, entryId: i + 1, message: { role: 'user' as const, content: `message ${i + 1}` } }));
+    const chat = new ChatView();
+    chat.load(messages as PathMessage[]);
+    const lines = chat.render(80).join('\n');
+    expect(lines).toContain('50 earlier messages are not drawn here: /transcript shows the whole session');
+    expect(lines).not.toContain('message 50\n');
+    expect(lines).toContain(`message ${LIMITS.tuiShownMessages + 50}`);
+    expect(lines).toContain('#51 ');
+    expect(lines).not.toContain('#50 ');
   });
 });
