@@ -205,5 +205,14 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     tty.keys('C-u', `/attach ${path.join(sandbox.root, 'i5.png')}`, 'Enter');
     await seen('a draft holds at most 4 images');
     expect(tty.screen()).toContain('4 image(s) attached');
+
+    // Sent, the images reach the model; the chat shows their count, never their bytes.
+    tty.keys('C-u', 'look at these', 'Enter');
+    await seen('you look at these');
+    await seen('[4 images]');
+    const last = sandbox.requests().at(-1)!.messages.at(-1) as { content: Array<{ type: string; data?: string }> };
+    expect(last.content.filter((part) => part.type === 'image')).toHaveLength(4);
+    expect(history()).not.toContain(png.toString('base64').slice(0, 12));
+    expect(tty.screen()).not.toContain('image(s) attached');
   });
 });
