@@ -19,7 +19,7 @@ import { LIMITS } from '../../core/limits.js';
 import type { GatewayConnection, GroupStatus, PromptReceipt } from '../claw-gateway/index.js';
 import { Attachments } from './attachments.js';
 import { ChatView, StreamingReply, style } from './chat-view.js';
-import { pathMessages, readTranscriptEntries, type PathMessage } from './conversation.js';
+import { pathMessages, readTranscriptEntries } from './conversation.js';
 import { SessionCommands } from './session-commands.js';
 import { InputQueue, checkInputText, type QueuedTurn } from './input-queue.js';
 import { ACTIONS, loadKeybindings, type Action, type Bindings } from './keybindings.js';
@@ -63,8 +63,6 @@ export class ClawTui {
   methods = new Set<string>();
   group: GroupStatus | undefined;
   session: SessionInfo | undefined;
-  /** The messages on the active session's path, as last read. */
-  messages: PathMessage[] = [];
   model = '';
   thinking: string | null = null;
   contextTokens: number | undefined;
@@ -205,28 +203,33 @@ export class ClawTui {
     void this.#connectLoop();
   }
 
-  /** Reads the group and its active session from the gateway and shows them (`redraw: false` only refreshes the numbered path). */
+  /**
+   * Reads the group and its active session from the gateway. With `redraw`
+   * (a session switch, a reconnect) the chat is rebuilt from the transcript;
+   * without it (after a run, whose events the chat already shows) only the
+   * session record and state are read again, which stays cheap on long sessions.
+   */
   async reload({ redraw = true } = {}): Promise<void> {
     const connection = this.need();
     this.group = (await connection.call('group.status', { group: this.group?.name })) as GroupStatus;
     const sessionId = this.group.activeSessionId;
     if (!sessionId) {
       this.session = undefined;
-      this.messages = [];
-      this.chat.load([]);
       this.model = this.group.model;
+      if (redraw) this.chat.load([]);
       this.#renderFooter();
       return;
     }
     const shown = (await connection.call('session.show', { group: this.group.name, sessionId })) as { session: SessionInfo; state: { model: string; thinking: string | null } };
-    const entries = await readTranscriptEntries(connection, this.group.name, sessionId);
     this.session = shown.session;
     this.model = shown.state.model;
     this.thinking = shown.state.thinking;
-    this.messages = pathMessages(entries, shown.session.leafEntryId);
-    const lastUsage = this.messages.findLast((entry) => entry.message.role === 'assistant')?.message as { usage?: { input: number; output: number } } | undefined;
-    this.contextTokens = lastUsage?.usage ? lastUsage.usage.input + lastUsage.usage.output : undefined;
-    if (redraw) this.chat.load(this.messages);
+    if (redraw) {
+      const messages = pathMessages(await readTranscriptEntries(connection, this.group.name, sessionId), shown.session.leafEntryId);
+      const usage = (messages.findLast((entry) => entry.message.role === 'assistant')?.message as { usage?: { input: number; output: number } } | undefined)?.usage;
+      this.contextTokens = usage ? usage.input + usage.output : undefined;
+      this.chat.load(messages);
+    }
     this.#renderFooter();
   }
 
@@ -309,7 +312,7 @@ export class ClawTui {
     const started = params.busy && !this.group.busy;
     this.group = { ...this.group, activeSessionId: params.activeSessionId, busy: params.busy, queued: params.queued, revision: params.revision, runStartedAt: started ? Date.now() : this.group.runStartedAt };
     if (switched) this.reload({ redraw: !created }).catch((error: unknown) => this.error(error));
-    // After a run, the numbered path (for /fork, /goto, /status) is read again; the chat already shows it.
+    // After a run: the session record (name, model, thinking) may have changed; the chat already shows the run.
     else if (!params.busy) this.reload({ redraw: false }).catch((error: unknown) => this.error(error));
     this.#renderFooter();
     if (!params.busy) this.#drain();
@@ -476,7 +479,8 @@ export class ClawTui {
     try {
       fs.writeFileSync(file, this.editor.getExpandedText(), { mode: 0o600, flag: 'wx' });
       this.tui.stop();
-      const result = spawnSync(editor, [file], { stdio: 'inherit', shell: /\s/.test(editor) });
+      // "$VISUAL" may carry arguments ("code --wait"): then it runs through the shell, with the file quoted.
+      const result = /\s/.test(editor) ? spawnSync(`${editor} '${file.replace(/'/g, "'\\''")}'`, { stdio: 'inherit', shell: true }) : spawnSync(editor, [file], { stdio: 'inherit' });
       this.tui.start();
       this.tui.requestRender(true);
       if (result.status !== 0) throw new XdogError(ErrorCodes.INVALID_STATE, `${editor} exited with ${result.status ?? result.signal}; the draft is unchanged`);
