@@ -97,6 +97,14 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     await seen('over the 65536-byte limit of one input');
     expect(sandbox.requests().some((request) => userTexts(request).some((text) => text.startsWith('xxxx')))).toBe(false);
 
+    // Controls that change the session wait for an idle group; the draft stays.
+    // Ctrl+C clears the whole draft (the refused steer went back into it).
+    tty.keys('C-c');
+    tty.keys('/reset', 'Enter');
+    await seen('/reset is blocked while a turn runs');
+    expect(tty.screen()).toContain('/reset');
+    tty.keys('C-u');
+
     // Esc aborts the running turn.
     tty.keys('Escape');
     await seen('the turn was aborted');
@@ -125,6 +133,18 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     await seen('echo: gamma');
     expect(userTexts(sandbox.requests().at(-1)!)).toEqual(['alpha', 'gamma']);
     expect(JSON.stringify(sandbox.requests().at(-1))).not.toContain('beta');
+
+    tty.keys('/name forked', 'Enter');
+    await seen('the session is now named "forked"');
+    expect(tty.screen()).toMatch(/main · forked · faux\/demo/);
+
+    // The transcript view searches literally, ignoring case; n goes to the next match.
+    tty.keys('/transcript GAMMA', 'Enter');
+    await tty.waitFor('"GAMMA": 1/2');
+    tty.keys('n');
+    await tty.waitFor('"GAMMA": 2/2');
+    tty.keys('q');
+    await until(() => !tty.screen().includes('"GAMMA"'), 'the transcript view to close');
 
     tty.keys('/compact keep the names', 'Enter');
     await seen('/compact is unsupported by this gateway');
