@@ -409,30 +409,43 @@ export class ClawTui {
 
   /** Sends one prompt. `from` says where it goes back when it is refused or its receipt is lost. */
   async #send(turn: QueuedTurn, from: 'editor' | 'queue'): Promise<void> {
-    this.#sending = true;
     try {
       checkInputText(turn.text);
-      const receipt = (await this.call('prompt', { text: turn.text, ...(turn.images.length ? { images: turn.images } : {}), idempotencyKey: crypto.randomUUID(), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as PromptReceipt;
-      if (receipt.status === 'duplicate') this.notice('the gateway had this message already; it was not run again');
-      if (this.group && receipt.status !== 'duplicate') this.group = { ...this.group, busy: true, runStartedAt: this.group.runStartedAt ?? Date.now() };
+      // Offline: refused before anything is sent.
+      this.need();
     } catch (error) {
-      const uncertain = XdogError.is(error) && UNCERTAIN.includes(error.code) && this.methods.size > 0;
-      if (from === 'queue' && !uncertain) {
-        this.queue.restore(turn);
-        this.#queueHeld = true;
-      } else this.#putBack(turn);
-      if (uncertain) {
-        throw new XdogError(ErrorCodes.UNAVAILABLE, 'the connection was lost before the gateway answered: the message may or may not have been received, and it was not resent', {
-          hint: 'it is back in the editor; check the conversation after the reconnect before sending it again',
-        });
-      }
+      this.#giveBack(turn, from);
       throw error;
+    }
+    this.#sending = true;
+    try {
+      const receipt = (await this.call('prompt', { text: turn.text, ...(turn.images.length ? { images: turn.images } : {}), idempotencyKey: crypto.randomUUID(), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as PromptReceipt;
+      // Busy or idle comes from the gateway's group.changed, which may arrive before or after this receipt.
+      if (receipt.status === 'duplicate') this.notice('the gateway had this message already; it was not run again');
+    } catch (error) {
+      if (!(XdogError.is(error) && UNCERTAIN.includes(error.code))) {
+        this.#giveBack(turn, from);
+        throw error;
+      }
+      // The gateway may have it: it goes to the person, never back into the queue that would send it again.
+      this.#putBack(turn);
+      throw new XdogError(ErrorCodes.UNAVAILABLE, 'the connection was lost before the gateway answered: the message may or may not have been received, and it was not resent', {
+        hint: 'it is back in the editor; check the conversation after the reconnect before sending it again',
+      });
     } finally {
       this.#sending = false;
       this.#renderFooter();
     }
   }
 
+  /** A refused turn goes back where it came from: the front of the queue (held) or the editor. */
+  #giveBack(turn: QueuedTurn, from: 'editor' | 'queue'): void {
+    if (from === 'editor') return this.#putBack(turn);
+    this.queue.restore(turn);
+    this.#queueHeld = true;
+  }
+
+  /** Into the editor (before whatever is being typed there), with its images. */
   #putBack(turn: QueuedTurn): void {
     const current = this.editor.getText();
     this.editor.setText(current ? `${turn.text}\n${current}` : turn.text);
