@@ -228,6 +228,20 @@ export const LIMITS = Object.freeze({
   scheduleWakeSeconds: 30,
   /** claw resets: the longest idle period a reset may wait for, in minutes (30 days). */
   resetIdleMinutesMax: 30 * 24 * 60,
+  /** claw TUI: images attached to one draft (the gateway takes at most 4 per input). */
+  tuiAttachmentsPerDraft: 4,
+  /** claw TUI: one attached image file, in bytes. */
+  tuiAttachmentBytes: 10 * MiB,
+  /** claw TUI: attached images held by the client at once (draft and queued turns), in bytes. */
+  tuiAttachmentsRetainedBytes: 40 * MiB,
+  /** claw TUI: messages of a session drawn when it opens (the latest; a line says how many earlier ones /transcript shows). */
+  tuiShownMessages: 200,
+  /** claw TUI: a draft read back from $VISUAL / $EDITOR, in bytes (what is sent is still bound by clawInputBytes). */
+  tuiDraftBytes: 1 * MiB,
+  /** claw TUI: the keybindings.json file, in bytes. */
+  tuiKeybindingsFileBytes: 64 * KiB,
+  /** claw TUI: a whole session transcript read for display, export or search, in bytes. */
+  tuiTranscriptBytes: 64 * MiB,
 });
 
 export type LimitName = keyof typeof LIMITS;

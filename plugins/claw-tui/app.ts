@@ -1,0 +1,528 @@
+/**
+ * `xdog claw tui`: a terminal client of the gateway. Everything it does goes
+ * through the gateway protocol (another client could do the same): it
+ * subscribes to one group, shows the active session, sends what is typed,
+ * and follows the runs as events. It never resends: a send whose answer was
+ * lost goes back to the editor and the user is told; after a reconnect the
+ * client reads the state from the gateway and holds its own queue until the
+ * user resumes it.
+ */
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Editor, KeybindingsManager, matchesKey, ProcessTerminal, setKeybindings, Text, TUI, TUI_KEYBINDINGS, type Component, type KeyId, type OverlayHandle, type Terminal } from '@mariozechner/pi-tui';
+import { ErrorCodes, XdogError } from '../../core/errors.js';
+import type { ImageContent, Message } from '../../core/index.js';
+import { LIMITS } from '../../core/limits.js';
+import type { GatewayConnection, GroupStatus, PromptReceipt } from '../claw-gateway/index.js';
+import { Attachments } from './attachments.js';
+import { ChatView, StreamingReply, style } from './chat-view.js';
+import { pathMessages, readTranscriptEntries } from './conversation.js';
+import { SessionCommands } from './session-commands.js';
+import { InputQueue, checkInputText, type QueuedTurn } from './input-queue.js';
+import { ACTIONS, loadKeybindings, type Action, type Bindings } from './keybindings.js';
+import { Pager } from './overlays.js';
+import { isCommand, parseCommand, unsupported } from './slash-commands.js';
+
+export interface ClawTuiOptions {
+  /** The group to attach to (default: the gateway's default group). */
+  group?: string;
+  /** Opens a connection (called again to reconnect). */
+  connect(): Promise<GatewayConnection>;
+  keybindingsFile: string;
+  /** Defaults to the process's terminal. */
+  terminal?: Terminal;
+  /** Pause between reconnect attempts. */
+  reconnectDelayMs?: number;
+}
+
+/** Errors of the transport, not answers of the gateway: the request may or may not have been received. */
+const UNCERTAIN: readonly string[] = [ErrorCodes.UNAVAILABLE, ErrorCodes.CLOSED];
+
+interface SessionInfo {
+  id: string;
+  name: string | null;
+  leafEntryId: number | null;
+  messageCount: number;
+}
+
+export class ClawTui {
+  readonly tui: TUI;
+  readonly chat = new ChatView();
+  readonly editor: Editor;
+  readonly queue = new InputQueue();
+  readonly attachments: Attachments;
+  readonly #status = new Text('', 1, 0);
+  readonly #footer = new Text('', 1, 0);
+  readonly #bindings: Bindings;
+  readonly #commands: SessionCommands;
+
+  connection: GatewayConnection | undefined;
+  methods = new Set<string>();
+  group: GroupStatus | undefined;
+  session: SessionInfo | undefined;
+  model = '';
+  thinking: string | null = null;
+  contextTokens: number | undefined;
+
+  #reply: StreamingReply | undefined;
+  #sending = false;
+  /** Set after a reconnect: the client's queue waits for `/queue resume`. */
+  #queueHeld = false;
+  #quitArmed = false;
+  #done: (() => void) | undefined;
+  #quitting = false;
+  #ticker: NodeJS.Timeout | undefined;
+  #overlay: OverlayHandle | undefined;
+  /** Shown once the first session is on screen (loading it replaces the chat). */
+  #startupNotice: string | undefined;
+
+  constructor(private readonly options: ClawTuiOptions) {
+    const loaded = loadKeybindings(options.keybindingsFile);
+    this.#bindings = loaded.bindings;
+    setKeybindings(new KeybindingsManager(TUI_KEYBINDINGS, { 'tui.input.newLine': this.#bindings.newLine as KeyId[], 'tui.input.submit': this.#bindings.submit as KeyId[] }));
+    this.tui = new TUI(options.terminal ?? new ProcessTerminal());
+    this.editor = new Editor(this.tui, { borderColor: style.dim, selectList: { selectedPrefix: style.bold, selectedText: style.bold, description: style.dim, scrollInfo: style.dim, noMatch: style.dim } });
+    this.attachments = new Attachments(() => this.queue.list().reduce((sum, turn) => sum + turn.images.reduce((bytes, image) => bytes + Buffer.byteLength(image.data, 'base64'), 0), 0));
+    this.#commands = new SessionCommands(this);
+    this.tui.addChild(this.chat);
+    this.tui.addChild(this.#status);
+    this.tui.addChild(this.editor);
+    this.tui.addChild(this.#footer);
+    this.tui.setFocus(this.editor);
+    this.tui.addInputListener((data) => (this.#onKey(data) ? { consume: true } : undefined));
+    this.#startupNotice = loaded.notice;
+  }
+
+  /** Runs until /quit or Ctrl+C twice. */
+  async run(): Promise<void> {
+    this.tui.start();
+    this.#renderFooter();
+    const finished = new Promise<void>((resolve) => (this.#done = resolve));
+    void this.#connectLoop();
+    await finished;
+  }
+
+  // ---- output -------------------------------------------------------------------------------
+
+  notice(text: string, kind: 'notice' | 'error' = 'notice'): void {
+    this.chat.notice(text, kind);
+    this.tui.requestRender();
+  }
+
+  error(error: unknown): void {
+    const hint = XdogError.is(error) && error.hint ? ` (${error.hint})` : '';
+    this.notice(`${(error as Error).message}${hint}`, 'error');
+  }
+
+  /** Shows a read-only text view over the chat. */
+  page(title: string, text: string, query = ''): Pager {
+    const pager = new Pager(title, text, () => this.tui.terminal.rows - 2, () => this.closeOverlay(), query);
+    this.showOverlay(pager);
+    return pager;
+  }
+
+  showOverlay(component: Component): void {
+    this.closeOverlay();
+    this.#overlay = this.tui.showOverlay(component, { width: '100%', anchor: 'top-left', maxHeight: '100%' });
+    this.tui.requestRender();
+  }
+
+  closeOverlay(): void {
+    this.#overlay?.hide();
+    this.#overlay = undefined;
+    this.tui.setFocus(this.editor);
+    this.tui.requestRender();
+  }
+
+  #renderFooter(): void {
+    const group = this.group;
+    const parts = [
+      group?.name ?? this.options.group ?? '(group)',
+      this.session ? (this.session.name ?? this.session.id.slice(0, 8)) : 'no session',
+      this.model || group?.model || '(model)',
+      `thinking ${this.thinking ?? 'off'}`,
+      this.contextTokens === undefined ? 'context –' : `context ${this.contextTokens} tok`,
+    ];
+    if (!this.connection) parts.push('state unknown');
+    else if (group?.busy) parts.push(`running ${group.runStartedAt ? Math.max(0, Math.round((Date.now() - group.runStartedAt) / 1000)) : 0}s · Esc aborts`);
+    else parts.push('idle');
+    if (this.queue.size) parts.push(`queue ${this.queue.size}${this.#queueHeld ? ' (held: /queue resume)' : ''}`);
+    if (this.attachments.list().length) parts.push(`${this.attachments.list().length} image(s) attached`);
+    parts.push(this.connection ? 'online' : 'offline');
+    this.#footer.setText(style.dim(parts.join(' · ')));
+    this.#status.setText(this.#quitArmed ? style.notice('press Ctrl+C again to quit') : '');
+    this.tui.requestRender();
+  }
+
+  // ---- connection ---------------------------------------------------------------------------
+
+  async #connectLoop(): Promise<void> {
+    let reported = false;
+    while (!this.#quitting && !this.connection) {
+      try {
+        await this.#attach(await this.options.connect());
+        return;
+      } catch (error) {
+        if (!reported) this.error(error);
+        reported = true;
+        this.#renderFooter();
+        await new Promise((resolve) => setTimeout(resolve, this.options.reconnectDelayMs ?? 1000));
+      }
+    }
+  }
+
+  async #attach(connection: GatewayConnection): Promise<void> {
+    const wasConnected = this.group !== undefined;
+    this.methods = new Set(connection.hello.methods);
+    connection.on('event', (params) => this.#onEvent(params));
+    connection.on('run.end', (params) => this.#onRunEnd(params));
+    connection.on('group.changed', (params) => this.#onGroupChanged(params));
+    const subscribed = (await connection.call('subscribe', { group: this.options.group })) as { group: GroupStatus };
+    this.connection = connection;
+    this.group = subscribed.group;
+    connection.onClose(() => this.#onClose(connection));
+    if (wasConnected && this.queue.size) this.#queueHeld = true;
+    await this.reload();
+    if (this.#startupNotice) this.notice(this.#startupNotice, 'error');
+    this.#startupNotice = undefined;
+    if (wasConnected) this.notice(`reconnected; nothing was resent${this.queue.size ? `; ${this.queue.size} queued turn(s) are held: /queue resume sends them` : ''}`);
+    this.#startTicker();
+    this.#drain();
+  }
+
+  #onClose(connection: GatewayConnection): void {
+    if (this.connection !== connection) return;
+    this.connection = undefined;
+    this.#reply = undefined;
+    if (this.#quitting) return;
+    this.notice('the connection to the gateway was lost; reconnecting (nothing will be resent; your draft stays in the editor)', 'error');
+    this.#renderFooter();
+    void this.#connectLoop();
+  }
+
+  /**
+   * Reads the group and its active session from the gateway. With `redraw`
+   * (a session switch, a reconnect) the chat is rebuilt from the transcript;
+   * without it (after a run, whose events the chat already shows) only the
+   * session record and state are read again, which stays cheap on long sessions.
+   */
+  async reload({ redraw = true } = {}): Promise<void> {
+    const connection = this.need();
+    this.group = (await connection.call('group.status', { group: this.group?.name })) as GroupStatus;
+    const sessionId = this.group.activeSessionId;
+    if (!sessionId) {
+      this.session = undefined;
+      this.model = this.group.model;
+      if (redraw) this.chat.load([]);
+      this.#renderFooter();
+      return;
+    }
+    const shown = (await connection.call('session.show', { group: this.group.name, sessionId })) as { session: SessionInfo; state: { model: string; thinking: string | null } };
+    this.session = shown.session;
+    this.model = shown.state.model;
+    this.thinking = shown.state.thinking;
+    if (redraw) {
+      const messages = pathMessages(await readTranscriptEntries(connection, this.group.name, sessionId), shown.session.leafEntryId);
+      const usage = (messages.findLast((entry) => entry.message.role === 'assistant')?.message as { usage?: { input: number; output: number } } | undefined)?.usage;
+      this.contextTokens = usage ? usage.input + usage.output : undefined;
+      this.chat.load(messages);
+    }
+    this.#renderFooter();
+  }
+
+  /** The live connection, or OFFLINE-style UNAVAILABLE. */
+  need(): GatewayConnection {
+    if (!this.connection) throw new XdogError(ErrorCodes.UNAVAILABLE, 'not connected to the gateway; nothing was sent', { hint: 'the client reconnects by itself; your draft stays in the editor' });
+    return this.connection;
+  }
+
+  /** Calls a gateway method after checking the gateway offers it (else "unsupported by this gateway"). */
+  async call(method: string, params: Record<string, unknown>): Promise<any> {
+    const connection = this.need();
+    if (!this.methods.has(method)) throw new XdogError(ErrorCodes.UNSUPPORTED, `${method} is unsupported by this gateway`, { hint: 'run a gateway of the same xdog version as this client' });
+    return (connection.call as (m: string, p: unknown) => Promise<unknown>)(method, { group: this.group?.name, ...params });
+  }
+
+  #startTicker(): void {
+    if (this.#ticker) return;
+    this.#ticker = setInterval(() => {
+      if (this.group?.busy) this.#renderFooter();
+    }, 1000);
+    this.#ticker.unref();
+  }
+
+  // ---- gateway notifications ----------------------------------------------------------------
+
+  #onEvent(params: { group: string; event: any }): void {
+    if (params.group !== this.group?.name) return;
+    const event = params.event;
+    switch (event.type) {
+      case 'message_start':
+        if (event.message?.role === 'assistant') {
+          this.#reply = new StreamingReply();
+          this.chat.addChild(this.#reply);
+        }
+        break;
+      case 'message_update':
+        if (event.delta.type === 'text_delta') this.#reply?.append('text', event.delta.delta);
+        else if (event.delta.type === 'thinking_delta') this.#reply?.append('thinking', event.delta.delta);
+        break;
+      case 'message_end': {
+        const message = event.message as Message;
+        if (message.role === 'assistant') {
+          this.chat.commitReply(this.#reply, message);
+          this.#reply = undefined;
+          if (message.usage) this.contextTokens = message.usage.input + message.usage.output;
+        } else this.chat.addMessage(message);
+        break;
+      }
+      case 'tool_start':
+        this.chat.toolStart(event.toolCallId, event.toolName, event.args);
+        break;
+      case 'tool_end':
+        this.chat.toolEnd(event.toolCallId, resultText(event.result), event.isError);
+        break;
+      case 'model_retry':
+        this.notice(`the model request is retried (attempt ${event.attempt}): ${event.reason}`);
+        break;
+      default:
+        break;
+    }
+    this.tui.requestRender();
+  }
+
+  #onRunEnd(params: { group: string; status: string; errorMessage?: string }): void {
+    if (params.group !== this.group?.name) return;
+    if (this.#reply) {
+      this.chat.removeChild(this.#reply);
+      this.#reply = undefined;
+    }
+    if (params.status === 'aborted') this.notice('the turn was aborted');
+    else if (params.status !== 'completed') this.notice(`the turn ended: ${params.status}${params.errorMessage ? `: ${params.errorMessage}` : ''}`, 'error');
+  }
+
+  #onGroupChanged(params: { group: string; activeSessionId: string | null; busy: boolean; queued: number; revision: number }): void {
+    if (!this.group || params.group !== this.group.name) return;
+    const switched = params.activeSessionId !== this.group.activeSessionId;
+    // The first prompt of a group creates its session: the chat already shows that run, so it is not redrawn.
+    const created = switched && this.group.activeSessionId === null;
+    const started = params.busy && !this.group.busy;
+    this.group = { ...this.group, activeSessionId: params.activeSessionId, busy: params.busy, queued: params.queued, revision: params.revision, runStartedAt: started ? Date.now() : this.group.runStartedAt };
+    if (switched) this.reload({ redraw: !created }).catch((error: unknown) => this.error(error));
+    // After a run: the session record (name, model, thinking) may have changed; the chat already shows the run.
+    else if (!params.busy) this.reload({ redraw: false }).catch((error: unknown) => this.error(error));
+    this.#renderFooter();
+    if (!params.busy) this.#drain();
+  }
+
+  // ---- input --------------------------------------------------------------------------------
+
+  #matches(data: string, action: Action): boolean {
+    return this.#bindings[action].some((key) => matchesKey(data, key as KeyId));
+  }
+
+  /** Global keys; returns true when the key was taken. Overlays get every key but quit. */
+  #onKey(data: string): boolean {
+    const quit = this.#matches(data, 'quit');
+    if (!quit && this.#quitArmed) {
+      this.#quitArmed = false;
+      this.#renderFooter();
+    }
+    if (quit) {
+      if (this.#quitArmed) void this.quit();
+      else {
+        this.#quitArmed = true;
+        if (this.#overlay) this.closeOverlay();
+        else this.editor.setText('');
+        this.#renderFooter();
+      }
+      return true;
+    }
+    if (this.#overlay) return false;
+    if (this.#matches(data, 'submit') && !this.editor.isShowingAutocomplete()) {
+      const text = this.editor.getExpandedText();
+      this.editor.setText('');
+      if (text.trim() || this.attachments.list().length) {
+        this.editor.addToHistory(text);
+        void this.submit(text);
+      }
+      return true;
+    }
+    const action = (['abort', 'repaint', 'toggleTools', 'steer', 'followUp', 'externalEditor'] as const).find((name) => this.#matches(data, name));
+    if (!action) return false;
+    if (action === 'abort') {
+      if (!this.group?.busy) return false;
+      this.call('abort', {}).then(
+        () => this.notice('aborting the turn…'),
+        (error: unknown) => this.error(error),
+      );
+    } else if (action === 'repaint') this.tui.requestRender(true);
+    else if (action === 'toggleTools') {
+      this.chat.toggleTools();
+      this.tui.requestRender();
+    } else if (action === 'externalEditor') this.#externalEditor();
+    else {
+      const text = this.editor.getExpandedText();
+      this.editor.setText('');
+      void this.submit(`/${action === 'steer' ? 'steer' : 'follow-up'} ${text}`, text);
+    }
+    return true;
+  }
+
+  /**
+   * Runs a command or sends a message. On any refusal the draft goes back to
+   * the editor (`draft`, when given, is what was typed there).
+   */
+  async submit(text: string, draft = text): Promise<void> {
+    try {
+      if (isCommand(text)) {
+        const parsed = parseCommand(text);
+        const refusal = unsupported(parsed.command, this.methods);
+        if (refusal) throw refusal;
+        await this.#commands.run(parsed.command.name, parsed.rest);
+      } else await this.#sendOrQueue(text.startsWith('//') ? text.slice(1) : text);
+    } catch (error) {
+      this.error(error);
+      if (!this.editor.getText()) this.editor.setText(draft);
+    }
+    this.#renderFooter();
+  }
+
+  async #sendOrQueue(text: string): Promise<void> {
+    if (!this.connection) this.need();
+    const images = this.attachments.take();
+    if (this.group?.busy || this.#sending || this.queue.size) {
+      try {
+        const turn = this.queue.add(text, images);
+        this.notice(`queued ${turn.id} (${this.queue.size} waiting); it is sent when the running turn ends`);
+      } catch (error) {
+        this.attachments.restore(images);
+        throw error;
+      }
+      return;
+    }
+    await this.#send({ id: '', text, images }, 'editor');
+  }
+
+  /** Sends one prompt. `from` says where it goes back when it is refused or its receipt is lost. */
+  async #send(turn: QueuedTurn, from: 'editor' | 'queue'): Promise<void> {
+    try {
+      checkInputText(turn.text);
+      // Offline: refused before anything is sent.
+      this.need();
+    } catch (error) {
+      this.#giveBack(turn, from);
+      throw error;
+    }
+    this.#sending = true;
+    try {
+      const receipt = (await this.call('prompt', { text: turn.text, ...(turn.images.length ? { images: turn.images } : {}), idempotencyKey: crypto.randomUUID(), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as PromptReceipt;
+      // Busy or idle comes from the gateway's group.changed, which may arrive before or after this receipt.
+      if (receipt.status === 'duplicate') this.notice('the gateway had this message already; it was not run again');
+    } catch (error) {
+      if (!(XdogError.is(error) && UNCERTAIN.includes(error.code))) {
+        this.#giveBack(turn, from);
+        throw error;
+      }
+      // The gateway may have it: it goes to the person, never back into the queue that would send it again.
+      this.#putBack(turn);
+      throw new XdogError(ErrorCodes.UNAVAILABLE, 'the connection was lost before the gateway answered: the message may or may not have been received, and it was not resent', {
+        hint: 'it is back in the editor; check the conversation after the reconnect before sending it again',
+      });
+    } finally {
+      this.#sending = false;
+      this.#renderFooter();
+    }
+  }
+
+  /** A refused turn goes back where it came from: the front of the queue (held) or the editor. */
+  #giveBack(turn: QueuedTurn, from: 'editor' | 'queue'): void {
+    if (from === 'editor') return this.#putBack(turn);
+    this.queue.restore(turn);
+    this.#queueHeld = true;
+  }
+
+  /** Into the editor (before whatever is being typed there), with its images. */
+  #putBack(turn: QueuedTurn): void {
+    const current = this.editor.getText();
+    this.editor.setText(current ? `${turn.text}\n${current}` : turn.text);
+    this.attachments.restore(turn.images);
+  }
+
+  /** Sends the next client-queued turn when the group is idle. */
+  #drain(): void {
+    if (this.#sending || this.#queueHeld || !this.connection || this.group?.busy || !this.queue.size) return;
+    const turn = this.queue.shift()!;
+    this.notice(`sending queued ${turn.id}`);
+    this.#send(turn, 'queue').catch((error: unknown) => this.error(error));
+  }
+
+  resumeQueue(): void {
+    this.#queueHeld = false;
+    this.#drain();
+  }
+
+  /** Steer or follow-up: straight to the gateway's lanes of the running turn. */
+  async sendLane(method: 'steer' | 'follow_up', text: string): Promise<void> {
+    if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, `/${method === 'steer' ? 'steer' : 'follow-up'} needs a message`, { hint: `type it after the command, or type it and press ${method === 'steer' ? 'Alt+S' : 'Alt+F'}` });
+    checkInputText(text, `the ${method === 'steer' ? 'steer' : 'follow-up'}`);
+    const images: ImageContent[] = this.attachments.take();
+    try {
+      const { inputId } = (await this.call(method, { text, ...(images.length ? { images } : {}), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as { inputId: string };
+      this.notice(`${method === 'steer' ? 'steer' : 'follow-up'} ${inputId} accepted`);
+    } catch (error) {
+      this.attachments.restore(images);
+      if (XdogError.is(error, ErrorCodes.INVALID_STATE)) throw new XdogError(ErrorCodes.INVALID_STATE, `nothing is running, so there is nothing to ${method === 'steer' ? 'steer' : 'follow up'}; the text stays in the editor`, { hint: 'press Enter to send it as a message' });
+      throw error;
+    }
+  }
+
+  /** Ctrl+G: the draft in $VISUAL / $EDITOR, on a private temp file. */
+  #externalEditor(): void {
+    const editor = process.env.VISUAL || process.env.EDITOR;
+    if (!editor) {
+      this.notice('set $VISUAL or $EDITOR to edit the draft in an editor', 'error');
+      return;
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-draft-'));
+    const file = path.join(dir, 'draft.md');
+    try {
+      fs.writeFileSync(file, this.editor.getExpandedText(), { mode: 0o600, flag: 'wx' });
+      this.tui.stop();
+      // "$VISUAL" may carry arguments ("code --wait"): then it runs through the shell, with the file quoted.
+      const result = /\s/.test(editor) ? spawnSync(`${editor} '${file.replace(/'/g, "'\\''")}'`, { stdio: 'inherit', shell: true }) : spawnSync(editor, [file], { stdio: 'inherit' });
+      this.tui.start();
+      this.tui.requestRender(true);
+      if (result.status !== 0) throw new XdogError(ErrorCodes.INVALID_STATE, `${editor} exited with ${result.status ?? result.signal}; the draft is unchanged`);
+      const size = fs.statSync(file).size;
+      if (size > LIMITS.tuiDraftBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the edited draft is ${size} bytes, over the ${LIMITS.tuiDraftBytes}-byte draft limit; the draft is unchanged`);
+      this.editor.setText(fs.readFileSync(file, 'utf8').replace(/\n$/, ''));
+    } catch (error) {
+      this.error(error);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  keyHelp(): string {
+    return (Object.keys(ACTIONS) as Action[]).map((action) => `${action.padEnd(15)} ${this.#bindings[action].join(', ').padEnd(24)} ${ACTIONS[action].summary}`).join('\n');
+  }
+
+  async quit(): Promise<void> {
+    if (this.#quitting) return;
+    this.#quitting = true;
+    if (this.#ticker) clearInterval(this.#ticker);
+    this.tui.stop();
+    const connection = this.connection;
+    this.connection = undefined;
+    await connection?.close().catch(() => undefined);
+    this.#done?.();
+  }
+}
+
+function resultText(result: { content?: Array<{ type: string; text?: string }> } | undefined): string {
+  return (result?.content ?? []).filter((part) => part.type === 'text').map((part) => part.text ?? '').join('\n');
+}

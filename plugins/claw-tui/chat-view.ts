@@ -1,0 +1,167 @@
+/**
+ * How the conversation looks: one component per message, tool calls as one
+ * line each (Ctrl+O shows their arguments and results), and the streaming
+ * reply growing in place. All model and tool text is made terminal-safe
+ * first: it cannot move the cursor, set the title or write the clipboard.
+ */
+import { Container, Text, type Component } from '@mariozechner/pi-tui';
+import type { Message } from '../../core/index.js';
+import { LIMITS } from '../../core/limits.js';
+import { terminalSafe } from '../../core/terminal-text.js';
+import { messageText, thinkingText, toolCallLine, type PathMessage } from './conversation.js';
+
+export const style = {
+  dim: (text: string): string => `\x1b[2m${text}\x1b[22m`,
+  bold: (text: string): string => `\x1b[1m${text}\x1b[22m`,
+  user: (text: string): string => `\x1b[36m${text}\x1b[39m`,
+  error: (text: string): string => `\x1b[31m${text}\x1b[39m`,
+  notice: (text: string): string => `\x1b[33m${text}\x1b[39m`,
+  italic: (text: string): string => `\x1b[3m${text}\x1b[23m`,
+};
+
+const safe = (text: string): string => terminalSafe(text);
+
+/** A tool call: one line, or its arguments and result when expanded. */
+export class ToolLine implements Component {
+  readonly #text = new Text('', 1, 0);
+  #result: string | undefined;
+  #isError = false;
+
+  constructor(
+    readonly toolCallId: string,
+    private readonly name: string,
+    private readonly args: unknown,
+    private readonly expanded: () => boolean,
+  ) {
+    this.#refresh();
+  }
+
+  finish(result: string, isError: boolean): void {
+    this.#result = result;
+    this.#isError = isError;
+    this.#refresh();
+  }
+
+  #refresh(): void {
+    const mark = this.#result === undefined ? '…' : this.#isError ? style.error('✗') : '✓';
+    const head = `${mark} ${style.dim(safe(toolCallLine(this.name, this.args, 200)))}`;
+    const lines = this.#result === undefined ? 0 : this.#result.split('\n').length;
+    const summary = this.#result === undefined ? '' : style.dim(` (${lines} line${lines === 1 ? '' : 's'}${this.expanded() ? '' : ', Ctrl+O for details'})`);
+    const details = this.expanded() ? `\n${style.dim(safe(JSON.stringify(this.args, null, 2)))}${this.#result === undefined ? '' : `\n${safe(this.#result)}`}` : '';
+    this.#text.setText(`${head}${summary}${details}`);
+  }
+
+  invalidate(): void {
+    this.#refresh();
+    this.#text.invalidate();
+  }
+
+  render(width: number): string[] {
+    return this.#text.render(width);
+  }
+}
+
+/** The assistant's reply while it streams: thinking (dim) then text, replaced by the whole message at its end. */
+export class StreamingReply implements Component {
+  readonly #text = new Text('', 1, 0);
+  thinking = '';
+  body = '';
+
+  append(kind: 'text' | 'thinking', delta: string): void {
+    if (kind === 'text') this.body += delta;
+    else this.thinking += delta;
+    this.#text.setText(replyText(this.thinking, this.body));
+  }
+
+  invalidate(): void {
+    this.#text.invalidate();
+  }
+
+  render(width: number): string[] {
+    return this.#text.render(width);
+  }
+}
+
+function replyText(thinking: string, body: string): string {
+  const parts: string[] = [];
+  if (thinking) parts.push(style.dim(style.italic(safe(thinking))));
+  if (body) parts.push(safe(body));
+  return parts.join('\n');
+}
+
+/** The text of a committed message as the chat shows it (tool calls are separate lines). */
+export function messageComponent(message: Message, index?: number): Component | undefined {
+  const number = index === undefined ? '' : style.dim(`#${index} `);
+  if (message.role === 'user') return new Text(`${number}${style.user(style.bold('you'))} ${safe(messageText(message))}`, 1, 0);
+  if (message.role === 'assistant') {
+    const text = replyText(thinkingText(message), messageText(message));
+    const error = (message as { errorMessage?: string }).errorMessage;
+    if (!text && !error) return undefined;
+    return new Text(`${number}${text}${error ? `\n${style.error(safe(error))}` : ''}`, 1, 0);
+  }
+  return undefined;
+}
+
+/** The scrollback: committed messages, tool lines, notices and the live reply. */
+export class ChatView extends Container {
+  expandTools = false;
+  readonly #tools = new Map<string, ToolLine>();
+
+  notice(text: string, kind: 'notice' | 'error' = 'notice'): void {
+    this.addChild(new Text(style[kind](safe(text)), 1, 0));
+  }
+
+  /**
+   * Replaces everything with a session's path (tool calls and results folded
+   * into tool lines). Only the latest `shown` messages are drawn, so opening
+   * a long session stays fast; a line says how many earlier ones there are.
+   */
+  load(messages: readonly PathMessage[], shown: number = LIMITS.tuiShownMessages): void {
+    this.clear();
+    this.#tools.clear();
+    const hidden = Math.max(0, messages.length - shown);
+    if (hidden) this.notice(`… ${hidden} earlier message${hidden === 1 ? ' is' : 's are'} not drawn here: /transcript shows the whole session, /status numbers every message`);
+    for (const { index, message } of messages.slice(hidden)) this.addMessage(message, index);
+  }
+
+  addMessage(message: Message, index?: number): void {
+    if (message.role === 'toolResult') {
+      this.#tools.get(message.toolCallId)?.finish(messageText(message), message.isError);
+      return;
+    }
+    const component = messageComponent(message, index);
+    if (component) this.addChild(component);
+    if (message.role === 'assistant') {
+      for (const part of message.content) if (part.type === 'toolCall') this.toolStart(part.id, part.name, part.arguments);
+    }
+  }
+
+  toolStart(id: string, name: string, args: unknown): void {
+    if (this.#tools.has(id)) return;
+    const line = new ToolLine(id, name, args, () => this.expandTools);
+    this.#tools.set(id, line);
+    this.addChild(line);
+  }
+
+  toolEnd(id: string, result: string, isError: boolean): void {
+    this.#tools.get(id)?.finish(result, isError);
+  }
+
+  /** Replaces the streaming reply with the committed message (its tool calls keep their lines). */
+  commitReply(reply: StreamingReply | undefined, message: Message): void {
+    const at = reply ? this.children.indexOf(reply) : -1;
+    const component = messageComponent(message);
+    if (at >= 0) {
+      if (component) this.children[at] = component;
+      else this.children.splice(at, 1);
+    } else if (component) this.addChild(component);
+    if (message.role === 'assistant') {
+      for (const part of message.content) if (part.type === 'toolCall') this.toolStart(part.id, part.name, part.arguments);
+    }
+  }
+
+  toggleTools(): void {
+    this.expandTools = !this.expandTools;
+    for (const line of this.#tools.values()) line.invalidate();
+  }
+}

@@ -1,0 +1,325 @@
+/**
+ * What each slash command does (the registry in slash-commands.ts says
+ * which exist and what they need). Each one is a few gateway calls; controls
+ * that change the session carry the session id the TUI shows
+ * (`expectedSessionId`), so a change made meanwhile by another client is
+ * refused (STALE) instead of applied to a session the user did not see.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ErrorCodes, XdogError } from '../../core/errors.js';
+import type { ClawTui } from './app.js';
+import { messageText, pathMessages, readTranscriptEntries, type PathMessage } from './conversation.js';
+import { renderConversation, writePrivateFile, type ExportFormat } from './export-formats.js';
+import { SessionBrowser, type SessionRow } from './overlays.js';
+import { environmentSecrets, redact } from './redact.js';
+import { missingMethods, searchCommands } from './slash-commands.js';
+
+const usage = (message: string, hint?: string): XdogError => new XdogError(ErrorCodes.USAGE, message, hint ? { hint } : {});
+
+function positiveInt(text: string, what: string): number {
+  if (!/^[1-9]\d*$/.test(text.trim())) throw usage(`${what} must be a positive whole number, not "${text.trim()}"`);
+  return Number(text.trim());
+}
+
+interface SessionRecord {
+  id: string;
+  name: string | null;
+  summary: string | null;
+  messageCount: number;
+  updatedAt: number;
+}
+
+export class SessionCommands {
+  constructor(private readonly app: ClawTui) {}
+
+  async run(name: string, rest: string): Promise<void> {
+    const handler = this.#handlers[name];
+    if (!handler) throw usage(`/${name} is not available`);
+    await handler(rest.trim(), rest);
+  }
+
+  /** The session id the TUI shows: what controls send as expectedSessionId. */
+  get #expected(): string | null {
+    return this.app.group?.activeSessionId ?? null;
+  }
+
+  #idle(what: string): void {
+    if (this.app.group?.busy) throw new XdogError(ErrorCodes.BUSY, `${what} is blocked while a turn runs`, { hint: 'wait for it to end, or press Esc to abort it' });
+  }
+
+  async #switched(session: { id: string; name: string | null }, what: string): Promise<void> {
+    await this.app.reload();
+    this.app.notice(`${what}: ${session.name ?? session.id}`);
+  }
+
+  async #conversation(sessionId = this.#expected): Promise<PathMessage[]> {
+    if (!sessionId) throw new XdogError(ErrorCodes.NOT_FOUND, 'there is no session yet', { hint: 'send a message first' });
+    const connection = this.app.need();
+    const shown = (await this.app.call('session.show', { sessionId })) as { session: { leafEntryId: number | null } };
+    return pathMessages(await readTranscriptEntries(connection, this.app.group?.name, sessionId), shown.session.leafEntryId);
+  }
+
+  readonly #handlers: Record<string, (args: string, raw: string) => Promise<void> | void> = {
+    help: (query) => {
+      const found = searchCommands(query);
+      if (!found.length) throw usage(`no command matches "${query}"`, '/help lists them all');
+      const lines = found.map((entry) => {
+        const missing = missingMethods(entry, this.app.methods);
+        return `/${entry.name}${entry.usage ? ` ${entry.usage}` : ''}\n    ${entry.summary}${missing.length ? ' (unsupported by this gateway)' : ''}`;
+      });
+      this.app.page(`commands${query ? ` matching "${query}"` : ''}`, `${lines.join('\n')}\n\nKeys: /keys. Start a message with // to send text that begins with /.`);
+    },
+    keys: () => {
+      this.app.page('keys', `${this.app.keyHelp()}\n\nin the editor: Shift+Enter or Alt+Enter newline, ↑↓ history, Ctrl+- undo`);
+    },
+    steer: (_, raw) => this.app.sendLane('steer', raw),
+    'follow-up': (_, raw) => this.app.sendLane('follow_up', raw),
+    queue: (args) => this.#queue(args),
+    sessions: (query) => this.#sessions(query),
+    tree: async () => {
+      const nodes = (await this.app.call('session.tree', {})) as TreeNode[];
+      const lines: string[] = [];
+      const walk = (list: TreeNode[], depth: number): void => {
+        for (const node of list) {
+          lines.push(`${'  '.repeat(depth)}${node.onPath ? '*' : ' '} ${node.entry.id} ${node.entry.kind}${node.entry.kind === 'message' ? ` ${node.entry.payload.message.role}: ${messageText(node.entry.payload.message).replace(/\s+/g, ' ').slice(0, 80)}` : ''}`);
+          walk(node.children, depth + 1);
+        }
+      };
+      walk(nodes, 0);
+      this.app.page('session tree (* on the active path; /branch ENTRY moves there)', lines.join('\n') || '(empty)');
+    },
+    new: async (name) => {
+      this.#idle('/new');
+      const session = await this.app.call('session.new', { expectedSessionId: this.#expected, ...(name ? { name } : {}) });
+      await this.#switched(session, 'new session');
+    },
+    reset: async () => {
+      this.#idle('/reset');
+      const session = await this.app.call('session.new', { expectedSessionId: this.#expected });
+      await this.#switched(session, 'reset: a fresh session');
+    },
+    resume: async (id) => {
+      if (!id) throw usage('/resume needs a session id (or a unique prefix)', '/sessions lists them');
+      this.#idle('/resume');
+      const sessions = (await this.app.call('session.list', { limit: 200, includeArchived: true })) as SessionRecord[];
+      const matches = sessions.filter((session) => session.id.startsWith(id));
+      if (matches.length !== 1) throw usage(matches.length ? `"${id}" matches ${matches.length} sessions` : `no session starts with "${id}"`, 'give more of the id; /sessions lists them');
+      const session = await this.app.call('session.resume', { sessionId: matches[0]!.id, expectedSessionId: this.#expected });
+      await this.#switched(session, 'resumed');
+    },
+    fork: async (n) => {
+      this.#idle('/fork');
+      const index = n ? positiveInt(n, 'N') : (await this.#conversation()).length;
+      if (index === 0) throw usage('there is nothing to fork yet');
+      const session = await this.app.call('session.fork', { index, expectedSessionId: this.#expected });
+      await this.#switched(session, `forked at message ${index}`);
+    },
+    goto: async (n) => {
+      if (!n) throw usage('/goto needs a message number', '/status lists them');
+      this.#idle('/goto');
+      const session = await this.app.call('session.goto', { index: positiveInt(n, 'N'), expectedSessionId: this.#expected });
+      await this.#switched(session, `moved back to message ${n}`);
+    },
+    branch: async (entry) => {
+      if (!entry) throw usage('/branch needs an entry id', '/tree shows them');
+      this.#idle('/branch');
+      const session = await this.app.call('session.branch', { entryId: positiveInt(entry, 'ENTRY'), expectedSessionId: this.#expected });
+      await this.#switched(session, `moved to entry ${entry}`);
+    },
+    name: async (name) => {
+      if (!name) {
+        this.app.notice(`session name: ${this.app.session?.name ?? '(none)'}`);
+        return;
+      }
+      const session = await this.app.call('session.name', { name: name === '-' ? null : name, expectedSessionId: this.#expected });
+      if (this.app.session) this.app.session.name = session.name;
+      this.app.notice(session.name ? `the session is now named "${session.name}"` : 'the session name was cleared');
+    },
+    model: async (id) => {
+      const answer = (await this.app.call('session.model', id ? { model: id, expectedSessionId: this.#expected } : {})) as { model: string };
+      this.app.model = answer.model;
+      this.app.notice(`model: ${answer.model}`);
+    },
+    thinking: async (level) => {
+      const thinking = level === 'off' ? null : level;
+      const answer = (await this.app.call('session.thinking', level ? { thinking, expectedSessionId: this.#expected } : {})) as { thinking: string | null };
+      this.app.thinking = answer.thinking;
+      this.app.notice(`thinking: ${answer.thinking ?? 'off'}`);
+    },
+    compact: async (focus) => {
+      this.#idle('/compact');
+      await this.app.call('session.compact', { expectedSessionId: this.#expected, ...(focus ? { focus } : {}) });
+      await this.app.reload();
+      this.app.notice('the session was compacted');
+    },
+    status: async () => {
+      const group = this.app.group;
+      const messages = this.#expected ? await this.#conversation() : [];
+      const head = [
+        `group ${group?.name} · ${group?.busy ? 'running' : 'idle'} · gateway queue ${group?.queued ?? 0} · client queue ${this.app.queue.size}`,
+        `session ${this.app.session?.id ?? '(none)'}${this.app.session?.name ? ` "${this.app.session.name}"` : ''}`,
+        `model ${this.app.model} · thinking ${this.app.thinking ?? 'off'}`,
+        '',
+        'messages (N for /fork N and /goto N):',
+      ];
+      const list = messages.map((entry) => `${String(entry.index).padStart(4)} ${entry.message.role.padEnd(10)} ${messageText(entry.message).replace(/\s+/g, ' ').slice(0, 100)}`);
+      this.app.page('status', [...head, ...list].join('\n'));
+    },
+    transcript: async (query) => {
+      const text = renderConversation(await this.#conversation(), 'text', environmentSecrets());
+      const pager = this.app.page(`transcript (redacted)`, text, query);
+      if (query && pager.matchCount === 0) this.app.notice(`"${query}" is not in the transcript`);
+    },
+    copy: (what) => this.#copy(what || 'response'),
+    export: async (args) => {
+      const match = /^(\S+)(?:\s+(text|md|json))?$/.exec(args);
+      if (!match) throw usage('/export needs PATH and optionally a format: text, md or json');
+      const format = (match[2] ?? formatOf(match[1]!)) as ExportFormat;
+      const file = writePrivateFile(expandHome(match[1]!), renderConversation(await this.#conversation(), format, environmentSecrets(), this.#title()));
+      this.app.notice(`exported to ${file} (${format}, 0600)`);
+    },
+    share: async (target) => {
+      if (!target || /\s/.test(target)) throw usage('/share needs one PATH');
+      const file = writePrivateFile(expandHome(target), renderConversation(await this.#conversation(), 'html', environmentSecrets(), this.#title()));
+      this.app.notice(`shared page written to ${file} (standalone HTML, no scripts, secrets redacted; review before sending)`);
+    },
+    attach: (file) => {
+      if (!file) throw usage('/attach needs a PATH');
+      const attachment = this.app.attachments.add(expandHome(file));
+      this.app.notice(`attached ${attachment.id}: ${path.basename(attachment.path)} (${attachment.image.mimeType}, ${attachment.bytes} bytes)`);
+    },
+    attachments: (args) => {
+      const [verb, id] = args.split(/\s+/);
+      if (verb === 'clear') {
+        this.app.attachments.clear();
+        this.app.notice('the draft has no attachments now');
+      } else if (verb === 'remove') {
+        if (!id) throw usage('/attachments remove needs an ID');
+        this.app.attachments.remove(id);
+        this.app.notice(`removed ${id}`);
+      } else if (verb) throw usage(`unknown /attachments ${verb}`, 'use /attachments, /attachments remove ID or /attachments clear');
+      else {
+        const list = this.app.attachments.list();
+        this.app.notice(list.length ? list.map((item) => `${item.id} ${item.path} ${item.image.mimeType} ${item.bytes} bytes`).join('\n') : 'no attachments');
+      }
+    },
+    quit: () => this.app.quit(),
+  };
+
+  #title(): string {
+    return `xdog · ${this.app.group?.name ?? ''} · ${this.app.session?.name ?? this.app.session?.id ?? ''}`;
+  }
+
+  #queue(args: string): void {
+    const match = /^(\S+)?\s*(\S+)?\s*([\s\S]*)$/.exec(args)!;
+    const [, verb, id, text] = match;
+    const queue = this.app.queue;
+    if (!verb) {
+      this.app.notice(queue.size ? queue.list().map((turn) => `${turn.id} ${turn.text.replace(/\s+/g, ' ').slice(0, 100)}${turn.images.length ? ` [${turn.images.length} image(s)]` : ''}`).join('\n') : 'the queue is empty');
+      return;
+    }
+    if (verb === 'resume') {
+      this.app.resumeQueue();
+      return;
+    }
+    if (!id) throw usage(`/queue ${verb} needs an ID`, '/queue lists them');
+    if (verb === 'edit') {
+      if (!text) throw usage('/queue edit needs ID and the new TEXT');
+      queue.edit(id, text);
+    } else if (verb === 'remove') queue.remove(id);
+    else if (verb === 'move') {
+      if (text !== 'up' && text !== 'down') throw usage('/queue move needs ID and up or down');
+      queue.move(id, text);
+    } else throw usage(`unknown /queue ${verb}`, 'use /queue, /queue edit ID TEXT, /queue remove ID, /queue move ID up|down, /queue resume');
+    this.app.notice(`queue: ${queue.list().map((turn) => turn.id).join(', ') || 'empty'}`);
+  }
+
+  async #sessions(query: string): Promise<void> {
+    const toRows = (sessions: SessionRecord[]): SessionRow[] => sessions.map((session) => ({ ...session, active: session.id === this.#expected }));
+    const search = async (text: string): Promise<SessionRow[]> => toRows((await this.app.call(text ? 'session.search' : 'session.list', text ? { query: text } : { limit: 200 })) as SessionRecord[]);
+    const browser = new SessionBrowser(await search(query), () => this.app.tui.terminal.rows - 2, {
+      search,
+      activate: (row) => {
+        this.app.closeOverlay();
+        if (row.active) return;
+        void this.app.submit(`/resume ${row.id}`, '');
+      },
+      view: (row) => {
+        this.#conversation(row.id).then(
+          (messages) => this.app.page(`session ${row.id} (read-only)`, renderConversation(messages, 'text', environmentSecrets())),
+          (error: unknown) => this.app.error(error),
+        );
+      },
+      create: () => {
+        this.app.closeOverlay();
+        void this.app.submit('/new', '');
+      },
+      close: () => this.app.closeOverlay(),
+    }, () => this.app.tui.requestRender());
+    this.app.showOverlay(browser);
+  }
+
+  async #copy(what: string): Promise<void> {
+    const messages = await this.#conversation();
+    let text: string;
+    if (what === 'response') text = messages.findLast((entry) => entry.message.role === 'assistant' && messageText(entry.message)) ? messageText(messages.findLast((entry) => entry.message.role === 'assistant' && messageText(entry.message))!.message) : '';
+    else if (what === 'entry') text = messages.at(-1) ? messageText(messages.at(-1)!.message) : '';
+    else if (what === 'conversation') text = renderConversation(messages, 'text', []);
+    else throw usage(`/copy takes response, entry or conversation, not "${what}"`);
+    if (!text) throw new XdogError(ErrorCodes.NOT_FOUND, `there is no ${what} to copy yet`);
+    text = redact(text, environmentSecrets());
+    const copier = await clipboardCommand();
+    if (copier) {
+      await pipeTo(copier, text);
+      this.app.notice(`copied the ${what} with ${copier[0]}`);
+      return;
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-copy-'));
+    const file = writePrivateFile(path.join(dir, `${what}.txt`), text);
+    this.app.notice(`no clipboard tool (wl-copy, xclip) found: the ${what} is in ${file} (0600)`);
+  }
+}
+
+interface TreeNode {
+  entry: { id: number; kind: string; payload: any };
+  children: TreeNode[];
+  onPath: boolean;
+}
+
+function formatOf(file: string): ExportFormat {
+  if (file.endsWith('.md')) return 'md';
+  if (file.endsWith('.json')) return 'json';
+  return 'text';
+}
+
+function expandHome(file: string): string {
+  return file === '~' || file.startsWith('~/') ? path.join(os.homedir(), file.slice(1)) : file;
+}
+
+/** wl-copy under Wayland, xclip under X11, when installed; never OSC 52. */
+async function clipboardCommand(): Promise<string[] | undefined> {
+  const onPath = (name: string): boolean => (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, name)));
+  if (process.env.WAYLAND_DISPLAY && onPath('wl-copy')) return ['wl-copy'];
+  if (process.env.DISPLAY && onPath('xclip')) return ['xclip', '-selection', 'clipboard'];
+  return undefined;
+}
+
+function pipeTo(command: string[], text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0]!, command.slice(1), { stdio: ['pipe', 'ignore', 'ignore'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new XdogError(ErrorCodes.INVALID_STATE, `${command[0]} failed: ${error.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new XdogError(ErrorCodes.INVALID_STATE, `${command[0]} exited with ${code}; nothing was copied`));
+    });
+    child.stdin!.end(text);
+  });
+}

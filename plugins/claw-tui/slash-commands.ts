@@ -1,0 +1,88 @@
+/**
+ * The TUI's slash commands: one registry that the dispatcher, `/help` and
+ * the docs read, and a parser. A command that needs a gateway method the
+ * gateway did not list in `hello` is "unsupported by this gateway": it is not
+ * sent and the draft stays in the editor.
+ */
+import { ErrorCodes, XdogError } from '../../core/errors.js';
+
+export interface SlashCommand {
+  name: string;
+  /** Argument synopsis, e.g. `[N]` or `PATH [text|md|json]`. */
+  usage: string;
+  summary: string;
+  /** Gateway methods it calls; when one is missing from `hello`, the command is unsupported. */
+  needs: readonly string[];
+  /** A shortcut action (see keybindings.ts) that runs it too. */
+  action?: string;
+}
+
+const command = (name: string, usage: string, summary: string, needs: readonly string[] = [], action?: string): SlashCommand => ({ name, usage, summary, needs, ...(action ? { action } : {}) });
+
+/** Every command, in the order /help lists them. */
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  command('help', '[QUERY]', 'list the commands (those matching QUERY)'),
+  command('keys', '', 'list the key bindings'),
+  command('steer', 'TEXT', 'steer the running turn: TEXT reaches the model at its next step', ['steer'], 'steer'),
+  command('follow-up', 'TEXT', 'queue TEXT on the gateway to run right after the current turn', ['follow_up'], 'followUp'),
+  command('queue', '[edit ID TEXT|remove ID|move ID up|down]', "list or change the client's queue of turns typed while busy"),
+  command('sessions', '[QUERY]', 'browse the sessions: / search, Enter activate, n new, v view', ['session.list', 'session.search', 'session.resume']),
+  command('tree', '', "show the active session's entry tree", ['session.tree']),
+  command('new', '[NAME]', 'start a new session and make it active', ['session.new']),
+  command('resume', 'ID', 'make session ID (or a unique prefix) active', ['session.resume', 'session.list']),
+  command('fork', '[N]', 'a new session holding the first N messages (default: all)', ['session.fork', 'session.show']),
+  command('branch', 'ENTRY', 'move the leaf to entry ENTRY (see /tree)', ['session.branch']),
+  command('goto', 'N', 'move the leaf back to message N (see /status)', ['session.goto']),
+  command('name', '[NAME|-]', 'show, set or (with -) clear the session name', ['session.name']),
+  command('model', '[ID]', 'show or change the model', ['session.model']),
+  command('thinking', '[LEVEL|off]', 'show or change the thinking level', ['session.thinking']),
+  command('compact', '[FOCUS]', 'summarize older messages to free context', ['session.compact']),
+  command('status', '', 'group, session, model, queue and the numbered messages', ['group.status', 'session.show']),
+  command('reset', '', 'start a fresh session (refused while a turn runs)', ['session.new']),
+  command('transcript', '[QUERY]', 'the full redacted transcript; QUERY searches it (n/N next/previous)', ['transcript.read']),
+  command('copy', '[response|entry|conversation]', 'copy the last response (default), last entry or the conversation', ['transcript.read']),
+  command('export', 'PATH [text|md|json]', 'write the conversation to a new 0600 file', ['transcript.read']),
+  command('share', 'PATH', 'write the conversation as a standalone HTML page (secrets redacted)', ['transcript.read']),
+  command('attach', 'PATH', 'attach a PNG, JPEG or WebP image to the draft'),
+  command('attachments', '[remove ID|clear]', "list or drop the draft's images"),
+  command('quit', '', 'leave the TUI (the gateway keeps running)'),
+];
+
+export interface ParsedCommand {
+  command: SlashCommand;
+  /** Everything after the name, with the one separating space removed. */
+  rest: string;
+}
+
+/** True when the draft is a command (starts with `/` and a letter); `//text` is sent as `/text`. */
+export function isCommand(text: string): boolean {
+  return /^\/[a-z]/i.test(text);
+}
+
+export function parseCommand(text: string): ParsedCommand {
+  const match = /^\/([a-z][a-z-]*)(?:[ \t]+([\s\S]*))?$/i.exec(text.trimEnd());
+  const name = match?.[1]?.toLowerCase();
+  const found = SLASH_COMMANDS.find((entry) => entry.name === name);
+  if (!match || !found) {
+    const word = /^\/(\S*)/.exec(text)?.[1] ?? '';
+    throw new XdogError(ErrorCodes.USAGE, `unknown command /${word}`, { hint: '/help lists the commands; start with // to send a message that begins with /' });
+  }
+  return { command: found, rest: match[2] ?? '' };
+}
+
+/** The commands a gateway that offers `methods` cannot serve. */
+export function missingMethods(entry: SlashCommand, methods: ReadonlySet<string>): string[] {
+  return entry.needs.filter((method) => !methods.has(method));
+}
+
+export function unsupported(entry: SlashCommand, methods: ReadonlySet<string>): XdogError | undefined {
+  const missing = missingMethods(entry, methods);
+  if (missing.length === 0) return undefined;
+  return new XdogError(ErrorCodes.UNSUPPORTED, `/${entry.name} is unsupported by this gateway (it lacks ${missing.join(', ')})`, { hint: 'run a gateway of the same xdog version as this client' });
+}
+
+/** Commands whose name, usage or summary contain `query` (all without one). */
+export function searchCommands(query: string): SlashCommand[] {
+  const needle = query.trim().toLowerCase();
+  return SLASH_COMMANDS.filter((entry) => !needle || `${entry.name} ${entry.usage} ${entry.summary}`.toLowerCase().includes(needle));
+}

@@ -1,0 +1,183 @@
+/** The TUI's parts that need no terminal: queue, commands, key bindings, attachments, redaction, exports. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LIMITS } from '../../../core/limits.js';
+import { Attachments, sniffImage } from '../../../plugins/claw-tui/attachments.js';
+import { ChatView } from '../../../plugins/claw-tui/chat-view.js';
+import { pathMessages, type PathMessage, type TranscriptEntry } from '../../../plugins/claw-tui/conversation.js';
+import { renderConversation, writePrivateFile } from '../../../plugins/claw-tui/export-formats.js';
+import { InputQueue } from '../../../plugins/claw-tui/input-queue.js';
+import { defaultBindings, isKeyId, loadKeybindings } from '../../../plugins/claw-tui/keybindings.js';
+import { findMatches } from '../../../plugins/claw-tui/overlays.js';
+import { environmentSecrets, redact } from '../../../plugins/claw-tui/redact.js';
+import { SLASH_COMMANDS, isCommand, parseCommand, searchCommands, unsupported } from '../../../plugins/claw-tui/slash-commands.js';
+import { tempDir } from '../../support/temp.js';
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 0, 0, 0, 0, 0]);
+const WEBP = Buffer.from('RIFF\0\0\0\0WEBPVP8 ', 'latin1');
+
+describe('InputQueue', () => {
+  it('keeps order, edits, moves and removes by id', () => {
+    const queue = new InputQueue();
+    const a = queue.add('a');
+    const b = queue.add('b');
+    queue.add('c');
+    queue.move(b.id, 'up');
+    queue.edit(a.id, 'A');
+    queue.remove('q3');
+    expect(queue.list().map((turn) => turn.text)).toEqual(['b', 'A']);
+    expect(() => queue.move(b.id, 'up')).toThrow(/already at the front/);
+    expect(() => queue.remove('q9')).toThrow(/no queued turn q9/);
+    expect(queue.shift()?.text).toBe('b');
+  });
+
+  it('refuses the 51st turn and a text over 64 KiB, leaving the queue as it was', () => {
+    const queue = new InputQueue();
+    for (let i = 0; i < LIMITS.clawQueuedInputs; i++) queue.add(`t${i}`);
+    expect(() => queue.add('one more')).toThrow(/already holds 50 turns/);
+    expect(queue.size).toBe(50);
+    const small = new InputQueue();
+    expect(() => small.add('x'.repeat(LIMITS.clawInputBytes + 1))).toThrow(/over the 65536-byte limit/);
+    expect(small.size).toBe(0);
+    small.add('x');
+    expect(() => small.edit('q1', 'y'.repeat(65 * 1024))).toThrow(/LIMIT|limit/);
+    expect(small.list()[0]!.text).toBe('x');
+  });
+});
+
+describe('slash commands', () => {
+  it('parses names and arguments, and refuses unknown commands with a hint', () => {
+    expect(parseCommand('/fork 2')).toMatchObject({ command: { name: 'fork' }, rest: '2' });
+    expect(parseCommand('/steer two\nlines')).toMatchObject({ command: { name: 'steer' }, rest: 'two\nlines' });
+    expect(() => parseCommand('/nope x')).toThrow(/unknown command \/nope/);
+    expect(isCommand('/help')).toBe(true);
+    expect(isCommand('//not a command')).toBe(false);
+    expect(isCommand('/ spaced')).toBe(false);
+  });
+
+  it('marks a command unsupported when the gateway lacks a method it needs', () => {
+    const compact = SLASH_COMMANDS.find((entry) => entry.name === 'compact')!;
+    expect(unsupported(compact, new Set(['session.show']))?.message).toMatch(/unsupported by this gateway.*session\.compact/);
+    expect(unsupported(compact, new Set(['session.compact']))).toBeUndefined();
+    expect(searchCommands('export').map((entry) => entry.name)).toContain('export');
+  });
+});
+
+describe('keybindings.json', () => {
+  it('remaps actions; a missing file means the defaults', () => {
+    const dir = tempDir('xdog-keys-');
+    expect(loadKeybindings(path.join(dir, 'none.json'))).toEqual({ bindings: defaultBindings() });
+    fs.writeFileSync(path.join(dir, 'k.json'), JSON.stringify({ steer: 'alt+t', newLine: ['alt+enter'] }));
+    const loaded = loadKeybindings(path.join(dir, 'k.json'));
+    expect(loaded.notice).toBeUndefined();
+    expect(loaded.bindings.steer).toEqual(['alt+t']);
+    expect(loaded.bindings.newLine).toEqual(['alt+enter']);
+  });
+
+  it.each([
+    ['{ not json', /not valid JSON/],
+    [JSON.stringify({ fly: 'ctrl+f' }), /key "fly" is not an action/],
+    [JSON.stringify({ steer: 'hyper+q' }), /key "steer": "hyper\+q" is not a key/],
+    [JSON.stringify({ steer: 'ctrl+l' }), /"ctrl\+l" is bound to "repaint" too|"ctrl\+l" is bound to "steer" too/],
+    [JSON.stringify({ steer: 5 }), /key "steer"/],
+  ])('falls back to the defaults with a notice naming the file and the key: %s', (content, problem) => {
+    const file = path.join(tempDir('xdog-keys-'), 'keybindings.json');
+    fs.writeFileSync(file, content);
+    const loaded = loadKeybindings(file);
+    expect(loaded.bindings).toEqual(defaultBindings());
+    expect(loaded.notice).toContain(file);
+    expect(loaded.notice).toMatch(problem);
+  });
+
+  it('knows key ids', () => {
+    for (const key of ['ctrl+g', 'alt+enter', 'shift+ctrl+p', 'f12', 'pageUp', 'ctrl++']) expect(isKeyId(key)).toBe(true);
+    for (const key of ['ctrl+ctrl+a', 'meta+a', 'f13', '', 'ctrl+']) expect(isKeyId(key)).toBe(false);
+  });
+});
+
+describe('attachments', () => {
+  it('knows images by their bytes, not their names', () => {
+    expect(sniffImage(PNG)).toBe('image/png');
+    expect(sniffImage(JPEG)).toBe('image/jpeg');
+    expect(sniffImage(WEBP)).toBe('image/webp');
+    expect(sniffImage(Buffer.from('GIF89a......'))).toBeUndefined();
+  });
+
+  it('refuses a non-image, a 5th image and an 11 MiB image, and holds at most 40 MiB', () => {
+    const dir = tempDir('xdog-attach-');
+    const file = (name: string, bytes: Buffer): string => {
+      fs.writeFileSync(path.join(dir, name), bytes);
+      return path.join(dir, name);
+    };
+    const attachments = new Attachments();
+    expect(() => attachments.add(file('fake.png', Buffer.from('not an image at all')))).toThrow(/not a PNG, JPEG or WebP/);
+    expect(() => attachments.add(file('big.png', Buffer.concat([PNG, Buffer.alloc(11 * 1024 * 1024)])))).toThrow(/11\.0 MiB, over the 10 MiB limit/);
+    for (let i = 0; i < 4; i++) attachments.add(file(`ok${i}.jpg`, JPEG));
+    expect(() => attachments.add(file('fifth.webp', WEBP))).toThrow(/at most 4 images/);
+    expect(attachments.list().map((item) => item.id)).toEqual(['a1', 'a2', 'a3', 'a4']);
+    const nine = Buffer.concat([PNG, Buffer.alloc(9 * 1024 * 1024)]);
+    const held = new Attachments(() => 32 * 1024 * 1024);
+    expect(() => held.add(file('nine.png', nine))).toThrow(/more than 40 MiB/);
+  });
+});
+
+describe('redaction and exports', () => {
+  const entries: TranscriptEntry[] = [
+    { id: 1, parentId: null, kind: 'message', payload: { message: { role: 'user', content: 'my key is sk-proj-ABCDEFGHIJKLMNOPQRSTUV123 <script>alert(1)</script>' } }, createdAt: 0 },
+    { id: 2, parentId: 1, kind: 'message', payload: { message: { role: 'assistant', content: [{ type: 'text', text: 'noted' }] } }, createdAt: 0 },
+    { id: 3, parentId: 1, kind: 'message', payload: { message: { role: 'assistant', content: [{ type: 'text', text: 'other branch' }] } }, createdAt: 0 },
+  ];
+
+  it('follows the path from the leaf', () => {
+    expect(pathMessages(entries, 3).map((entry) => [entry.index, entry.entryId])).toEqual([
+      [1, 1],
+      [2, 3],
+    ]);
+  });
+
+  it('redacts known key shapes and secret-named environment values', () => {
+    expect(redact('token ghp_abcdefghijklmnopqrstuvwxyz0123456789 ok')).toBe('token [redacted] ok');
+    expect(redact('Authorization: Bearer abcdefghijklmnopqrstuvwxyz')).toBe('Authorization: Bearer [redacted]');
+    expect(environmentSecrets({ MY_API_KEY: 'hunter2hunter2', HOME: '/home/someone', SHORT_TOKEN: 'abc' })).toEqual(['hunter2hunter2']);
+    expect(redact('pw hunter2hunter2', ['hunter2hunter2'])).toBe('pw [redacted]');
+  });
+
+  it('shares a standalone page with a strict CSP, no scripts, no links, secrets redacted', () => {
+    const html = renderConversation(pathMessages(entries, 2), 'html', []);
+    expect(html).toContain('Content-Security-Policy');
+    expect(html).toContain("script-src 'none'");
+    expect(html).not.toMatch(/<script|<a |href=/i);
+    expect(html).not.toContain('sk-proj-ABCDEFGHIJKLMNOPQRSTUV123');
+    expect(html).toContain('&lt;script&gt;');
+  });
+
+  it('writes new 0600 files only: never over an existing one, never into a missing directory', () => {
+    const dir = tempDir('xdog-export-');
+    const file = writePrivateFile(path.join(dir, 'out.md'), 'one');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(() => writePrivateFile(file, 'two')).toThrow(/already exists/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('one');
+    expect(() => writePrivateFile(path.join(dir, 'missing', 'x.md'), 'x')).toThrow(/does not exist/);
+  });
+
+  it('finds literal, case-insensitive matches', () => {
+    expect(findMatches(['Hello', 'a.b', 'HELLO there', 'axb'], 'hello')).toEqual([0, 2]);
+    expect(findMatches(['a.b', 'axb'], 'a.b')).toEqual([0]);
+  });
+});
+
+describe('ChatView', () => {
+  it('draws only the latest messages of a long session and says how many it left out', () => {
+    const messages = Array.from({ length: LIMITS.tuiShownMessages + 50 }, (_, i) => ({ index: i + 1, entryId: i + 1, message: { role: 'user' as const, content: `message ${i + 1}` } }));
+    const chat = new ChatView();
+    chat.load(messages as PathMessage[]);
+    const lines = chat.render(80).join('\n');
+    expect(lines).toContain('50 earlier messages are not drawn here: /transcript shows the whole session');
+    expect(lines).not.toContain('message 50\n');
+    expect(lines).toContain(`message ${LIMITS.tuiShownMessages + 50}`);
+    expect(lines).toContain('#51 ');
+    expect(lines).not.toContain('#50 ');
+  });
+});
