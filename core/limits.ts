@@ -44,6 +44,8 @@ export const LIMITS = Object.freeze({
   compactionSummaryBytes: 256 * KiB,
   /** Compaction: details JSON, in bytes. */
   compactionDetailsBytes: 64 * KiB,
+  /** Compaction: the focus a user gives `compact()` / `xdog claw compact --focus`, in UTF-8 bytes. */
+  compactionInstructionsBytes: 16 * KiB,
 
   /** Provider error message kept on an assistant message, in UTF-8 bytes. */
   providerErrorMessageBytes: 8192,

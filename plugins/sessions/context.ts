@@ -5,14 +5,13 @@
  * Works on raw rows and parses only the payloads it uses, so a long session
  * costs one JSON.parse per message that reaches the model.
  */
-import type { Message, UserMessage } from '../../core/index.js';
+import { compactionSummaryMessage, type Message, type UserMessage } from '../../core/index.js';
 import type { PathMessage } from './checkpoints.js';
 import type { EntryRow } from './rows.js';
 import type { EntryPayloads } from './types.js';
 
-export function compactionSummaryMessage(summary: string, timestamp: number): UserMessage {
-  return { role: 'user', content: [{ type: 'text', text: `Summary of the earlier part of this conversation (compacted):\n\n${summary}` }], timestamp };
-}
+// The summary message is the agent SDK's own, so an agent rebuilt from the store sees what the live one saw.
+export { compactionSummaryMessage };
 
 export function branchSummaryMessage(summary: string, timestamp: number): UserMessage {
   return { role: 'user', content: [{ type: 'text', text: `Summary of a branch this conversation came back from:\n\n${summary}` }], timestamp };
