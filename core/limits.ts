@@ -172,6 +172,8 @@ export const LIMITS = Object.freeze({
   clawConnections: 64,
   /** claw: seconds a connection has to send a valid `hello` before it is closed. */
   clawHelloTimeoutSeconds: 10,
+  /** claw: model turns the pre-compaction memory flush may take (then it is stopped). */
+  clawMemoryFlushTurns: 4,
   /** claw: queued runtime inputs per group (steer and follow-up lanes together, and prompts waiting for the group). */
   clawQueuedInputs: 50,
   /** claw: text of one queued input or prompt, in UTF-8 bytes. */

@@ -11,7 +11,7 @@ import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import { LIMITS, utf8Bytes } from '../limits.js';
 import type { ModelInfo, ModelStreamFn } from '../model/types.js';
 import type { CompactionReason } from '../../hooks/agent.js';
-import { COMPACTION_DEFAULTS, contextTokens } from './compaction.js';
+import { COMPACTION_DEFAULTS, contextTokens, planCompaction, type CompactionPlan } from './compaction.js';
 import { prepareCompaction } from './compactor.js';
 import { EventBuffer } from './event-buffer.js';
 import type { AgentEvent, AgentEventListener } from './events.js';
@@ -835,6 +835,17 @@ export class Agent {
       options.signal?.removeEventListener('abort', forward);
       this.#compacting = undefined;
     }
+  }
+
+  /**
+   * Where `compact()` would cut now, or undefined when it would be a no-op
+   * (a single turn, or less than keepRecentTokens). Makes no model call.
+   */
+  compactionPlan(): CompactionPlan | undefined {
+    return planCompaction(this.#messages, {
+      keepRecentTokens: this.#compactionConfig.keepRecentTokens ?? COMPACTION_DEFAULTS.keepRecentTokens,
+      summarized: this.#compaction !== undefined,
+    });
   }
 
   /** The window compaction works against: the host's limit, else the model's declared one. */

@@ -18,11 +18,15 @@ export function branchSummaryMessage(summary: string, timestamp: number): UserMe
 }
 
 /** Messages and their entry ids (null for synthesized summary messages), from a root → leaf path. */
-export function contextMessages(path: readonly EntryRow[]): { messages: Message[]; entryIds: (number | null)[] } {
+export function contextMessages(
+  path: readonly EntryRow[],
+  compactions = 0,
+): { messages: Message[]; entryIds: (number | null)[]; compaction: { summary: string; details?: unknown; count: number } | null } {
   const messages: Message[] = [];
   const entryIds: (number | null)[] = [];
   let start = 0;
   let compaction = -1;
+  let state: { summary: string; details?: unknown; count: number } | null = null;
   for (let i = path.length - 1; i >= 0; i--) {
     if (path[i]!.kind === 'compaction') {
       compaction = i;
@@ -33,6 +37,7 @@ export function contextMessages(path: readonly EntryRow[]): { messages: Message[
     const row = path[compaction]!;
     const payload = JSON.parse(row.payload) as EntryPayloads['compaction'];
     messages.push(compactionSummaryMessage(payload.summary, Number(row.created_at)));
+    state = { summary: payload.summary, ...(payload.details === undefined ? {} : { details: payload.details }), count: Math.max(1, compactions) };
     entryIds.push(null);
     const kept = payload.firstKeptEntryId === null ? -1 : path.findIndex((entry) => Number(entry.id) === payload.firstKeptEntryId);
     start = kept >= 0 && kept < compaction ? kept : compaction + 1;
@@ -47,7 +52,7 @@ export function contextMessages(path: readonly EntryRow[]): { messages: Message[
       entryIds.push(null);
     }
   }
-  return { messages, entryIds };
+  return { messages, entryIds, compaction: state };
 }
 
 /** Every message entry of a path (compactions ignored): what checkpoints number. */
