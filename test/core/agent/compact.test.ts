@@ -1,6 +1,6 @@
 /** Agent.compact(), automatic compaction, overflow recovery, the compaction hooks and snapshots of a compacted agent. */
 import { describe, expect, it } from 'vitest';
-import { Agent, summaryFromMessage, tapHook, type AgentEvent, type CompactionCommitted, type CompactionPreparation, type Message } from '../../../core/index.js';
+import { Agent, isContextOverflow, summaryFromMessage, tapHook, type AssistantMessage, type ModelStreamFn, type AgentEvent, type CompactionCommitted, type CompactionPreparation, type Message } from '../../../core/index.js';
 import { createFauxStreamFn } from '../../../plugins/faux/index.js';
 import { deferred, recordingTool, requestTexts, scripted } from './helpers.js';
 
@@ -105,6 +105,36 @@ describe('agent.compact()', () => {
   });
 });
 
+describe('summaries that cannot be used', () => {
+  it('refuses a summary cut off at the output limit', async () => {
+    const { agent } = await withHistory();
+    const before = agent.messages;
+    const cutOff: ModelStreamFn = async function* () {
+      const message: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: '## Goal\nShip' }], model: 'm', usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, stopReason: 'length', timestamp: 1 };
+      yield { type: 'done', message };
+    };
+    agent.setStreamFn(cutOff);
+    await expect(agent.compact()).rejects.toMatchObject({ code: 'MODEL_FAILED', message: expect.stringContaining('incomplete') });
+    expect(agent.messages).toEqual(before);
+  });
+});
+
+describe('isContextOverflow', () => {
+  const failed = (errorMessage: string): AssistantMessage => ({ role: 'assistant', content: [], model: 'm', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, stopReason: 'error', errorMessage, timestamp: 1 });
+  it.each([
+    "openai: request rejected (HTTP 400): This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+    'openai: the server reported context_length_exceeded: too many tokens',
+    'anthropic: request rejected (HTTP 400): prompt is too long: 210000 tokens > 200000 maximum',
+    'google: request rejected (HTTP 400): The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).',
+    'local: request rejected (HTTP 400): the request exceeds the available context size, try increasing it',
+  ])('recognises %s', (text) => expect(isContextOverflow(failed(text))).toBe(true));
+
+  it.each(['openai: rate limited (HTTP 429): slow down', 'anthropic: request rejected (HTTP 400): messages: text content blocks must be non-empty', 'server error (HTTP 500): oops'])(
+    'leaves %s alone',
+    (text) => expect(isContextOverflow(failed(text))).toBe(false),
+  );
+});
+
 describe('compaction hooks', () => {
   it('gives beforeCompact a copied preparation and lets it veto', async () => {
     const { agent, model } = await withHistory();
@@ -130,6 +160,24 @@ describe('compaction hooks', () => {
     expect(result).toMatchObject({ compacted: true, custom: true, summary: 'custom summary', details: { files: ['src/app.ts'] } });
     expect(model.callCount).toBe(4);
     expect(committed).toEqual([expect.objectContaining({ summary: 'custom summary', automatic: false, before: 8, after: agent.messages.length })]);
+  });
+
+  it('fails closed when a beforeCompact tap throws, and ignores a failing compact observer', async () => {
+    const broken = await withHistory();
+    tapHook(broken.agent.hooks.beforeCompact, 'broken', async () => {
+      throw new Error('policy store offline');
+    });
+    const before = broken.agent.messages;
+    await expect(broken.agent.compact()).rejects.toMatchObject({ code: 'HOOK_FAILED', message: expect.stringContaining('policy store offline') });
+    expect(broken.agent.messages).toEqual(before);
+    expect(broken.model.callCount).toBe(4);
+
+    const observed = await withHistory([{ text: 'SUMMARY' }]);
+    tapHook(observed.agent.hooks.compact, 'broken', async () => {
+      throw new Error('observer down');
+    });
+    expect(await observed.agent.compact()).toMatchObject({ compacted: true, summary: 'SUMMARY' });
+    expect(observed.agent.compactionState).toMatchObject({ summary: 'SUMMARY' });
   });
 
   it('fails closed on two competing summaries, an oversized one or a bad cut', async () => {
