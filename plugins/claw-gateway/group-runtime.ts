@@ -119,6 +119,8 @@ export class GroupRuntime {
   #creatingFirst?: Promise<string>;
   /** Prompts between their checks and their start: a control must not change the session under them. */
   #accepting = 0;
+  /** Set while a compaction (manual or before a turn) runs, so `abort` cancels it and its memory flush. */
+  #compacting?: AbortController;
 
   constructor(options: GroupRuntimeOptions) {
     this.name = options.name;
@@ -275,8 +277,10 @@ export class GroupRuntime {
   }
 
   /** Asks the running turn to stop (waiting prompts stay queued). */
+  /** Asks the running turn, or a running `compact`, to stop (waiting prompts stay queued). */
   abort(): { aborted: boolean } {
-    if (!this.#run || !this.#live) return { aborted: false };
+    if ((!this.#run && !this.#compacting) || !this.#live) return { aborted: false };
+    this.#compacting?.abort();
     this.#live.agent.abort();
     return { aborted: true };
   }
@@ -337,8 +341,7 @@ export class GroupRuntime {
     return this.control(expected, async () => {
       const sessionId = this.#group.activeSessionId;
       if (!sessionId) throw new XdogError(ErrorCodes.NOT_FOUND, `group ${this.name} has no active session to compact`, { hint: 'send a prompt first' });
-      const live = await this.#liveSession(sessionId);
-      return this.#compactLive(live, focus);
+      return this.#compactLive(await this.#liveSession(sessionId), focus);
     });
   }
 
@@ -347,8 +350,15 @@ export class GroupRuntime {
     if (!live.agent.compactionPlan()) {
       return { status: 'skipped', sessionId: live.sessionId, reason: 'too-small', message: 'the history is too small to compact: it is a single turn or holds less than the recent context kept' };
     }
-    await this.#memoryFlush(live);
-    const result: CompactionResult = await live.agent.compact(focus);
+    const controller = new AbortController();
+    this.#compacting = controller;
+    let result: CompactionResult;
+    try {
+      await this.#memoryFlush(live, controller.signal);
+      result = await live.agent.compact(focus, { signal: controller.signal });
+    } finally {
+      this.#compacting = undefined;
+    }
     if (!result.compacted) return { status: 'skipped', sessionId: live.sessionId, reason: result.reason, message: result.message };
     const written = live.lastCompaction!;
     return {
@@ -385,13 +395,13 @@ export class GroupRuntime {
   }
 
   /** The memory flush: best effort, never blocking the compaction. */
-  async #memoryFlush(live: LiveSession): Promise<void> {
+  async #memoryFlush(live: LiveSession, signal: AbortSignal): Promise<void> {
     const { config, kernel, store, clock } = this.#options;
     if (config.compaction?.memory_flush === false) return;
     const tool = selectTools(kernel.getAll(ToolContribution), config.enabled_tools, this.name).find((candidate) => candidate.name === MEMORY_WRITE_TOOL);
     if (!tool) return;
     try {
-      const outcome = await runMemoryFlush({ kernel, streamFn: this.#registry.streamFn, source: live.agent, tool, systemPrompt: config.system_prompt });
+      const outcome = await runMemoryFlush({ kernel, streamFn: this.#registry.streamFn, source: live.agent, tool, systemPrompt: config.system_prompt, signal });
       for (const usage of outcome.usage) {
         await store.recordUsage({ group: this.name, sessionId: live.sessionId, model: live.agent.config.model, usage, cost: null, durationMs: 0, at: clock.now() });
       }

@@ -23,6 +23,8 @@ export interface MemoryFlushInput {
   source: Agent;
   tool: AgentTool;
   systemPrompt?: string;
+  /** Cancels the flush (the compaction was cancelled). */
+  signal?: AbortSignal;
 }
 
 export interface MemoryFlushOutcome {
@@ -48,7 +50,11 @@ export async function runMemoryFlush(input: MemoryFlushInput): Promise<MemoryFlu
       // A model that keeps calling tools is stopped: the flush must not hold the group for long.
       if (event.type === 'turn_end' && ++turns >= LIMITS.clawMemoryFlushTurns) copy.abort();
     });
-    const result = await copy.prompt(MEMORY_FLUSH_PROMPT).result();
+    const stop = () => copy.abort();
+    input.signal?.addEventListener('abort', stop, { once: true });
+    const stream = copy.prompt(MEMORY_FLUSH_PROMPT);
+    if (input.signal?.aborted) copy.abort();
+    const result = await stream.result().finally(() => input.signal?.removeEventListener('abort', stop));
     const usage: Usage[] = [];
     let toolCalls = 0;
     for (const message of result.newMessages) {

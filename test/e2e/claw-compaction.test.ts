@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../support/cli.js';
-import { clawSandbox, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { clawSandbox, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 
 let sandbox: ClawSandbox;
 let gateway: GatewayProcess;
@@ -116,6 +116,31 @@ describe('claw compaction', { timeout: 300_000 }, () => {
     expect(tiny).toMatchObject({ status: 0 });
     expect(tiny.stdout).toContain('nothing compacted: the history is too small to compact');
     expect(sandbox.requests().length).toBe(calls);
+  });
+});
+
+describe('cancelling a claw compaction', { timeout: 300_000 }, () => {
+  it('abort stops a running compaction; nothing is written', async () => {
+    json('sessions', 'new');
+    for (const text of ['SLOW-SUMMARY x', 'b', 'c']) send(text);
+    const client = await connect(sandbox);
+    try {
+      const { activeSessionId } = await client.call('group.status', {});
+      const before = sandbox.requests().length;
+      const compaction = client.call('session.compact', { expectedSessionId: activeSessionId }, { timeoutMs: 200_000 }).then(
+        () => undefined,
+        (error: { code?: string }) => error,
+      );
+      await until(() => sandbox.requests().length > before, 'the summary request');
+      expect(await client.call('abort', {})).toEqual({ aborted: true });
+      expect(await compaction).toMatchObject({ code: 'ABORTED' });
+      expect((await client.call('group.status', {})).busy).toBe(false);
+    } finally {
+      await client.close();
+    }
+    expect(JSON.stringify(json('sessions', 'tree'))).not.toContain('Before compaction');
+    send('d');
+    expect(lastRequest()[0]).toBe('user:SLOW-SUMMARY x');
   });
 });
 
