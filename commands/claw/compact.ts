@@ -31,13 +31,22 @@ export default class ClawCompact extends XdogCommand {
     if (flags.focus !== undefined && utf8Bytes(flags.focus) > LIMITS.compactionInstructionsBytes) {
       throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `--focus is ${utf8Bytes(flags.focus)} bytes, over the limit of ${LIMITS.compactionInstructionsBytes}`, { hint: 'give a shorter focus' });
     }
+    let cancelling = false;
+    let cancel = (): void => undefined;
+    // The first Ctrl+C asks the gateway to cancel the compaction (nothing is written then); a second one stops waiting.
+    const onSigint = (): void => (cancelling ? process.exit(130) : ((cancelling = true), cancel()));
+    process.on('SIGINT', onSigint);
     const receipt = await withGateway(async (gateway) => {
       if (!gateway.hello.capabilities.includes('compact:1')) {
         throw new XdogError(ErrorCodes.UNSUPPORTED, 'the running gateway does not support compaction', { hint: 'restart it with this version of xdog (xdog claw gateway stop, then start)' });
       }
       const expectedSessionId = await expectedSession(gateway, flags.group, flags.expect);
+      cancel = () => {
+        process.stderr.write('cancelling the compaction…\n');
+        gateway.call('abort', { group: flags.group }).catch(() => undefined);
+      };
       return (await gateway.call('session.compact', { group: flags.group, expectedSessionId, ...(flags.focus === undefined ? {} : { focus: flags.focus }) }, { timeoutMs: flags.timeout * 1000 })) as CompactionReceipt;
-    });
+    }).finally(() => process.removeListener('SIGINT', onSigint));
     if (!this.jsonEnabled()) this.log(renderCompaction(receipt));
     return receipt;
   }

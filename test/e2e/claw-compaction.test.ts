@@ -6,8 +6,11 @@
  * a failed summary changes nothing, a tiny history costs no model call, and a
  * compacted session survives a gateway restart.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../support/cli.js';
+import { repoRoot, runCli, type CliResult } from '../support/cli.js';
 import { clawSandbox, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 
 let sandbox: ClawSandbox;
@@ -141,6 +144,24 @@ describe('cancelling a claw compaction', { timeout: 300_000 }, () => {
     expect(JSON.stringify(json('sessions', 'tree'))).not.toContain('Before compaction');
     send('d');
     expect(lastRequest()[0]).toBe('user:SLOW-SUMMARY x');
+
+    // Ctrl+C on the command does the same.
+    const before = sandbox.requests().length;
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/run.js'), 'claw', 'compact'], {
+      cwd: sandbox.root,
+      env: { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1', ...sandbox.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.resume();
+    const exited = once(child, 'exit');
+    await until(() => sandbox.requests().length > before, 'the summary request of the command');
+    child.kill('SIGINT');
+    const [code] = await exited;
+    expect(code).toBe(1);
+    expect(stderr).toContain('the compaction was cancelled [ABORTED]');
+    expect(JSON.stringify(json('sessions', 'tree'))).not.toContain('Before compaction');
   });
 });
 
