@@ -939,7 +939,7 @@ export class Agent {
         });
       }
     }
-    // The history may have grown while the summary was made only if a run appended to it, and runs wait for compactions.
+    // Nothing appended to history meanwhile: prompts are refused during compact(), and a run waits for its own compaction.
     this.#messages = prepared.messages;
     this.#images = findImages(this.#messages);
     this.#compaction = prepared.state;
