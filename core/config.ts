@@ -109,7 +109,24 @@ const groupNameRule = 'must be 1-64 characters: lower-case letters, digits, "_" 
 /** A claw group name: used in ids, paths and the CLI. */
 export const ClawGroupNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, groupNameRule);
 
-/** One claw group: a workspace with its model, tool policy, MCP servers and skills. */
+const positiveTokens = z.number().int().positive();
+
+/** How a claw group compacts its sessions (docs/automation.md). */
+export const ClawCompactionSchema = z
+  .object({
+    /** Compact before a turn once the context exceeds the window minus reserve_tokens (default true; needs a known window). */
+    auto: z.boolean().optional(),
+    /** Tokens kept free for the next answer (default 16384). */
+    reserve_tokens: positiveTokens.optional(),
+    /** Recent context kept verbatim, in estimated tokens (default 20000). */
+    keep_recent_tokens: positiveTokens.optional(),
+    /** The context window to compact against, for a model whose metadata declares none (or a smaller budget). */
+    context_window: positiveTokens.optional(),
+    /** Before compacting, let the agent save durable facts with its memory_write tool, if it has one (default true). */
+    memory_flush: z.boolean().optional(),
+  })
+  .strict();
+
 /** An IANA time zone name the runtime knows ("Europe/Berlin", "UTC"). */
 export const TimeZoneSchema = z.string().min(1).refine(isKnownTimeZone, 'must be an IANA time zone name, such as "Europe/Berlin" or "UTC"');
 
@@ -132,6 +149,7 @@ export const ClawResetSchema = z
   })
   .strict();
 
+/** One claw group: a workspace with its model, tool policy, MCP servers and skills. */
 export const ClawGroupSchema = z
   .object({
     /** The directory the group's tools work in ("~/" is the home directory). */
@@ -151,6 +169,8 @@ export const ClawGroupSchema = z
     timezone: TimeZoneSchema.optional(),
     /** Automatic session resets; each is off unless set (docs/automation.md). */
     reset: ClawResetSchema.optional(),
+    /** When and how sessions are compacted (docs/automation.md). */
+    compaction: ClawCompactionSchema.optional(),
   })
   .strict();
 

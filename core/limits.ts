@@ -44,6 +44,8 @@ export const LIMITS = Object.freeze({
   compactionSummaryBytes: 256 * KiB,
   /** Compaction: details JSON, in bytes. */
   compactionDetailsBytes: 64 * KiB,
+  /** Compaction: the focus a user gives `compact()` / `xdog claw compact --focus`, in UTF-8 bytes. */
+  compactionInstructionsBytes: 16 * KiB,
 
   /** Provider error message kept on an assistant message, in UTF-8 bytes. */
   providerErrorMessageBytes: 8192,
@@ -172,6 +174,8 @@ export const LIMITS = Object.freeze({
   clawConnections: 64,
   /** claw: seconds a connection has to send a valid `hello` before it is closed. */
   clawHelloTimeoutSeconds: 10,
+  /** claw: model turns the pre-compaction memory flush may take (then it is stopped). */
+  clawMemoryFlushTurns: 4,
   /** claw: queued runtime inputs per group (steer and follow-up lanes together, and prompts waiting for the group). */
   clawQueuedInputs: 50,
   /** claw: text of one queued input or prompt, in UTF-8 bytes. */

@@ -58,27 +58,49 @@ export interface ContextHookInfo {
   turn: number;
 }
 
-/** A copied preparation for compaction. */
+/** Why a compaction runs: asked for, the context neared the window, or the provider reported an overflow. */
+export type CompactionReason = 'manual' | 'threshold' | 'overflow';
+
+/** A copied preparation for compaction: what `beforeCompact` taps see (changing it changes nothing). */
 export interface CompactionPreparation {
+  /** The whole history (a copy); message 0 is the previous summary when `previous` is set. */
   messages: Message[];
+  /** The planned cut: messages before it are summarized, the rest kept. */
   firstKeptIndex: number;
   originalCount: number;
   tokensBefore: number;
+  /** The context window the agent compacts against, when one is known. */
   contextLimit?: number;
   automatic: boolean;
+  reason: CompactionReason;
   instructions?: string;
+  /** The summary of the previous compaction, which the new one replaces. */
   previous?: string;
 }
 
+/**
+ * A `beforeCompact` tap's answer: nothing (or `{}`) continues, `cancel`
+ * vetoes, `summary` supplies the summary (≤ 256 KiB, non-empty) instead of the
+ * model, optionally with another cut (a user-turn start) and `details` (JSON ≤ 64 KiB).
+ */
 export type BeforeCompactResult =
+  | Record<string, never>
   | { cancel: true; reason?: string }
   | { summary: string; firstKeptIndex?: number; details?: unknown };
 
+/** What the `compact` hook observes once a compaction is committed. */
 export interface CompactionCommitted {
+  /** Message counts before and after. */
   before: number;
   after: number;
   summary: string;
   details?: unknown;
+  tokensBefore: number;
+  tokensAfter: number;
+  automatic: boolean;
+  reason: CompactionReason;
+  /** Set when the host's `persist` kept the full history somewhere it can be restored from. */
+  recoveryBranchId?: string;
 }
 
 /** Creates the hooks of one Agent. */
@@ -118,13 +140,18 @@ export function createAgentHooks() {
      */
     context: new AsyncSeriesWaterfallHook<[Message[], ContextHookInfo]>(['messages', 'info']),
     /**
-     * AsyncSeriesBail. Before a compaction: return nothing to continue,
-     * `{cancel: true}` to veto, or `{summary}` to supply the one custom summary.
+     * AsyncSeriesBail. Before a compaction, once it has a plan: return nothing
+     * to continue, `{cancel: true, reason}` to veto (history unchanged, no model
+     * call), or `{summary}` to supply the one custom summary. Every tap is asked;
+     * two taps supplying a summary, a throwing tap or an invalid answer fail the
+     * compaction closed (history unchanged, no model fallback).
      * @since 0.1.0
      */
     beforeCompact: new AsyncSeriesBailHook<[CompactionPreparation], BeforeCompactResult | undefined>(['preparation']),
     /**
-     * AsyncSeries. Observes a compaction after it was committed.
+     * AsyncSeries. Observes a compaction after it was committed (and, with a
+     * `persist` option, durably stored). A failing tap is ignored: the
+     * compaction stands.
      * @since 0.1.0
      */
     compact: new AsyncSeriesHook<[CompactionCommitted]>(['committed']),

@@ -10,6 +10,9 @@ import type { Disposer } from '../../hooks/tap.js';
 import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import { LIMITS, utf8Bytes } from '../limits.js';
 import type { ModelInfo, ModelStreamFn } from '../model/types.js';
+import type { CompactionReason } from '../../hooks/agent.js';
+import { COMPACTION_DEFAULTS, contextTokens, planCompaction, type CompactionPlan } from './compaction.js';
+import { prepareCompaction } from './compactor.js';
 import { EventBuffer } from './event-buffer.js';
 import type { AgentEvent, AgentEventListener } from './events.js';
 import { base64Bytes, collectImages, findImages, type LocatedImage } from './image-admission.js';
@@ -36,9 +39,13 @@ import { SkillPlacement, type ActiveSkill, type SkillScope } from '../skills/ski
 import type { SkillRepo } from '../skills/skill-repo.js';
 import type { AgentTool, RemoteToolSource, ToolDefinition } from './tool-types.js';
 import { findPairingProblem } from './transcript.js';
+import { snapshotTaps } from './tap-dispatch.js';
 import type {
   AgentConfig,
   AgentOptions,
+  CompactionConfig,
+  CompactionResult,
+  CompactionState,
   HandledInput,
   InputChange,
   InputLane,
@@ -147,6 +154,26 @@ function checkMessageText(text: string): void {
   }
 }
 
+/** Options of `compact()`. */
+export interface CompactOptions {
+  /** Cancels the compaction (so does `agent.abort()`); the history stays as it was. */
+  signal?: AbortSignal;
+}
+
+function checkCompactionConfig(config: CompactionConfig | undefined): CompactionConfig {
+  if (config === undefined) return {};
+  if (typeof config !== 'object' || config === null) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'AgentOptions.compaction must be an object');
+  for (const key of ['reserveTokens', 'keepRecentTokens', 'contextWindow'] as const) {
+    const value = config[key];
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `compaction.${key} must be a non-negative integer (got ${JSON.stringify(value)})`);
+    }
+  }
+  if (config.contextWindow === 0) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'compaction.contextWindow must be positive');
+  if (config.persist !== undefined && typeof config.persist !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'compaction.persist must be a function');
+  return { ...config };
+}
+
 /** One conversation with a model. Works without a kernel: `new Agent(streamFn, { model })`. */
 export class Agent {
   /** The hook points of this agent (tap with `tapHook` for a disposer). */
@@ -174,6 +201,13 @@ export class Agent {
   #run?: ActiveRun;
   #closed = false;
   readonly #skills: SkillPlacement;
+  readonly #compactionConfig: CompactionConfig;
+  /** Set after a compaction: message 0 carries its summary. */
+  #compaction?: CompactionState;
+  /** Usage on assistant messages before this index describes a context that no longer exists (compacted). */
+  #reliableFrom = 0;
+  /** The controller of a compaction running outside a run (`compact()`). */
+  #compacting?: AbortController;
 
   constructor(streamFn: ModelStreamFn, config: AgentConfig, options: AgentOptions = {}) {
     if (typeof streamFn !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'an Agent needs a model stream function');
@@ -190,6 +224,7 @@ export class Agent {
     if (options.tools) this.#replaceLocalTools(options.tools instanceof ToolRepo ? options.tools.tools : options.tools);
     if (options.remoteTools) this.#attachRemote(options.remoteTools);
     this.#skills = new SkillPlacement(options.skills, options.preparedSkills);
+    this.#compactionConfig = checkCompactionConfig(options.compaction);
   }
 
   // ---- state -------------------------------------------------------------
@@ -209,9 +244,23 @@ export class Agent {
     return { ...this.#usage };
   }
 
-  /** True when no run is in progress. */
+  /** True when no run (and no compaction) is in progress. */
   get isIdle(): boolean {
-    return this.#run === undefined;
+    return this.#run === undefined && this.#compacting === undefined;
+  }
+
+  /** The compaction state (the summary message 0 carries), or undefined when the history was never compacted. */
+  get compactionState(): CompactionState | undefined {
+    return this.#compaction && structuredClone(this.#compaction);
+  }
+
+  /**
+   * The context size now (the provider's last reported usage plus estimates
+   * for later messages) and the window compaction works against, when known.
+   */
+  contextUsage(): { tokens: number; contextWindow?: number } {
+    const window = this.#contextWindow();
+    return { tokens: contextTokens(this.#messages, this.#reliableFrom), ...(window === undefined ? {} : { contextWindow: window }) };
   }
 
   /** True after `close()`. */
@@ -487,6 +536,7 @@ export class Agent {
    */
   prompt(input: PromptInput, options: PromptOptions = {}): PromptStream {
     this.#assertRoomForInput();
+    if (this.#compacting) throw new XdogError(ErrorCodes.INVALID_STATE, 'the agent is compacting', { hint: 'await agent.compact() (or abort it) first' });
     if (this.#run) {
       throw new XdogError(ErrorCodes.INVALID_STATE, 'the agent is already running', {
         hint: 'use steer() or followUp() to add input, or await agent.waitForIdle() first',
@@ -499,13 +549,15 @@ export class Agent {
     return new RunStream(run);
   }
 
-  /** Requests a cooperative stop: the model stream and running tools see the abort signal. */
+  /** Requests a cooperative stop: the model stream, running tools and a running compaction see the abort signal. */
   abort(): void {
     this.#run?.controller.abort();
+    this.#compacting?.abort();
   }
 
   /** Aborts and waits until the run (tools and hooks included) has settled. Unread events stay readable. */
   async cancelAndWait(): Promise<void> {
+    this.#compacting?.abort();
     const run = this.#run;
     if (!run) return;
     run.controller.abort();
@@ -690,6 +742,23 @@ export class Agent {
       if (refused) {
         outcome = { result: { status: refused.status, newMessages, ...(refused.reason === undefined ? {} : { errorMessage: refused.reason }) } };
       } else {
+        // One turn's request: the tools, skills and context hook applied to history.
+        const turnRequest = (turn: number) => {
+          const tools = this.#activeToolMap();
+          const placed = this.#skills.apply({ systemPrompt: config.systemPrompt, messages: this.#messages });
+          const context = buildModelContext({
+            model: config.model,
+            systemPrompt: placed.systemPrompt,
+            turn,
+            messages: placed.messages,
+            // Skill placement rewrites text only, so the images stay where history has them.
+            images: this.#images,
+            tools: tools.definitions.slice(),
+            hooks: this.hooks,
+            modelInfo: this.resolveModel(),
+          });
+          return context instanceof Promise ? context.then((built) => ({ context: built, tools: tools.map })) : { context, tools: tools.map };
+        };
         const loopConfig: AgentLoopConfig = {
           model: config.model,
           streamFn,
@@ -701,25 +770,12 @@ export class Agent {
           emit,
           now: Date.now,
           commit,
-          buildContext: (turn) => {
-            const tools = this.#activeToolMap();
-            const placed = this.#skills.apply({ systemPrompt: config.systemPrompt, messages: this.#messages });
-            const context = buildModelContext({
-              model: config.model,
-              systemPrompt: placed.systemPrompt,
-              turn,
-              messages: placed.messages,
-              // Skill placement rewrites text only, so the images stay where history has them.
-              images: this.#images,
-              tools: tools.definitions.slice(),
-              hooks: this.hooks,
-              modelInfo: this.resolveModel(),
-            });
-            return context instanceof Promise ? context.then((built) => ({ context: built, tools: tools.map })) : { context, tools: tools.map };
-          },
+          // Automatic compaction happens here, at a turn boundary, where history is always paired.
+          buildContext: (turn) => (this.#autoCompactionDue() ? this.#autoCompact(run, 'threshold').then(() => turnRequest(turn)) : turnRequest(turn)),
           afterTurn: () => (config.emitSnapshots ? emit({ type: 'snapshot', snapshot: buildSnapshot(this.#snapshotState()) }) : undefined),
           admitSteer: () => this.#queue.hasQueued('steer') && this.#admitQueued(run, 'steer', commit),
           admitFollowUp: () => this.#queue.hasQueued('followUp') && this.#admitQueued(run, 'followUp', commit),
+          ...(this.#compactionConfig.retryOnOverflow ?? this.#compactionConfig.auto ? { recoverOverflow: () => this.#autoCompact(run, 'overflow') } : {}),
         };
         const ended = await runAgentLoop(loopConfig);
         const last = ended.lastMessage;
@@ -746,6 +802,183 @@ export class Agent {
     return outcome;
   }
 
+  // ---- compaction --------------------------------------------------------
+
+  /**
+   * Replaces the older part of the history with a summary made by the
+   * session's model (no tools), keeping the latest user turn and at least
+   * `keepRecentTokens` of recent context verbatim. Needs an idle agent and a
+   * paired history; never turns automatic compaction on. A tiny history is a
+   * no-op without a model call; a veto, failure or cancellation leaves the
+   * history exactly as it was (failures and cancellation reject).
+   */
+  async compact(instructions?: string, options: CompactOptions = {}): Promise<CompactionResult> {
+    this.#assertIdle('compact()');
+    if (instructions !== undefined) {
+      if (typeof instructions !== 'string') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'compact() instructions must be text');
+      const bytes = utf8Bytes(instructions);
+      if (bytes > LIMITS.compactionInstructionsBytes) {
+        throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `compaction instructions are ${bytes} bytes, over the limit of ${LIMITS.compactionInstructionsBytes}`, { hint: 'give a shorter focus' });
+      }
+    }
+    const problem = findPairingProblem(this.#messages);
+    if (problem) throw new XdogError(ErrorCodes.INVALID_STATE, `compact() needs a paired history: ${problem}`, { hint: 'answer every tool call first' });
+    const controller = new AbortController();
+    const forward = () => controller.abort();
+    options.signal?.addEventListener('abort', forward, { once: true });
+    if (options.signal?.aborted) controller.abort();
+    this.#compacting = controller;
+    const notify = (event: AgentEvent) => void this.#notify(event);
+    try {
+      return await this.#compactWith('manual', controller.signal, notify, instructions?.trim() || undefined);
+    } finally {
+      options.signal?.removeEventListener('abort', forward);
+      this.#compacting = undefined;
+    }
+  }
+
+  /**
+   * Where `compact()` would cut now, or undefined when it would be a no-op
+   * (a single turn, or less than keepRecentTokens). Makes no model call.
+   */
+  compactionPlan(): CompactionPlan | undefined {
+    return planCompaction(this.#messages, {
+      keepRecentTokens: this.#compactionConfig.keepRecentTokens ?? COMPACTION_DEFAULTS.keepRecentTokens,
+      summarized: this.#compaction !== undefined,
+    });
+  }
+
+  /** The window compaction works against: the host's limit, else the model's declared one. */
+  #contextWindow(): number | undefined {
+    if (this.#compactionConfig.contextWindow !== undefined) return this.#compactionConfig.contextWindow;
+    let info: ModelInfo | undefined;
+    try {
+      info = this.resolveModel();
+    } catch {
+      return undefined;
+    }
+    const window = info?.maxPromptTokens || info?.contextWindow;
+    return window && window > 0 ? window : undefined;
+  }
+
+  #autoCompactionDue(): boolean {
+    if (!this.#compactionConfig.auto) return false;
+    const window = this.#contextWindow();
+    if (window === undefined) return false;
+    const reserve = this.#compactionConfig.reserveTokens ?? COMPACTION_DEFAULTS.reserveTokens;
+    return contextTokens(this.#messages, this.#reliableFrom) > window - reserve;
+  }
+
+  /** A compaction inside a run; its failure is reported in events and never fails the run. True when it compacted. */
+  async #autoCompact(run: ActiveRun, reason: CompactionReason): Promise<boolean> {
+    try {
+      const result = await this.#compactWith(reason, run.controller.signal, (event) => this.#emit(run, event));
+      return result.compacted;
+    } catch {
+      return false;
+    }
+  }
+
+  async #compactWith(
+    reason: CompactionReason,
+    signal: AbortSignal,
+    emit: (event: AgentEvent) => Promise<void> | void,
+    instructions?: string,
+  ): Promise<CompactionResult> {
+    await emit({ type: 'compaction_start', reason });
+    let result: CompactionResult;
+    try {
+      result = await this.#runCompaction(reason, signal, instructions);
+    } catch (error) {
+      const failure = XdogError.is(error) ? error : new XdogError(ErrorCodes.INTERNAL, `the compaction failed: ${describeError(error)}`, { cause: error });
+      await emit({ type: 'compaction_end', reason, error: { code: failure.code, message: failure.message } });
+      throw failure;
+    }
+    await emit({ type: 'compaction_end', reason, result });
+    return result;
+  }
+
+  async #runCompaction(reason: CompactionReason, signal: AbortSignal, instructions?: string): Promise<CompactionResult> {
+    const before = this.#messages.slice();
+    const tokensBefore = contextTokens(before, this.#reliableFrom);
+    const contextLimit = this.#contextWindow();
+    const prepared = await prepareCompaction({
+      messages: before,
+      ...(this.#compaction ? { previous: this.#compaction } : {}),
+      keepRecentTokens: this.#compactionConfig.keepRecentTokens ?? COMPACTION_DEFAULTS.keepRecentTokens,
+      tokensBefore,
+      ...(contextLimit === undefined ? {} : { contextLimit }),
+      reason,
+      ...(instructions === undefined ? {} : { instructions }),
+      hooks: this.hooks,
+      streamFn: this.#streamFn,
+      model: this.#config.model,
+      ...(this.#config.thinking === undefined ? {} : { reasoning: this.#config.thinking }),
+      signal,
+      now: Date.now,
+    });
+    if (prepared.kind === 'skip') return { compacted: false, reason: prepared.reason, message: prepared.message };
+    if (signal.aborted) throw new XdogError(ErrorCodes.ABORTED, 'the compaction was cancelled', { hint: 'the history was left unchanged' });
+    let stored: { recoveryBranchId?: string } | void = undefined;
+    if (this.#compactionConfig.persist) {
+      try {
+        stored = await this.#compactionConfig.persist({
+          reason,
+          automatic: reason !== 'manual',
+          messagesBefore: structuredClone(before),
+          messagesAfter: structuredClone(prepared.messages),
+          firstKeptIndex: prepared.firstKeptIndex,
+          state: structuredClone(prepared.state),
+          tokensBefore,
+          tokensAfter: prepared.tokensAfter,
+        });
+      } catch (error) {
+        throw new XdogError(XdogError.is(error) ? error.code : ErrorCodes.INTERNAL, `storing the compaction failed: ${describeError(error)}`, {
+          cause: error,
+          hint: 'the history was left unchanged',
+        });
+      }
+    }
+    // Nothing appended to history meanwhile: prompts are refused during compact(), and a run waits for its own compaction.
+    this.#messages = prepared.messages;
+    this.#images = findImages(this.#messages);
+    this.#compaction = prepared.state;
+    this.#reliableFrom = this.#messages.length;
+    const recoveryBranchId = stored && typeof stored.recoveryBranchId === 'string' ? stored.recoveryBranchId : undefined;
+    const result: CompactionResult = {
+      compacted: true,
+      reason,
+      summary: prepared.state.summary,
+      ...(prepared.state.details === undefined ? {} : { details: structuredClone(prepared.state.details) }),
+      custom: prepared.custom,
+      firstKeptIndex: prepared.firstKeptIndex,
+      before: before.length,
+      after: this.#messages.length,
+      tokensBefore,
+      tokensAfter: prepared.tokensAfter,
+      count: prepared.state.count,
+      ...(recoveryBranchId === undefined ? {} : { recoveryBranchId }),
+    };
+    for (const tap of snapshotTaps(this.hooks.compact)) {
+      try {
+        await tap.call({
+          before: result.before,
+          after: result.after,
+          summary: result.summary,
+          ...(result.details === undefined ? {} : { details: structuredClone(result.details) }),
+          tokensBefore,
+          tokensAfter: result.tokensAfter,
+          automatic: reason !== 'manual',
+          reason,
+          ...(recoveryBranchId === undefined ? {} : { recoveryBranchId }),
+        });
+      } catch {
+        // The compaction is committed; an observer that fails cannot undo it.
+      }
+    }
+    return result;
+  }
+
   // ---- snapshots ---------------------------------------------------------
 
   #snapshotState(): SnapshotState {
@@ -756,6 +989,7 @@ export class Agent {
       usage: this.#usage,
       messages: this.#messages,
       skills: this.#skills.bindings(),
+      ...(this.#compaction ? { compaction: this.#compaction } : {}),
     };
   }
 
@@ -773,7 +1007,7 @@ export class Agent {
   restore(snapshot: unknown, options: RestoreOptions = {}): void {
     this.#assertIdle('restore()');
     const parsed = parseSnapshot(snapshot, options, this.#config.model);
-    this.#adopt(parsed.model, parsed.usage, parsed.messages, parsed.skills);
+    this.#adopt(parsed.model, parsed.usage, parsed.messages, parsed.skills, parsed.compaction);
   }
 
   /** The metadata half of a split snapshot (pair it with `encodeSnapshotMessages(agent.messages)`); idle only. */
@@ -786,16 +1020,19 @@ export class Agent {
   restoreParts(metadata: unknown, messages: readonly unknown[], options: RestoreOptions = {}): void {
     this.#assertIdle('restoreParts()');
     const parsed = parseParts(metadata, messages, options, this.#config.model);
-    this.#adopt(parsed.metadata.model, parsed.metadata.usage, parsed.messages, parsed.metadata.skills);
+    this.#adopt(parsed.metadata.model, parsed.metadata.usage, parsed.messages, parsed.metadata.skills, parsed.metadata.compaction);
   }
 
   /** Saved skill bindings are checked against this agent's index before anything changes; without them the active skills stay. */
-  #adopt(model: string, usage: Usage, messages: Message[], skills?: SkillBindings): void {
+  #adopt(model: string, usage: Usage, messages: Message[], skills?: SkillBindings, compaction?: CompactionState): void {
     const adoptSkills = skills && this.#skills.prepareRestore(skills);
     this.#config = { ...this.#config, model };
     this.#usage = { ...usage };
     this.#messages = messages;
     this.#images = findImages(messages);
+    this.#compaction = compaction && structuredClone(compaction);
+    // Saved usage of a compacted history may predate the compaction: estimate instead.
+    this.#reliableFrom = compaction ? messages.length : 0;
     adoptSkills?.();
   }
 
@@ -807,6 +1044,7 @@ export class Agent {
 
   #assertIdle(what: string): void {
     this.#assertOpen();
+    if (this.#compacting) throw new XdogError(ErrorCodes.INVALID_STATE, `${what} needs an idle agent, and a compaction is running`, { hint: 'await agent.compact() (or abort it) first' });
     if (this.#run) throw new XdogError(ErrorCodes.INVALID_STATE, `${what} needs an idle agent`, { hint: 'await agent.waitForIdle() (or cancelAndWait()) first' });
   }
 }

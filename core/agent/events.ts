@@ -6,7 +6,8 @@ import type { AssistantStreamEvent } from '../model/types.js';
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from './messages.js';
 import type { AgentSnapshot } from './snapshot.js';
 import type { AgentToolResult } from './tool-types.js';
-import type { HandledInput, InputLane } from './types.js';
+import type { CompactionReason } from '../../hooks/agent.js';
+import type { CompactionResult, HandledInput, InputLane } from './types.js';
 
 /** A run began. */
 export interface AgentStartEvent {
@@ -93,6 +94,19 @@ export interface SnapshotEvent {
   snapshot: AgentSnapshot;
 }
 
+/** A compaction began (manual ones reach `subscribe` listeners only: they run outside any prompt). */
+export interface CompactionStartEvent {
+  type: 'compaction_start';
+  reason: CompactionReason;
+}
+/** A compaction ended: its result, or the error that left the history unchanged. */
+export interface CompactionEndEvent {
+  type: 'compaction_end';
+  reason: CompactionReason;
+  result?: CompactionResult;
+  error?: { code: string; message: string };
+}
+
 /** Every event an Agent emits. */
 export type AgentEvent =
   | AgentStartEvent
@@ -108,7 +122,9 @@ export type AgentEvent =
   | ToolEndEvent
   | InputConsumedEvent
   | InputHandledEvent
-  | SnapshotEvent;
+  | SnapshotEvent
+  | CompactionStartEvent
+  | CompactionEndEvent;
 
 /** Observes events; must not throw (a throwing listener is isolated and does not stop the run). */
 export type AgentEventListener = (event: AgentEvent) => void;

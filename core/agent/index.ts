@@ -17,5 +17,19 @@ export {
   type SnapshotMetadata,
 } from './snapshot.js';
 export { findPairingProblem } from './transcript.js';
+export {
+  COMPACTION_DEFAULTS,
+  compactionSummaryMessage,
+  contextTokens,
+  estimateMessageTokens,
+  estimateTokens,
+  planCompaction,
+  summaryFromMessage,
+  userTurnStarts,
+  type CompactionPlan,
+  type CompactionPlanOptions,
+} from './compaction.js';
+export { SUMMARY_SYSTEM_PROMPT, serializeConversation, summarizeMessages, summaryPrompt, type SummaryRequest, type SummaryResult } from './summarizer.js';
+export { isContextOverflow } from './overflow.js';
 export { DEFAULT_IMAGE_MIME_TYPES, admitImages } from './image-admission.js';
 export { checkToolArguments, toolDefinition } from './tool-arguments.js';

@@ -7,6 +7,7 @@
 import { describeError } from '../errors.js';
 import type { ModelContext, ModelStreamFn } from '../model/types.js';
 import { zeroUsage, type AssistantMessage, type Message, type ToolCall, type ToolResultMessage } from './messages.js';
+import { isContextOverflow } from './overflow.js';
 import { executeToolBatch, skippedToolResults, type ActiveTool, type ToolBatchConfig } from './tool-execution.js';
 
 /** One turn's request and the tools its calls may use. */
@@ -33,6 +34,12 @@ export interface AgentLoopConfig extends ToolBatchConfig {
   admitSteer(): Promise<boolean> | boolean;
   /** Admits the next follow-up, if any; true when one reached history (a plain value when nothing was queued). */
   admitFollowUp(): Promise<boolean> | boolean;
+  /**
+   * Called at most once per run when the model reports a context overflow:
+   * true when history was compacted and the turn should be tried again (the
+   * failed message is then dropped, never committed). Must not throw.
+   */
+  recoverOverflow?(message: AssistantMessage): Promise<boolean>;
 }
 
 /** How the loop ended. */
@@ -45,8 +52,8 @@ function failedMessage(model: string, reason: 'error' | 'aborted', errorMessage:
   return { role: 'assistant', content: [], model, usage: zeroUsage(), stopReason: reason, errorMessage, timestamp: now };
 }
 
-/** Streams one assistant message, emitting its events. Never throws: a broken stream becomes an error message. */
-export async function streamAssistant(config: AgentLoopConfig, context: ModelContext): Promise<AssistantMessage> {
+/** Streams one assistant message, emitting its start and updates. Never throws: a broken stream becomes an error message. */
+async function receiveAssistant(config: AgentLoopConfig, context: ModelContext): Promise<{ message: AssistantMessage; started: boolean }> {
   let started = false;
   let final: AssistantMessage | undefined;
   try {
@@ -74,10 +81,14 @@ export async function streamAssistant(config: AgentLoopConfig, context: ModelCon
   } catch (error) {
     final = failedMessage(config.model, config.signal.aborted ? 'aborted' : 'error', `the model stream failed: ${describeError(error)}`, config.now());
   }
-  if (!started) await config.emit({ type: 'message_start', message: final });
-  await config.emit({ type: 'message_end', message: final });
-  config.commit(final);
-  return final;
+  return { message: final, started };
+}
+
+/** Ends a received message: its end event, then history. */
+async function finishAssistant(config: AgentLoopConfig, message: AssistantMessage, started: boolean): Promise<void> {
+  if (!started) await config.emit({ type: 'message_start', message });
+  await config.emit({ type: 'message_end', message });
+  config.commit(message);
 }
 
 function toolCallsOf(message: AssistantMessage): ToolCall[] {
@@ -97,11 +108,21 @@ async function commitAll(config: AgentLoopConfig, messages: ToolResultMessage[])
 /** Runs turns until the model stops with no queued work, the run is aborted, or the model fails. */
 export async function runAgentLoop(config: AgentLoopConfig): Promise<LoopOutcome> {
   let lastMessage: AssistantMessage | undefined;
+  let overflowRecovered = false;
   for (let turn = 1; ; turn++) {
     if (config.signal.aborted) return { status: 'aborted', lastMessage };
     const { context, tools } = await config.buildContext(turn);
     await config.emit({ type: 'turn_start', turn });
-    const message = await streamAssistant(config, context);
+    const received = await receiveAssistant(config, context);
+    const message = received.message;
+    if (config.recoverOverflow && !overflowRecovered && !config.signal.aborted && isContextOverflow(message)) {
+      overflowRecovered = true;
+      if (await config.recoverOverflow(message)) {
+        turn--; // the same turn again, on the compacted history
+        continue;
+      }
+    }
+    await finishAssistant(config, message, received.started);
     lastMessage = message;
     const calls = toolCallsOf(message);
     let toolResults: ToolResultMessage[];

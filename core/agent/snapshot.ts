@@ -12,6 +12,8 @@ import { ErrorCodes, XdogError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { MessageSchema, UsageSchema, type Message, type Usage } from './messages.js';
 import { findPairingProblem } from './transcript.js';
+import { summaryFromMessage } from './compaction.js';
+import type { CompactionState } from './types.js';
 
 export const SNAPSHOT_VERSION = 1;
 
@@ -24,6 +26,9 @@ export const SkillBindingsSchema = z
 /** Skill bindings in a snapshot (present when the agent has a skill index). */
 export type SkillBindings = z.infer<typeof SkillBindingsSchema>;
 
+/** The compaction state: the summary message 0 carries, its details and how many compactions there were. */
+const CompactionStateSchema = z.object({ summary: z.string().min(1), details: z.unknown().optional(), count: z.number().int().positive() }).strict();
+
 const StateFields = {
   version: z.literal(SNAPSHOT_VERSION),
   model: z.string().min(1),
@@ -31,6 +36,7 @@ const StateFields = {
   thinking: z.string().optional(),
   usage: UsageSchema,
   skills: SkillBindingsSchema.optional(),
+  compaction: CompactionStateSchema.optional(),
 };
 
 /** A whole snapshot: the state plus every message. */
@@ -58,6 +64,7 @@ export interface SnapshotState {
   usage: Usage;
   messages: readonly Message[];
   skills?: SkillBindings;
+  compaction?: CompactionState;
 }
 
 /** Options of `restore()` and `restoreParts()`. */
@@ -78,6 +85,7 @@ function stateFields(state: SnapshotState) {
     ...(state.thinking === undefined ? {} : { thinking: state.thinking }),
     usage: { ...state.usage },
     ...(state.skills === undefined ? {} : { skills: structuredClone(state.skills) }),
+    ...(state.compaction === undefined ? {} : { compaction: structuredClone(state.compaction) }),
   } as const;
 }
 
@@ -123,9 +131,12 @@ function checkModel(model: string, options: RestoreOptions, fallback: string): v
   }
 }
 
-function checkMessages(messages: readonly Message[]): void {
+function checkMessages(messages: readonly Message[], compaction: CompactionState | undefined): void {
   const problem = findPairingProblem(messages);
   if (problem) throw invalid(`the snapshot's messages are not well formed: ${problem}`);
+  // The compaction state and the summary message must agree, or a restore would mix two histories.
+  const carried = summaryFromMessage(messages[0]);
+  if (compaction && carried !== compaction.summary) throw invalid("the snapshot's compaction summary does not match its first message");
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -144,7 +155,7 @@ export function parseSnapshot(value: unknown, options: RestoreOptions, currentMo
   const parsed = AgentSnapshotSchema.safeParse(value);
   if (!parsed.success) throw invalid(`the snapshot is invalid: ${describeIssues(parsed.error)}`);
   checkModel(parsed.data.model, options, currentModel);
-  checkMessages(parsed.data.messages);
+  checkMessages(parsed.data.messages, parsed.data.compaction);
   return parsed.data;
 }
 
@@ -166,7 +177,7 @@ export function parseParts(
     throw invalid('the messages do not match the metadata digest (a fragment is missing, extra or changed)');
   }
   checkModel(meta.data.model, options, currentModel);
-  checkMessages(parsed.data);
+  checkMessages(parsed.data, meta.data.compaction);
   return { metadata: meta.data, messages: parsed.data };
 }
 

@@ -3,6 +3,7 @@
  * receipts and run results. Plain data only; behaviour lives in loop.ts
  * (stateless) and agent.ts (the stateful owner).
  */
+import type { CompactionReason } from '../../hooks/agent.js';
 import type { ImageContent, Message, StopReason, UserMessage } from './messages.js';
 import type { AgentTool, RemoteToolSource } from './tool-types.js';
 import type { ToolRepo } from './tool-repo.js';
@@ -38,7 +39,82 @@ export interface AgentOptions {
   inputLimits?: { count: number; bytes: number };
   /** Session skill bodies read ahead (`SkillPlacement.read`); they start active. */
   preparedSkills?: readonly SkillDocument[];
+  /** Compaction settings; without them `compact()` still works with the defaults and nothing is automatic. */
+  compaction?: CompactionConfig;
 }
+
+/**
+ * How an agent compacts its history. Nothing is automatic unless `auto` is
+ * set, and even then only when a real context window is known: `contextWindow`
+ * here (a host limit) or the model's metadata (`resolveModel().contextWindow`).
+ */
+export interface CompactionConfig {
+  /** Compact before a model call once the context exceeds window − `reserveTokens`. Default false. */
+  auto?: boolean;
+  /** When the provider reports a context overflow, compact and retry the call once. Default: the value of `auto`. */
+  retryOnOverflow?: boolean;
+  /** Tokens kept free for the answer (default 16384). */
+  reserveTokens?: number;
+  /** Recent context kept verbatim, in estimated tokens (default 20000). */
+  keepRecentTokens?: number;
+  /** The context window to compact against, overriding the model's metadata. */
+  contextWindow?: number;
+  /**
+   * Stores a compaction durably before the agent adopts it (a session store
+   * writes the full history as a recovery branch, then the summary). If it
+   * throws, the compaction fails and the history stays as it was. It may
+   * return where the full history can be restored from.
+   */
+  persist?(record: CompactionRecord): Promise<{ recoveryBranchId?: string } | void>;
+}
+
+/** The compaction state of a history: the summary its first message carries. Snapshots save it. */
+export interface CompactionState {
+  summary: string;
+  details?: unknown;
+  /** How many compactions this conversation has had. */
+  count: number;
+}
+
+/** What `CompactionConfig.persist` receives: the whole change, before the agent adopts it. */
+export interface CompactionRecord {
+  reason: CompactionReason;
+  automatic: boolean;
+  /** The history before (complete) and after (the summary message, then the kept messages). */
+  messagesBefore: Message[];
+  messagesAfter: Message[];
+  /** Index into `messagesBefore` of the first kept message. */
+  firstKeptIndex: number;
+  state: CompactionState;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** What `compact()` reports: a committed compaction, or why nothing changed. */
+export type CompactionResult =
+  | {
+      compacted: true;
+      reason: CompactionReason;
+      summary: string;
+      details?: unknown;
+      /** True when a `beforeCompact` tap supplied the summary (no model call). */
+      custom: boolean;
+      firstKeptIndex: number;
+      /** Message counts before and after. */
+      before: number;
+      after: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      /** The number of this compaction in the conversation (1 for the first). */
+      count: number;
+      recoveryBranchId?: string;
+    }
+  | {
+      compacted: false;
+      /** "too-small": a single turn or less than keepRecentTokens (no model call); "vetoed": a beforeCompact tap said no. */
+      reason: 'too-small' | 'vetoed';
+      message: string;
+    };
 
 /** The lane of a queued input: a steer is admitted at the next checkpoint, a follow-up only when the agent would stop. */
 export type InputLane = 'steer' | 'followUp';

@@ -7,16 +7,20 @@
  * refused instead of being applied to whatever replaced that session.
  */
 import {
+  COMPACTION_DEFAULTS,
   ErrorCodes,
   ToolContribution,
   XdogError,
   buildMetadata,
   describeError,
+  estimateMessageTokens,
   modelRegistryFor,
   thinkingProblem,
   zeroUsage,
   type Agent,
   type AgentTool,
+  type CompactionRecord,
+  type CompactionResult,
   type ClawGroupConfig,
   type Clock,
   type ImageContent,
@@ -30,7 +34,8 @@ import {
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/index.js';
-import { Notifications, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
+import { runMemoryFlush } from './memory-flush.js';
+import { Notifications, type CompactionReceipt, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
 import { SessionWriter } from './session-writer.js';
 import { toWireEvent } from './wire-event.js';
 
@@ -84,6 +89,8 @@ interface LiveSession {
   sessionId: string;
   agent: Agent;
   writer: SessionWriter;
+  /** What the store wrote for the latest compaction of this agent (its receipt reads it). */
+  lastCompaction?: { compactionEntryId: number; recoveryBranchId: number; label: string };
 }
 
 interface ActiveRun {
@@ -112,6 +119,8 @@ export class GroupRuntime {
   #creatingFirst?: Promise<string>;
   /** Prompts between their checks and their start: a control must not change the session under them. */
   #accepting = 0;
+  /** Set while a compaction (manual or before a turn) runs, so `abort` cancels it and its memory flush. */
+  #compacting?: AbortController;
 
   constructor(options: GroupRuntimeOptions) {
     this.name = options.name;
@@ -268,8 +277,10 @@ export class GroupRuntime {
   }
 
   /** Asks the running turn to stop (waiting prompts stay queued). */
+  /** Asks the running turn, or a running `compact`, to stop (waiting prompts stay queued). */
   abort(): { aborted: boolean } {
-    if (!this.#run || !this.#live) return { aborted: false };
+    if ((!this.#run && !this.#compacting) || !this.#live) return { aborted: false };
+    this.#compacting?.abort();
     this.#live.agent.abort();
     return { aborted: true };
   }
@@ -317,6 +328,114 @@ export class GroupRuntime {
   newSessionOptions(name?: string | null): { model: string; thinking: string | null; skills: string[]; name: string | null; activate: true } {
     const { config } = this.#options;
     return { model: this.resolveModel(config.model).qualified, thinking: config.thinking ?? null, skills: config.skills ?? [], name: name ?? null, activate: true };
+  }
+
+  // ---- compaction ----------------------------------------------------------
+
+  /**
+   * Compacts the active session now (an idle group only): the memory flush
+   * first (when the group has memory_write), then the summary; the store
+   * writes the recovery branch and the compaction in one transaction.
+   */
+  async compact(expected: string | null, focus: string | undefined): Promise<CompactionReceipt> {
+    return this.control(expected, async () => {
+      const sessionId = this.#group.activeSessionId;
+      if (!sessionId) throw new XdogError(ErrorCodes.NOT_FOUND, `group ${this.name} has no active session to compact`, { hint: 'send a prompt first' });
+      return this.#compactLive(await this.#liveSession(sessionId), focus);
+    });
+  }
+
+  async #compactLive(live: LiveSession, focus: string | undefined): Promise<CompactionReceipt> {
+    // Only worth a model call when there is something to compact (the flush is skipped too otherwise).
+    if (!live.agent.compactionPlan()) {
+      return { status: 'skipped', sessionId: live.sessionId, reason: 'too-small', message: 'the history is too small to compact: it is a single turn or holds less than the recent context kept' };
+    }
+    const controller = new AbortController();
+    this.#compacting = controller;
+    let result: CompactionResult;
+    try {
+      await this.#memoryFlush(live, controller.signal);
+      result = await live.agent.compact(focus, { signal: controller.signal });
+    } finally {
+      this.#compacting = undefined;
+    }
+    if (!result.compacted) return { status: 'skipped', sessionId: live.sessionId, reason: result.reason, message: result.message };
+    const written = live.lastCompaction!;
+    return {
+      status: 'compacted',
+      sessionId: live.sessionId,
+      compactionEntryId: written.compactionEntryId,
+      recoveryBranchId: written.recoveryBranchId,
+      recoveryLabel: written.label,
+      summary: result.summary,
+      custom: result.custom,
+      messagesBefore: result.before,
+      messagesAfter: result.after,
+      tokensBefore: result.tokensBefore,
+      tokensAfter: result.tokensAfter,
+    };
+  }
+
+  /**
+   * Automatic compaction before a turn, when the history plus the coming input
+   * passes the group's reserve; its failure is logged and the turn goes on
+   * uncompacted (the agent's own check may still compact, without a flush).
+   */
+  async #compactBeforeTurn(live: LiveSession, input: UserMessage): Promise<void> {
+    const settings = this.#options.config.compaction;
+    if (settings?.auto === false) return;
+    const { tokens, contextWindow } = live.agent.contextUsage();
+    if (contextWindow === undefined || tokens + estimateMessageTokens(input) <= contextWindow - (settings?.reserve_tokens ?? COMPACTION_DEFAULTS.reserveTokens)) return;
+    try {
+      const receipt = await this.#compactLive(live, undefined);
+      if (receipt.status === 'compacted') this.#options.log(`group ${this.name}: session ${live.sessionId}: compacted automatically (${receipt.tokensBefore} → ${receipt.tokensAfter} tokens, recovery branch ${receipt.recoveryBranchId})`);
+    } catch (error) {
+      this.#options.log(`group ${this.name}: session ${live.sessionId}: automatic compaction failed, the turn runs uncompacted: ${describeError(error)}`);
+    }
+  }
+
+  /** The memory flush: best effort, never blocking the compaction. */
+  async #memoryFlush(live: LiveSession, signal: AbortSignal): Promise<void> {
+    const { config, kernel, store, clock } = this.#options;
+    if (config.compaction?.memory_flush === false) return;
+    const tool = selectTools(kernel.getAll(ToolContribution), config.enabled_tools, this.name).find((candidate) => candidate.name === MEMORY_WRITE_TOOL);
+    if (!tool) return;
+    try {
+      const outcome = await runMemoryFlush({ kernel, streamFn: this.#registry.streamFn, source: live.agent, tool, systemPrompt: config.system_prompt, signal });
+      for (const usage of outcome.usage) {
+        await store.recordUsage({ group: this.name, sessionId: live.sessionId, model: live.agent.config.model, usage, cost: null, durationMs: 0, at: clock.now() });
+      }
+      this.#options.log(`group ${this.name}: session ${live.sessionId}: memory flush ${outcome.status} (${outcome.toolCalls} memory_write call(s))`);
+    } catch (error) {
+      this.#options.log(`group ${this.name}: session ${live.sessionId}: memory flush failed, compacting anyway: ${describeError(error)}`);
+    }
+  }
+
+  /**
+   * The agent's `persist`: the store must hold exactly the history the agent
+   * compacted; then the recovery branch and the compaction are written in one
+   * transaction, before the agent adopts the summary.
+   */
+  async #persistCompaction(live: LiveSession, record: CompactionRecord): Promise<{ recoveryBranchId: string }> {
+    const { store } = this.#options;
+    await live.writer.flush();
+    const context = await store.context(live.sessionId);
+    const entryId = context.entryIds[record.firstKeptIndex];
+    const same = context.messages.length === record.messagesBefore.length && JSON.stringify(context.messages[record.firstKeptIndex]) === JSON.stringify(record.messagesBefore[record.firstKeptIndex]);
+    if (!same || entryId === null || entryId === undefined) {
+      throw new XdogError(ErrorCodes.STALE, `session ${live.sessionId} in the store differs from the live conversation`, { hint: 'nothing was written; compact again' });
+    }
+    const written = await store.compact(live.sessionId, {
+      summary: record.state.summary,
+      ...(record.state.details === undefined ? {} : { details: record.state.details }),
+      firstKeptEntryId: entryId,
+      tokensBefore: record.tokensBefore,
+      tokensAfter: record.tokensAfter,
+      expectedLeafEntryId: context.session.leafEntryId,
+    });
+    const label = written.recovery.kind === 'label' ? (written.recovery.payload.label ?? '') : '';
+    live.lastCompaction = { compactionEntryId: written.compaction.id, recoveryBranchId: written.recovery.id, label };
+    return { recoveryBranchId: String(written.recovery.id) };
   }
 
   // ---- lifecycle -----------------------------------------------------------
@@ -398,9 +517,12 @@ export class GroupRuntime {
     let usage = zeroUsage();
     try {
       const live = await this.#liveSession(run.sessionId);
-      const input: string | UserMessage = pending.images.length
-        ? { role: 'user', content: [{ type: 'text', text: pending.text }, ...pending.images], timestamp: this.#options.clock.now() }
-        : pending.text;
+      const input: UserMessage = {
+        role: 'user',
+        content: pending.images.length ? [{ type: 'text', text: pending.text }, ...pending.images] : pending.text,
+        timestamp: this.#options.clock.now(),
+      };
+      await this.#compactBeforeTurn(live, input);
       live.writer.labelNextInput(pending.system?.source);
       const result = await live.agent.prompt(input, { system: pending.system !== undefined }).result();
       await live.writer.flush();
@@ -437,13 +559,33 @@ export class GroupRuntime {
     const context = await store.context(sessionId);
     const model = this.resolveModel(context.state.model);
     const thinking = context.state.thinking ?? undefined;
+    const compaction = config.compaction;
     const agent = kernel.createAgent(
       this.#registry.streamFn,
       { model: model.qualified, systemPrompt: config.system_prompt, thinking },
-      { tools: selectTools(kernel.getAll(ToolContribution), config.enabled_tools, this.name), inputLimits: INPUT_LIMITS },
+      {
+        tools: selectTools(kernel.getAll(ToolContribution), config.enabled_tools, this.name),
+        inputLimits: INPUT_LIMITS,
+        compaction: {
+          // Within a run (between tool turns) and on a provider overflow; before a turn the runtime compacts itself, with the memory flush.
+          auto: compaction?.auto !== false,
+          retryOnOverflow: compaction?.auto !== false,
+          ...(compaction?.reserve_tokens === undefined ? {} : { reserveTokens: compaction.reserve_tokens }),
+          ...(compaction?.keep_recent_tokens === undefined ? {} : { keepRecentTokens: compaction.keep_recent_tokens }),
+          ...(compaction?.context_window === undefined ? {} : { contextWindow: compaction.context_window }),
+          persist: (record) => this.#persistCompaction(this.#liveOf(agent), record),
+        },
+      },
     );
     try {
-      const state = { model: model.qualified, usage: zeroUsage(), messages: context.messages, ...(config.system_prompt === undefined ? {} : { systemPrompt: config.system_prompt }), ...(thinking ? { thinking } : {}) };
+      const state = {
+        model: model.qualified,
+        usage: zeroUsage(),
+        messages: context.messages,
+        ...(config.system_prompt === undefined ? {} : { systemPrompt: config.system_prompt }),
+        ...(thinking ? { thinking } : {}),
+        ...(context.compaction ? { compaction: context.compaction } : {}),
+      };
       agent.restoreParts(buildMetadata(state), context.messages);
     } catch (error) {
       await agent.close();
@@ -466,6 +608,12 @@ export class GroupRuntime {
       },
     });
     this.#live = { sessionId, agent, writer };
+    return this.#live;
+  }
+
+  /** The live session of `agent`; a compaction of an agent already dropped must not write. */
+  #liveOf(agent: Agent): LiveSession {
+    if (this.#live?.agent !== agent) throw new XdogError(ErrorCodes.STALE, `group ${this.name}: the session changed during the compaction`, { hint: 'nothing was written; compact again' });
     return this.#live;
   }
 
@@ -495,6 +643,9 @@ function usageOf(messages: readonly Message[]): Usage {
   }
   return total;
 }
+
+/** The tool the memory flush gives the agent (the memory plugin provides it). */
+const MEMORY_WRITE_TOOL = 'memory_write';
 
 /** The group's tools: `enabled_tools` by name (`[]` is none; absent is every contributed tool); an unknown name is a config error. */
 export function selectTools(tools: readonly AgentTool[], enabled: readonly string[] | undefined, group: string): AgentTool[] {

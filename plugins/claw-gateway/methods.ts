@@ -126,6 +126,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
       await sessionOf(runtime, params.sessionId);
       return runtime.control(params.expectedSessionId, () => store.archive(params.sessionId));
     },
+    'session.compact': (params) => group(params.group).compact(params.expectedSessionId, params.focus?.trim() || undefined),
     'session.list': (params) => store.listSessions(group(params.group).name, { includeArchived: params.includeArchived, limit: params.limit, offset: params.offset }),
     'session.search': (params) => store.searchSessions(group(params.group).name, params.query, { includeArchived: params.includeArchived, limit: params.limit }),
     'session.show': async (params) => {

@@ -13,7 +13,7 @@ import { LIMITS } from '../../core/limits.js';
 export const PROTOCOL_VERSION = 1;
 
 /** Feature flags the gateway advertises (`name:version`). */
-export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1'] as const;
+export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1'] as const;
 
 const Group = ClawGroupNameSchema.optional().describe('the group; default: claw.default_group');
 const SessionId = z.string().uuid();
@@ -64,6 +64,14 @@ export const MethodParams = {
     .strict(),
   'session.show': z.object({ group: Group, sessionId: SessionId.optional() }).strict(),
   'session.tree': z.object({ group: Group, sessionId: SessionId.optional() }).strict(),
+  /** Compacts the active session (memory flush, summary, recovery branch); `focus` steers the summary. */
+  'session.compact': z
+    .object({
+      group: Group,
+      expectedSessionId: Expected,
+      focus: z.string().refine((text) => Buffer.byteLength(text) <= LIMITS.compactionInstructionsBytes, `must be at most ${LIMITS.compactionInstructionsBytes} bytes of UTF-8`).optional(),
+    })
+    .strict(),
   /** Without `model`: reads it. With it: changes it (then `expectedSessionId` is required). */
   'session.model': z.object({ group: Group, model: z.string().min(1).optional(), expectedSessionId: Expected.optional() }).strict(),
   /** Without `thinking`: reads it. With it (null turns it off): changes it (then `expectedSessionId` is required). */
@@ -115,6 +123,29 @@ export interface QueueItem {
   images: number;
   state: 'queued' | 'selected' | 'rejected';
 }
+
+/**
+ * What `session.compact` answers: the compaction written (with the recovery
+ * branch that restores the full history: `session.branch` to it), or why
+ * nothing was done. A failed summary is an error, never a receipt.
+ */
+export type CompactionReceipt =
+  | {
+      status: 'compacted';
+      sessionId: string;
+      compactionEntryId: number;
+      /** The label entry "Before compaction #N"; `session.branch` to it restores the complete original path. */
+      recoveryBranchId: number;
+      recoveryLabel: string;
+      summary: string;
+      /** True when a beforeCompact hook supplied the summary. */
+      custom: boolean;
+      messagesBefore: number;
+      messagesAfter: number;
+      tokensBefore: number;
+      tokensAfter: number;
+    }
+  | { status: 'skipped'; sessionId: string; reason: 'too-small' | 'vetoed'; message: string };
 
 export interface GroupStatus {
   name: string;

@@ -5,25 +5,28 @@
  * Works on raw rows and parses only the payloads it uses, so a long session
  * costs one JSON.parse per message that reaches the model.
  */
-import type { Message, UserMessage } from '../../core/index.js';
+import { compactionSummaryMessage, type Message, type UserMessage } from '../../core/index.js';
 import type { PathMessage } from './checkpoints.js';
 import type { EntryRow } from './rows.js';
 import type { EntryPayloads } from './types.js';
 
-export function compactionSummaryMessage(summary: string, timestamp: number): UserMessage {
-  return { role: 'user', content: [{ type: 'text', text: `Summary of the earlier part of this conversation (compacted):\n\n${summary}` }], timestamp };
-}
+// The summary message is the agent SDK's own, so an agent rebuilt from the store sees what the live one saw.
+export { compactionSummaryMessage };
 
 export function branchSummaryMessage(summary: string, timestamp: number): UserMessage {
   return { role: 'user', content: [{ type: 'text', text: `Summary of a branch this conversation came back from:\n\n${summary}` }], timestamp };
 }
 
 /** Messages and their entry ids (null for synthesized summary messages), from a root → leaf path. */
-export function contextMessages(path: readonly EntryRow[]): { messages: Message[]; entryIds: (number | null)[] } {
+export function contextMessages(
+  path: readonly EntryRow[],
+  compactions = 0,
+): { messages: Message[]; entryIds: (number | null)[]; compaction: { summary: string; details?: unknown; count: number } | null } {
   const messages: Message[] = [];
   const entryIds: (number | null)[] = [];
   let start = 0;
   let compaction = -1;
+  let state: { summary: string; details?: unknown; count: number } | null = null;
   for (let i = path.length - 1; i >= 0; i--) {
     if (path[i]!.kind === 'compaction') {
       compaction = i;
@@ -34,6 +37,7 @@ export function contextMessages(path: readonly EntryRow[]): { messages: Message[
     const row = path[compaction]!;
     const payload = JSON.parse(row.payload) as EntryPayloads['compaction'];
     messages.push(compactionSummaryMessage(payload.summary, Number(row.created_at)));
+    state = { summary: payload.summary, ...(payload.details === undefined ? {} : { details: payload.details }), count: Math.max(1, compactions) };
     entryIds.push(null);
     const kept = payload.firstKeptEntryId === null ? -1 : path.findIndex((entry) => Number(entry.id) === payload.firstKeptEntryId);
     start = kept >= 0 && kept < compaction ? kept : compaction + 1;
@@ -48,7 +52,7 @@ export function contextMessages(path: readonly EntryRow[]): { messages: Message[
       entryIds.push(null);
     }
   }
-  return { messages, entryIds };
+  return { messages, entryIds, compaction: state };
 }
 
 /** Every message entry of a path (compactions ignored): what checkpoints number. */

@@ -13,7 +13,14 @@ const PAYLOADS: Record<EntryKind, z.ZodType> = {
     })
     .strict(),
   compaction: z
-    .object({ summary: z.string(), firstKeptEntryId: entryId.nullable(), tokensBefore: z.number().int().nonnegative().optional(), details: z.unknown().optional() })
+    .object({
+      summary: z.string(),
+      firstKeptEntryId: entryId.nullable(),
+      tokensBefore: z.number().int().nonnegative().optional(),
+      tokensAfter: z.number().int().nonnegative().optional(),
+      details: z.unknown().optional(),
+      recoveryEntryId: entryId.optional(),
+    })
     .strict(),
   branch_summary: z.object({ fromEntryId: entryId, summary: z.string() }).strict(),
   model_change: z.object({ model: z.string().min(1) }).strict(),

@@ -5,7 +5,7 @@
  * (catalog, tree, context, checkpoints, names, state, ledger, leases).
  */
 import type { DataSource } from 'typeorm';
-import { ErrorCodes, XdogError, type Clock } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, utf8Bytes, type Clock } from '../../core/index.js';
 import * as access from './access.js';
 import * as catalog from './catalog.js';
 import { checkpointsOf } from './checkpoints.js';
@@ -21,6 +21,8 @@ import type {
   AccessMode,
   AccessScopeRecord,
   Checkpoint,
+  CompactionInput,
+  CompactionWritten,
   Entry,
   EntryInput,
   Expectation,
@@ -167,7 +169,8 @@ export class TypeormSessionStore implements SessionStore {
     return this.read(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const state = await readState(sql, sessionId);
-      return { session, state, ...contextMessages(await tree.contextRows(sql, sessionId, session.leafEntryId)) };
+      const { rows, compactions } = await tree.contextRows(sql, sessionId, session.leafEntryId);
+      return { session, state, ...contextMessages(rows, compactions) };
     });
   }
 
@@ -220,6 +223,11 @@ export class TypeormSessionStore implements SessionStore {
       await tree.moveLeaf(sql, sessionId, target.entryId, target.messageCount, this.now());
       return catalog.requireSession(sql, sessionId);
     });
+  }
+
+  async compact(sessionId: string, input: CompactionInput): Promise<CompactionWritten> {
+    checkCompaction(input);
+    return this.write(async (sql) => tree.writeCompaction(sql, await catalog.requireSession(sql, sessionId), input, this.now()));
   }
 
   async closeInterruptedToolCalls(sessionId: string): Promise<Entry[]> {
@@ -326,6 +334,15 @@ export class TypeormSessionStore implements SessionStore {
     this.closed = true;
     await this.db.exclusive(async () => undefined);
   }
+}
+
+/** A compaction's summary and details within their limits (the store never clips them). */
+function checkCompaction(input: CompactionInput): void {
+  const bytes = utf8Bytes(input.summary ?? '');
+  if (!input.summary?.trim()) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'a compaction needs a non-empty summary');
+  if (bytes > LIMITS.compactionSummaryBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the compaction summary is ${bytes} bytes, over the limit of ${LIMITS.compactionSummaryBytes}`);
+  const details = input.details === undefined ? 0 : Buffer.byteLength(JSON.stringify(input.details) ?? '');
+  if (details > LIMITS.compactionDetailsBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the compaction details are ${details} bytes of JSON, over the limit of ${LIMITS.compactionDetailsBytes}`);
 }
 
 /** A session store on an initialized DataSource (see openClawDataSource). */

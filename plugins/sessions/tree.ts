@@ -11,7 +11,7 @@ import { checkEntryInput } from './entry-payloads.js';
 import { foldForSearch, summaryFromText } from './names.js';
 import { ENTRY_COLUMNS, toEntry, type EntryRow } from './rows.js';
 import type { Sql } from './sql.js';
-import type { Entry, EntryInput, EntryPayloads, SessionRecord, TreeNode } from './types.js';
+import type { CompactionInput, CompactionWritten, Entry, EntryInput, EntryPayloads, SessionRecord, TreeNode } from './types.js';
 
 /*
  * Walks parent links from one entry up to the root, carrying each row along
@@ -52,8 +52,8 @@ const SKELETON_SQL = `
  * path is walked without payloads first, then one range read fetches the
  * needed ones.
  */
-export async function contextRows(sql: Sql, sessionId: string, leafId: number | null): Promise<EntryRow[]> {
-  if (leafId === null) return [];
+export async function contextRows(sql: Sql, sessionId: string, leafId: number | null): Promise<{ rows: EntryRow[]; compactions: number }> {
+  if (leafId === null) return { rows: [], compactions: 0 };
   const skeleton = (await sql.all<{ id: number; kind: string }>(SKELETON_SQL, { entry: leafId, session: sessionId }))
     .map((row) => ({ id: Number(row.id), kind: row.kind }))
     .sort((a, b) => a.id - b.id);
@@ -71,12 +71,49 @@ export async function contextRows(sql: Sql, sessionId: string, leafId: number | 
     const { id, kind } = skeleton[i]!;
     if (kind === 'message' || kind === 'branch_summary' || kind === 'compaction') wanted.add(id);
   }
-  if (!wanted.size) return [];
+  const compactions = skeleton.filter((entry) => entry.kind === 'compaction').length;
   const rows = await sql.all<EntryRow>(
     `SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE session_id = :session AND id >= :low AND id <= :high ORDER BY id`,
     { session: sessionId, low: skeleton[from]!.id, high: leafId },
   );
-  return rows.filter((row) => wanted.has(Number(row.id)));
+  return { rows: rows.filter((row) => wanted.has(Number(row.id))), compactions };
+}
+
+/**
+ * Writes a compaction (see SessionStore.compact): the recovery label and the
+ * compaction entry, both children of the current leaf; the leaf moves to the
+ * compaction entry (the path's message count stays: no message is removed).
+ */
+export async function writeCompaction(sql: Sql, session: SessionRecord, input: CompactionInput, now: number): Promise<CompactionWritten> {
+  if (session.leafEntryId !== input.expectedLeafEntryId) {
+    throw new XdogError(ErrorCodes.STALE, `session ${session.id} changed while it was being compacted (leaf ${session.leafEntryId ?? 'none'}, expected ${input.expectedLeafEntryId ?? 'none'})`, {
+      hint: 'nothing was written; compact again',
+    });
+  }
+  const leaf = session.leafEntryId;
+  if (leaf === null) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `session ${session.id} has no entries to compact`);
+  const onPath = pathMessages(await pathRows(sql, session.id, leaf)).some((entry) => entry.entryId === input.firstKeptEntryId);
+  if (!onPath) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry ${input.firstKeptEntryId} is not a message on the current path of session ${session.id}`);
+  const [counted] = await sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM claw_entries WHERE session_id = :session AND kind = 'compaction'", { session: session.id });
+  const number = Number(counted?.n ?? 0) + 1;
+  const label = checkEntryInput({ kind: 'label', payload: { targetEntryId: leaf, label: `Before compaction #${number}` } }, 0);
+  const recoveryId = await insertEntry(sql, session.id, leaf, label.kind, JSON.stringify(label.payload), now);
+  const payload: EntryPayloads['compaction'] = {
+    summary: input.summary,
+    firstKeptEntryId: input.firstKeptEntryId,
+    tokensBefore: input.tokensBefore,
+    tokensAfter: input.tokensAfter,
+    ...(input.details === undefined ? {} : { details: input.details }),
+    recoveryEntryId: recoveryId,
+  };
+  const compaction = checkEntryInput({ kind: 'compaction', payload }, 1);
+  const compactionId = await insertEntry(sql, session.id, leaf, compaction.kind, JSON.stringify(compaction.payload), now);
+  await moveLeaf(sql, session.id, compactionId, session.messageCount, now);
+  return {
+    compaction: { ...compaction, id: compactionId, sessionId: session.id, parentId: leaf, createdAt: now } as Entry,
+    recovery: { ...label, id: recoveryId, sessionId: session.id, parentId: leaf, createdAt: now } as Entry,
+    number,
+  };
 }
 
 export async function entryRow(sql: Sql, sessionId: string, entryId: number): Promise<EntryRow> {

@@ -29,7 +29,7 @@ export interface EntryPayloads {
   /** `source` labels an input that came from the host itself (a scheduled job), not from a person. */
   message: { message: Message; source?: SystemInputSource };
   /** The context before `firstKeptEntryId` (an entry on the same path) is replaced by `summary`. */
-  compaction: { summary: string; firstKeptEntryId: number | null; tokensBefore?: number; details?: unknown };
+  compaction: { summary: string; firstKeptEntryId: number | null; tokensBefore?: number; tokensAfter?: number; details?: unknown; recoveryEntryId?: number };
   /** A summary of the branch left at `fromEntryId`, carried into the new branch's context. */
   branch_summary: { fromEntryId: number; summary: string };
   model_change: { model: string };
@@ -104,6 +104,29 @@ export interface SessionContext {
   messages: Message[];
   /** The entry id behind each message of `messages` (null for a synthesized summary message). */
   entryIds: (number | null)[];
+  /** The latest compaction on the path (its summary is `messages[0]`) and how many the path holds; null when none. */
+  compaction: { summary: string; details?: unknown; count: number } | null;
+}
+
+/** What `compact()` writes: the summary and where the kept part of the path starts. */
+export interface CompactionInput {
+  summary: string;
+  /** The first entry kept verbatim (a message on the current path). */
+  firstKeptEntryId: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  details?: unknown;
+  /** The leaf the caller compacted; a different current leaf is refused (STALE). */
+  expectedLeafEntryId: number | null;
+}
+
+/** What `compact()` wrote. */
+export interface CompactionWritten {
+  compaction: Entry;
+  /** The label entry "Before compaction #N": `branch` to it restores the complete original path. */
+  recovery: Entry;
+  /** N: this session's compaction count, this one included. */
+  number: number;
 }
 
 /** One message on the current path, numbered as checkpoints are (1-based). */
@@ -237,6 +260,14 @@ export interface SessionStore {
   goto(sessionId: string, index: number): Promise<SessionRecord>;
   /** Moves the leaf to any entry of the session (refused if its path ends inside a tool batch). */
   branch(sessionId: string, entryId: number): Promise<SessionRecord>;
+  /**
+   * Compacts the current path in one transaction: under the leaf, a label
+   * entry "Before compaction #N" (the recovery branch: its path is the
+   * complete original one) and beside it the compaction entry, which becomes
+   * the leaf. Refused (STALE) when the leaf moved since the caller read it,
+   * INVALID_ARGUMENT when the first kept entry is not a message on the path.
+   */
+  compact(sessionId: string, input: CompactionInput): Promise<CompactionWritten>;
   /**
    * Gives every tool call on the path without a result an error result saying
    * it was interrupted and its effects are unknown (one transaction). Returns the appended entries.

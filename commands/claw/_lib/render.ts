@@ -3,7 +3,7 @@
  * models (names, summaries, messages) is cleaned of control characters first:
  * a terminal never executes an escape sequence it was sent.
  */
-import type { GatewayStatus, GroupStatus } from '../../../plugins/claw-gateway/protocol.js';
+import type { CompactionReceipt, GatewayStatus, GroupStatus } from '../../../plugins/claw-gateway/protocol.js';
 import type { Entry, SessionRecord, TreeNode, UsageTotals } from '../../../plugins/sessions/types.js';
 import type { SessionShow } from './results.js';
 
@@ -155,4 +155,14 @@ export function renderUsage(totals: UsageTotals[]): string {
 export function renderNavigation(what: string, session: SessionRecord): string {
   const title = session.name ? ` "${clean(session.name, 60)}"` : '';
   return `${what}: group ${session.group} now has active session ${session.id}${title} (${session.messageCount} messages on its path)`;
+}
+
+/** A compaction receipt: what was written and how to get the full history back. */
+export function renderCompaction(receipt: CompactionReceipt): string {
+  if (receipt.status === 'skipped') return `nothing compacted: ${receipt.message}`;
+  return [
+    `compacted session ${receipt.sessionId}: ${receipt.messagesBefore} → ${receipt.messagesAfter} messages, about ${receipt.tokensBefore} → ${receipt.tokensAfter} tokens`,
+    `recovery branch: entry ${receipt.recoveryBranchId} "${receipt.recoveryLabel}" (xdog claw sessions branch ${receipt.recoveryBranchId} restores the full history)`,
+    `summary: ${clean(receipt.summary, 70)}`,
+  ].join('\n');
 }

@@ -11,7 +11,7 @@ import { describe, expect, it, vi } from 'vitest';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const examples = join(root, 'docs/examples/agent');
-const names = ['quickstart', 'hooks', 'steering', 'snapshots', 'cancel'];
+const names = ['quickstart', 'hooks', 'steering', 'snapshots', 'cancel', 'compaction'];
 
 async function run(name: string): Promise<unknown> {
   const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
@@ -49,6 +49,12 @@ describe('docs/agent.md examples', () => {
 
   it('snapshots restore whole and split', async () => {
     expect(await run('snapshots')).toBe(2);
+  });
+
+  it('compaction summarizes the older turns and the next request starts with the summary', async () => {
+    const texts = (await run('compaction')) as string[];
+    expect(texts[0]).toMatch(/^Summary of the earlier part of this conversation \(compacted\):\n\n## Goal\nShip the parse\(\) fix\./);
+    expect(texts.slice(1)).toEqual(['Write the release notes', 'Done: the release notes are in CHANGES.md.', 'Did we fix parse()?']);
   });
 
   it('cancel aborts a running tool', async () => {

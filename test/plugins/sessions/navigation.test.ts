@@ -30,6 +30,30 @@ describe('session store navigation', () => {
     expect((await store.path(id)).map((e) => e.kind)).toEqual(['message', 'message', 'model_change', 'message']);
   });
 
+  it('compact: writes the recovery label and the compaction beside it; branching to the label restores the full path', async () => {
+    const { store } = await openTestStore();
+    const id = await sessionWith(store, conversation);
+    const before = await store.context(id);
+    const leaf = before.session.leafEntryId;
+    const written = await store.compact(id, { summary: 'S1', firstKeptEntryId: before.entryIds[6]!, tokensBefore: 40, tokensAfter: 12, details: { files: ['a.ts'] }, expectedLeafEntryId: leaf });
+    expect(written).toMatchObject({ number: 1, recovery: { kind: 'label', parentId: leaf, payload: { targetEntryId: leaf, label: 'Before compaction #1' } } });
+    expect(written.compaction).toMatchObject({ kind: 'compaction', parentId: leaf, payload: { summary: 'S1', recoveryEntryId: written.recovery.id, tokensBefore: 40, tokensAfter: 12 } });
+    const after = await store.context(id);
+    expect(texts(after.messages)).toEqual(['u:Summary of the earlier part of this conversation (compacted):\n\nS1', 'u:three', 'a:third']);
+    expect(after.compaction).toEqual({ summary: 'S1', details: { files: ['a.ts'] }, count: 1 });
+    expect(after.session).toMatchObject({ leafEntryId: written.compaction.id, messageCount: 8 });
+
+    // A stale leaf or a kept entry off the path is refused, and nothing is written.
+    expect((await failure(store.compact(id, { summary: 'S2', firstKeptEntryId: before.entryIds[6]!, tokensBefore: 1, tokensAfter: 1, expectedLeafEntryId: leaf }))).code).toBe('STALE');
+    expect((await failure(store.compact(id, { summary: 'S2', firstKeptEntryId: written.recovery.id, tokensBefore: 1, tokensAfter: 1, expectedLeafEntryId: written.compaction.id }))).code).toBe('INVALID_ARGUMENT');
+    expect((await failure(store.compact(id, { summary: ' ', firstKeptEntryId: before.entryIds[6]!, tokensBefore: 1, tokensAfter: 1, expectedLeafEntryId: written.compaction.id }))).code).toBe('INVALID_ARGUMENT');
+
+    await store.branch(id, written.recovery.id);
+    const restored = await store.context(id);
+    expect(restored.messages).toEqual(before.messages);
+    expect(restored.compaction).toBeNull();
+  });
+
   it('applies the latest compaction: its summary first, then the kept messages from firstKeptEntryId, then later ones', async () => {
     const { store } = await openTestStore();
     const id = await sessionWith(store, conversation.slice(0, 4));

@@ -57,6 +57,19 @@ describe('session store transactions', () => {
     );
   });
 
+  it('compaction: the compaction entry fails after the recovery label was written, neither stays and the leaf does not move', async () => {
+    const { store, dataSource } = await openTestStore();
+    const id = await sessionWith(store, [msg(user('a')), msg(assistant('b')), msg(user('c')), msg(assistant('d'))]);
+    const context = await store.context(id);
+    await expectUnchanged(
+      dataSource,
+      store,
+      () => store.compact(id, { summary: 'boom-summary', firstKeptEntryId: context.entryIds[2]!, tokensBefore: 10, tokensAfter: 5, expectedLeafEntryId: context.session.leafEntryId }),
+      failOnEntry('boom-summary'),
+    );
+    expect((await store.context(id)).compaction).toBeNull();
+  });
+
   it('state change: the model_change entry fails, the state keeps its old model', async () => {
     const { store, dataSource } = await openTestStore();
     const id = await sessionWith(store, [msg(user('a'))]);

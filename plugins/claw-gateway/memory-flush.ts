@@ -1,0 +1,68 @@
+/**
+ * The memory flush before a compaction: one silent turn on a copy of the
+ * conversation, whose only tool is `memory_write`, asking the model to save
+ * what must outlive the summary. Silent means it is not part of the session:
+ * its messages are not stored or relayed (the memory rows it writes are the
+ * record), so the compaction that follows sees the same history. The copy is
+ * built by the kernel, so plugin policy taps (`beforeToolCall`) still apply.
+ * It is best effort: the caller compacts whatever happens here.
+ */
+import { LIMITS } from '../../core/limits.js';
+import type { Agent, AgentTool, Kernel, ModelStreamFn, Usage } from '../../core/index.js';
+
+/** The system input of the flush turn (labelled, so a transcript reader can tell it from a person's words). */
+export const MEMORY_FLUSH_PROMPT =
+  '[system: memory flush before compaction] The older part of this conversation is about to be replaced by a summary. ' +
+  'Save the durable facts worth keeping beyond it (decisions, preferences, names, paths, open tasks) with memory_write, ' +
+  'one fact per call, only what is not already saved. Reply with one short line when done; if there is nothing to save, just say so.';
+
+export interface MemoryFlushInput {
+  kernel: Kernel;
+  streamFn: ModelStreamFn;
+  /** The live agent; it is only read (dumped), never changed. */
+  source: Agent;
+  tool: AgentTool;
+  systemPrompt?: string;
+  /** Cancels the flush (the compaction was cancelled). */
+  signal?: AbortSignal;
+}
+
+export interface MemoryFlushOutcome {
+  status: string;
+  /** How many memory_write calls the model made. */
+  toolCalls: number;
+  /** Usage of each model call (for the ledger). */
+  usage: Usage[];
+}
+
+/** Runs the flush turn; throws only on a misuse (the copy could not be built). */
+export async function runMemoryFlush(input: MemoryFlushInput): Promise<MemoryFlushOutcome> {
+  const { source } = input;
+  const copy = input.kernel.createAgent(
+    input.streamFn,
+    { model: source.config.model, ...(input.systemPrompt === undefined ? {} : { systemPrompt: input.systemPrompt }), ...(source.config.thinking === undefined ? {} : { thinking: source.config.thinking }) },
+    { tools: [input.tool] },
+  );
+  try {
+    copy.restoreParts(source.dumpMetadata(), source.messages, { allowedModels: [source.config.model] });
+    let turns = 0;
+    copy.subscribe((event) => {
+      // A model that keeps calling tools is stopped: the flush must not hold the group for long.
+      if (event.type === 'turn_end' && ++turns >= LIMITS.clawMemoryFlushTurns) copy.abort();
+    });
+    const stop = () => copy.abort();
+    input.signal?.addEventListener('abort', stop, { once: true });
+    const stream = copy.prompt(MEMORY_FLUSH_PROMPT);
+    if (input.signal?.aborted) copy.abort();
+    const result = await stream.result().finally(() => input.signal?.removeEventListener('abort', stop));
+    const usage: Usage[] = [];
+    let toolCalls = 0;
+    for (const message of result.newMessages) {
+      if (message.role === 'assistant') usage.push(message.usage);
+      if (message.role === 'toolResult' && message.toolName === input.tool.name) toolCalls++;
+    }
+    return { status: result.status, toolCalls, usage };
+  } finally {
+    await copy.close();
+  }
+}
