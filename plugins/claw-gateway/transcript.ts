@@ -16,6 +16,7 @@ export const TRANSCRIPT_FORMAT = 'xdog.claw.transcript';
 export const TRANSCRIPT_VERSION = 1;
 
 interface Built {
+  untilEntryId: number;
   bytes: Buffer;
   sha256: string;
 }
@@ -39,19 +40,10 @@ export class TranscriptReader {
   }
 
   async read(sessionId: string, offset: number, untilEntryId?: number): Promise<TranscriptChunk> {
-    const session = await this.#store.getSession(sessionId);
-    const entries = flatten(await this.#store.tree(sessionId)).sort((a, b) => a.id - b.id);
-    const until = untilEntryId ?? entries.at(-1)?.id ?? 0;
-    const key = `${sessionId}:${until}`;
-    let built = this.#cache.get(key);
-    if (!built) {
-      const lines = [JSON.stringify({ type: TRANSCRIPT_FORMAT, version: TRANSCRIPT_VERSION, session: { id: session.id, group: session.group, parentSessionId: session.parentSessionId, forkEntryId: session.forkEntryId, createdAt: session.createdAt }, untilEntryId: until })];
-      for (const entry of entries) if (entry.id <= until) lines.push(JSON.stringify(entry));
-      const bytes = Buffer.from(`${lines.join('\n')}\n`);
-      built = { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
-      this.#cache.set(key, built);
-      while (this.#cache.size > TranscriptReader.cacheSize) this.#cache.delete(this.#cache.keys().next().value!);
-    }
+    // Later chunks name the first one's entry id: served from the cache without touching the store.
+    const cached = untilEntryId === undefined ? undefined : this.#cache.get(`${sessionId}:${untilEntryId}`);
+    const built = cached ?? (await this.#build(sessionId, untilEntryId));
+    const until = built.untilEntryId;
     if (offset > built.bytes.length) {
       throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `offset ${offset} is past the end of the transcript (${built.bytes.length} bytes)`, { hint: 'start at 0 and follow nextOffset' });
     }
@@ -67,5 +59,21 @@ export class TranscriptReader {
       done,
       ...(done ? { sha256: built.sha256 } : {}),
     };
+  }
+
+  async #build(sessionId: string, untilEntryId: number | undefined): Promise<Built> {
+    const session = await this.#store.getSession(sessionId);
+    const entries = flatten(await this.#store.tree(sessionId)).sort((a, b) => a.id - b.id);
+    const until = untilEntryId ?? entries.at(-1)?.id ?? 0;
+    const key = `${sessionId}:${until}`;
+    const known = this.#cache.get(key);
+    if (known) return known;
+    const lines = [JSON.stringify({ type: TRANSCRIPT_FORMAT, version: TRANSCRIPT_VERSION, session: { id: session.id, group: session.group, parentSessionId: session.parentSessionId, forkEntryId: session.forkEntryId, createdAt: session.createdAt }, untilEntryId: until })];
+    for (const entry of entries) if (entry.id <= until) lines.push(JSON.stringify(entry));
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    const built: Built = { untilEntryId: until, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+    this.#cache.set(key, built);
+    while (this.#cache.size > TranscriptReader.cacheSize) this.#cache.delete(this.#cache.keys().next().value!);
+    return built;
   }
 }

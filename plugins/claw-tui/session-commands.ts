@@ -151,9 +151,13 @@ export class SessionCommands {
     },
     compact: async (focus) => {
       this.#idle('/compact');
-      await this.app.call('session.compact', { expectedSessionId: this.#expected, ...(focus ? { focus } : {}) });
+      const receipt = (await this.app.call('session.compact', { expectedSessionId: this.#expected, ...(focus ? { focus } : {}) })) as { status: 'compacted'; recoveryLabel: string } | { status: 'skipped'; reason: string };
+      if (receipt.status === 'skipped') {
+        this.app.notice(`nothing to compact (${receipt.reason}); the session is unchanged`);
+        return;
+      }
       await this.app.reload();
-      this.app.notice('the session was compacted');
+      this.app.notice(`the session was compacted; the full history stays on the branch "${receipt.recoveryLabel}" (see /tree)`);
     },
     status: async () => {
       const group = this.app.group;

@@ -146,10 +146,9 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     tty.keys('q');
     await until(() => !tty.screen().includes('"GAMMA"'), 'the transcript view to close');
 
+    // Two short turns are too little to summarize: the gateway skips, the TUI says so.
     tty.keys('/compact keep the names', 'Enter');
-    await seen('/compact is unsupported by this gateway');
-    expect(tty.screen()).toContain('/compact keep the names');
-    tty.keys('C-u');
+    await seen('nothing to compact (too-small)');
 
     tty.keys('/new', 'Enter');
     await seen('new session');
