@@ -242,6 +242,8 @@ export const ClawAccessScopeEntity = new EntitySchema<ClawAccessScopeRow>({
     changedAt: { name: 'changed_at', type: 'bigint', transformer: bigintNumber },
   },
   foreignKeys: [{ target: 'ClawGroup', columnNames: ['group_name'], referencedColumnNames: ['name'], name: 'fk_claw_access_scopes_group' }],
+});
+
 export interface ClawMemoryRow {
   id: number;
   groupName: string;
