@@ -1,10 +1,13 @@
 /** Memory on a real SQLite claw store: scoping, ranking, hostile queries, limits and the FTS5 index staying in sync. */
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { XdogError } from '../../../core/index.js';
 import { LIMITS } from '../../../core/limits.js';
-import { openClawDataSource } from '../../../entities/index.js';
+import { DataSource } from 'typeorm';
+import { CLAW_ENTITIES, ClawInitial1764547200000, openClawDataSource } from '../../../entities/index.js';
 import { MemoryStore, SqliteFts5Index } from '../../../plugins/memory/index.js';
 import { openSessionStore } from '../../../plugins/sessions/index.js';
+import { tempDir } from '../../support/temp.js';
 import { openTestStore, type TestStore } from '../sessions/helpers.js';
 
 async function setup(): Promise<TestStore & { memory: MemoryStore }> {
@@ -164,6 +167,24 @@ describe('MemoryStore', () => {
     try {
       const memory = new MemoryStore({ store: openSessionStore(dataSource), index: new SqliteFts5Index(), clock: s.clock });
       expect(texts(await memory.search('main', 'on-call rota'))).toEqual(['The on-call rota is in the wiki']);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('comes to a store made before memory existed, which keeps its data', async () => {
+    const file = path.join(tempDir(), 'claw.db');
+    const old = new DataSource({ type: 'better-sqlite3', database: file, entities: CLAW_ENTITIES, migrations: [ClawInitial1764547200000], migrationsTableName: 'claw_migrations' });
+    await old.initialize();
+    await old.runMigrations();
+    await openSessionStore(old).ensureGroup('main');
+    await old.destroy();
+
+    const dataSource = await openClawDataSource({ type: 'sqlite', file });
+    try {
+      const memory = new MemoryStore({ store: openSessionStore(dataSource), index: new SqliteFts5Index(), clock: { now: () => 1 } });
+      await memory.write('main', { text: 'written after the upgrade', source: 'user' });
+      expect(texts(await memory.search('main', 'upgrade'))).toEqual(['written after the upgrade']);
     } finally {
       await dataSource.destroy();
     }
