@@ -146,6 +146,19 @@ describe('MemoryStore', () => {
     await expectIndexInSync(s);
   });
 
+  it('a transaction that fails after inserting leaves neither the memory nor its index entry', async () => {
+    const s = await setup();
+    await s.memory.write('main', { text: 'kept before the failure', source: 'user' });
+    const failed = s.store.transaction(async (sql) => {
+      await sql.run(`INSERT INTO claw_memories (group_name, text, tags, session_id, source, created_at) VALUES ('main', 'rolled back text', '', NULL, 'user', 1)`);
+      throw new Error('failed midway');
+    });
+    await expect(failed).rejects.toThrow('failed midway');
+    expect(await s.memory.search('main', 'rolled back')).toEqual([]);
+    expect(texts((await s.memory.list('main')).entries)).toEqual(['kept before the failure']);
+    await expectIndexInSync(s);
+  });
+
   it('lists newest first in pages', async () => {
     const s = await setup();
     for (let i = 1; i <= 5; i++) await s.memory.write('main', { text: `fact ${i}`, source: 'user' });
