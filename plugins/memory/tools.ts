@@ -12,7 +12,7 @@ import { CLAW_SESSION_TOOL_CTX, type ClawGroupContext } from '../claw-gateway/in
 import type { MemoryEntry } from './entry.js';
 import { formatMemory } from './format.js';
 import { memoryIndexFor } from './memory-index.js';
-import { MemoryStore, type MemorySearchHit } from './memory-store.js';
+import { DEFAULT_SEARCH_RESULTS, MemoryStore, type MemorySearchHit } from './memory-store.js';
 
 export const MEMORY_TOOL_NAMES = ['memory_write', 'memory_search', 'memory_forget'] as const;
 
@@ -22,7 +22,7 @@ const WriteArgs = z.object({
 });
 const SearchArgs = z.object({
   query: z.string().describe('Words to look for; memories holding them as one phrase come first.'),
-  limit: z.number().int().optional().describe(`At most this many results (default 8, at most ${LIMITS.memorySearchResults}).`),
+  limit: z.number().int().optional().describe(`At most this many results (default ${DEFAULT_SEARCH_RESULTS}, at most ${LIMITS.memorySearchResults}).`),
 });
 const ForgetArgs = z.object({ id: z.number().int().describe('The id memory_search showed (the number after #).') });
 
