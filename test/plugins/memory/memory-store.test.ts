@@ -149,7 +149,7 @@ describe('MemoryStore', () => {
   it('a transaction that fails after inserting leaves neither the memory nor its index entry', async () => {
     const s = await setup();
     await s.memory.write('main', { text: 'kept before the failure', source: 'user' });
-    const failed = s.store.transaction(async (sql) => {
+    const failed = s.store.withTransaction(async (sql) => {
       await sql.run(`INSERT INTO claw_memories (group_name, text, tags, session_id, source, created_at) VALUES ('main', 'rolled back text', '', NULL, 'user', 1)`);
       throw new Error('failed midway');
     });
