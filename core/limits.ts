@@ -246,6 +246,20 @@ export const LIMITS = Object.freeze({
   tuiKeybindingsFileBytes: 64 * KiB,
   /** claw TUI: a whole session transcript read for display, export or search, in bytes. */
   tuiTranscriptBytes: 64 * MiB,
+  /** memory: the text of one memory, in characters. */
+  memoryEntryChars: 4000,
+  /** memory: tags on one memory, and the characters of one tag. */
+  memoryTags: 8,
+  memoryTagChars: 32,
+  /** memory: memories one group keeps; a write past it is refused until some are forgotten. */
+  memoryEntriesPerGroup: 10_000,
+  /** memory: a search query, in characters, and the words it may hold. */
+  memoryQueryChars: 500,
+  memoryQueryTerms: 24,
+  /** memory: results one search returns (its default is smaller, see plugins/memory). */
+  memorySearchResults: 25,
+  /** memory: memories one list page returns. */
+  memoryListPage: 200,
 });
 
 export type LimitName = keyof typeof LIMITS;

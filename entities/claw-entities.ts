@@ -244,6 +244,41 @@ export const ClawAccessScopeEntity = new EntitySchema<ClawAccessScopeRow>({
   foreignKeys: [{ target: 'ClawGroup', columnNames: ['group_name'], referencedColumnNames: ['name'], name: 'fk_claw_access_scopes_group' }],
 });
 
+export interface ClawMemoryRow {
+  id: number;
+  groupName: string;
+  text: string;
+  /** Space-separated tags (each a word of letters, digits, "-" or "_"); empty when none. */
+  tags: string;
+  /** The session whose tool call wrote it; null when a person added it (CLI or gateway method). */
+  sessionId: string | null;
+  /** Who wrote it: "tool" (a model's memory_write) or "user". */
+  source: string;
+  createdAt: number;
+}
+
+/**
+ * A group's durable memory. The full-text index beside it is per database:
+ * on SQLite an FTS5 table the migration keeps in sync with triggers (see
+ * migrations/1764892800000-claw-memories.ts); other databases index the text their own way.
+ */
+export const ClawMemoryEntity = new EntitySchema<ClawMemoryRow>({
+  name: 'ClawMemory',
+  tableName: 'claw_memories',
+  columns: {
+    id: { type: 'integer', primary: true, generated: 'increment' },
+    groupName: { name: 'group_name', type: 'varchar', length: GROUP_NAME_CHARS },
+    text: { type: 'text' },
+    tags: { type: 'text' },
+    // No foreign key: memories outlive the sessions that wrote them.
+    sessionId: { name: 'session_id', type: 'varchar', length: UUID_CHARS, nullable: true },
+    source: { type: 'varchar', length: 16 },
+    createdAt: { name: 'created_at', type: 'bigint', transformer: bigintNumber },
+  },
+  indices: [{ name: 'idx_claw_memories_group', columns: ['groupName', 'id'] }],
+  foreignKeys: [{ target: 'ClawGroup', columnNames: ['group_name'], referencedColumnNames: ['name'], name: 'fk_claw_memories_group' }],
+});
+
 /** Every claw entity, for the DataSource. */
 export const CLAW_ENTITIES = [
   ClawGroupEntity,
@@ -255,4 +290,5 @@ export const CLAW_ENTITIES = [
   ClawGroupLeaseEntity,
   ...CLAW_SCHEDULER_ENTITIES,
   ClawAccessScopeEntity,
+  ClawMemoryEntity,
 ];

@@ -7,6 +7,7 @@
 import { ClawScheduler1764720000000 } from './1764720000000-claw-scheduler.js';
 import { Table, TableForeignKey, TableIndex, type MigrationInterface, type QueryRunner, type TableColumnOptions } from 'typeorm';
 import { ClawAccess1764806400000 } from './1764806400000-claw-access.js';
+import { ClawMemories1764892800000 } from './1764892800000-claw-memories.js';
 
 const groupName = (name = 'group_name'): TableColumnOptions => ({ name, type: 'varchar', length: '64' });
 const uuid = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'varchar', length: '36', isNullable: nullable });
@@ -166,4 +167,5 @@ export const CLAW_MIGRATIONS = [
   ClawInitial1764547200000,
   ClawScheduler1764720000000,
   ClawAccess1764806400000,
+  ClawMemories1764892800000,
 ];

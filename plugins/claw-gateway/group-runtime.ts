@@ -37,6 +37,7 @@ import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from
 import { runMemoryFlush } from './memory-flush.js';
 import { Notifications, type CompactionReceipt, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
 import { SessionWriter } from './session-writer.js';
+import { CLAW_SESSION_TOOL_CTX } from './services.js';
 import { toWireEvent } from './wire-event.js';
 
 export interface GroupRuntimeOptions {
@@ -566,6 +567,7 @@ export class GroupRuntime {
       {
         tools: selectTools(kernel.getAll(ToolContribution), config.enabled_tools, this.name),
         inputLimits: INPUT_LIMITS,
+        toolCtx: { [CLAW_SESSION_TOOL_CTX]: sessionId },
         compaction: {
           // Within a run (between tool turns) and on a provider overflow; before a turn the runtime compacts itself, with the memory flush.
           auto: compaction?.auto !== false,

@@ -74,3 +74,6 @@ export interface ClawGroupContext {
 }
 
 export const ClawGroupToken = token<ClawGroupContext>('claw.Group');
+
+/** The tool-context key under which a group's agents tell their tools the session they run in (a session id string). */
+export const CLAW_SESSION_TOOL_CTX = 'claw_session_id';

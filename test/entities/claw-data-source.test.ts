@@ -40,6 +40,12 @@ describe('openClawDataSource', () => {
       'claw_group_leases',
       'claw_groups',
       'claw_input_keys',
+      'claw_memories',
+      'claw_memories_fts',
+      'claw_memories_fts_config',
+      'claw_memories_fts_data',
+      'claw_memories_fts_docsize',
+      'claw_memories_fts_idx',
       'claw_migrations',
       'claw_reset_state',
       'claw_schedule_jobs',
@@ -65,7 +71,7 @@ describe('openClawDataSource', () => {
     await first.query(`INSERT INTO claw_groups (name, active_session_id, revision, created_at) VALUES ('main', NULL, 0, 1)`);
     await first.destroy();
     const second = await openStore(file);
-    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual([{ name: 'ClawInitial1764547200000' }, { name: 'ClawScheduler1764720000000' }, { name: 'ClawAccess1764806400000' }]);
+    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual([{ name: 'ClawInitial1764547200000' }, { name: 'ClawScheduler1764720000000' }, { name: 'ClawAccess1764806400000' }, { name: 'ClawMemories1764892800000' }]);
     expect(await second.query('SELECT name FROM claw_groups')).toEqual([{ name: 'main' }]);
   });
 

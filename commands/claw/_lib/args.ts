@@ -13,9 +13,9 @@ export function parseSince(value: string | undefined): number | undefined {
 }
 
 /** A 1-based checkpoint or entry id given as an argument. */
-export function parsePositive(name: string, value: string): number {
+export function parsePositive(name: string, value: string, hint = 'xdog claw sessions show lists them'): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
-    throw new XdogError(ErrorCodes.USAGE, `${name} must be a positive whole number, not ${JSON.stringify(value)}`, { hint: 'xdog claw sessions show lists them' });
+    throw new XdogError(ErrorCodes.USAGE, `${name} must be a positive whole number, not ${JSON.stringify(value)}`, { hint });
   }
   return Number(value);
 }
