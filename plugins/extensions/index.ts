@@ -17,10 +17,13 @@ import type { Agent } from '../../core/agent/agent.js';
 import { bridgeAgent } from './bridge.js';
 import { ExtensionHost } from './host.js';
 import { extensionProviders, extensionTools } from './provider.js';
+import { extensionsService } from './gateway-service.js';
+import { GatewayServiceContribution } from '../claw-gateway/index.js';
 import type { AgentTool } from '../../core/agent/tool-types.js';
 
 export { ExtensionHost, commandAlias, providerAlias, toolAlias, extensionSlug, type ExtensionInfo, type ExtensionState, type ExtensionUi, type ExtensionEntrySink, type ExtensionInspector } from './host.js';
 export { BRIDGE_TAP } from './bridge.js';
+export { ENTRY_TYPE_PREFIX, sessionEntries } from './gateway-service.js';
 export type * from './api.js';
 
 /** The kernel's extension host (one per kernel, inert until something activates an extension). */
@@ -79,6 +82,8 @@ export default definePlugin({
       })
       .inSingletonScope();
     bind(DynamicModelProvidersToken).toDynamicValue((context) => extensionProviders(context.get<ExtensionHost>(ExtensionHostToken)));
+    // In the gateway's process kernel: list/reload/unload per group, and durable entries in the store.
+    bind(GatewayServiceContribution).toConstantValue(extensionsService((kernel) => extensionHostOf(kernel as Kernel)));
   }),
   apply(kernel) {
     kernel.hooks.agentCreated.tap('extensions', (agent) => {
