@@ -10,6 +10,7 @@ import { checkToolArguments } from '../../core/agent/tool-arguments.js';
 import { describeError } from '../../core/errors.js';
 import { tapHook, type Disposer } from '../../hooks/tap.js';
 import type { BeforeToolCallContext, BeforeToolCallResult } from '../../hooks/agent.js';
+import type { Message } from '../../core/agent/messages.js';
 import type { ExtensionHost } from './host.js';
 import { AfterAnswerSchema, BeforeAnswerSchema, ContextAnswerSchema, InputAnswerSchema, NullAnswerSchema } from './protocol.js';
 
@@ -21,10 +22,32 @@ const block = (reason: string): BeforeToolCallResult => ({ block: true, reason }
 export function bridgeAgent(host: ExtensionHost, agent: Agent): Disposer[] {
   const hooks = agent.hooks;
   const disposers: Disposer[] = [];
+  // The context tap is made only while an extension has a context callback: any context tap
+  // makes the agent re-validate the whole rewritten transcript before every model call.
+  let untapContext: Disposer | undefined;
+  const syncContextTap = (): void => {
+    const wanted = host.registrations('context').length > 0;
+    if (wanted && !untapContext) untapContext = tapHook(hooks.context, BRIDGE_TAP, rewriteContext);
+    if (!wanted && untapContext) {
+      untapContext();
+      untapContext = undefined;
+    }
+  };
+  const rewriteContext = async (messages: Message[]): Promise<Message[]> => {
+    let current = messages;
+    for (const { id, registration } of host.registrations('context')) {
+      const answer = await host.invoke(id, 'invoke', { handle: registration.handle, input: current }, ContextAnswerSchema, 'context').catch(() => null);
+      // The agent validates the result (roles, tool-call pairing) before the model sees it.
+      if (answer) current = answer as Message[];
+    }
+    return current;
+  };
+  disposers.push(() => untapContext?.());
 
   disposers.push(
     tapHook(hooks.inputTransform, BRIDGE_TAP, async (request: { text: string; source: string }) => {
       await host.activateAll();
+      syncContextTap();
       if (request.source === 'continue') return undefined; // system inputs are exempt
       let text = request.text;
       for (const { id, registration } of host.registrations('input')) {
@@ -73,18 +96,6 @@ export function bridgeAgent(host: ExtensionHost, agent: Agent): Disposer[] {
           result: { ...current.result, ...(answer.content && { content: answer.content }), ...(answer.isError !== undefined && { isError: answer.isError }) },
           isError: answer.isError ?? current.isError,
         };
-      }
-      return current;
-    }),
-  );
-
-  disposers.push(
-    tapHook(hooks.context, BRIDGE_TAP, async (messages, _info) => {
-      let current = messages;
-      for (const { id, registration } of host.registrations('context')) {
-        const answer = await host.invoke(id, 'invoke', { handle: registration.handle, input: current }, ContextAnswerSchema, 'context').catch(() => null);
-        // The agent validates the result (roles, tool-call pairing) before the model sees it.
-        if (answer) current = answer as typeof messages;
       }
       return current;
     }),

@@ -215,4 +215,30 @@ describe('extensions in worker processes', () => {
     expect(await host.runCommand('ext-probe-bad', '')).toMatch(/a dialog timeout is 0.1-600 seconds, not 601/);
     await agent.close();
   });
+
+  it('transforms inputs, rewrites a copy of the context, and replaces tool results', async () => {
+    const project = tempProject();
+    writeExtension(
+      project,
+      'shaper',
+      `export default (api) => {
+        api.onInput(({ text }) => text === 'bad' ? { action: 'reject', reason: 'no bad words' } : text === 'shout' ? { action: 'transform', text: 'SHOUT' } : undefined);
+        api.context((messages) => messages.map((m) => m.role === 'user' ? { ...m, content: '[seen] ' + (typeof m.content === 'string' ? m.content : '') } : m));
+        api.afterToolCall(({ content }) => ({ content: [{ type: 'text', text: 'redacted (' + content.length + ' part)' }] }));
+      };`,
+    );
+    const k = await boot(project, ['shaper']);
+    const model = createFauxStreamFn({ responses: [call('x.txt'), { text: 'done' }] });
+    const agent = k.createAgent(model, { model: 'faux/test' }, { tools: [writeTool] });
+    const rejected = agent.prompt('bad');
+    for await (const _ of rejected) void _;
+    expect(await rejected.result()).toMatchObject({ status: 'rejected' });
+    await run(agent, 'shout');
+    // The transcript keeps the admitted (transformed) input; only the model's copy was rewritten.
+    expect(agent.messages[0]).toMatchObject({ role: 'user', content: 'SHOUT' });
+    expect(model.requests[0]!.messages[0]).toMatchObject({ role: 'user', content: '[seen] SHOUT' });
+    expect(textOf(results(agent)[0]!)).toBe('redacted (1 part)');
+    expect(writes).toEqual(['x.txt']);
+    await agent.close();
+  });
 });
