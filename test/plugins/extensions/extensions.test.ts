@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ContainerModule, createKernel, definePlugin, type Agent, type Kernel, type ToolResultMessage } from '../../../core/index.js';
 import { createFauxStreamFn, type FauxResponse } from '../../../plugins/faux/index.js';
-import extensionsPlugin, { ExtensionHost, ExtensionHostToken, extensionHostOf } from '../../../plugins/extensions/index.js';
+import extensionsPlugin, { ExtensionHost, ExtensionHostToken, extensionHostOf, extensionToolsOf } from '../../../plugins/extensions/index.js';
 import { findExtension } from '../../../core/discovery.js';
 import { modelRegistryFor } from '../../../core/model/registry.js';
 import { tempProject, writeExtension } from './support.js';
@@ -240,5 +240,29 @@ describe('extensions in worker processes', () => {
     expect(textOf(results(agent)[0]!)).toBe('redacted (1 part)');
     expect(writes).toEqual(['x.txt']);
     await agent.close();
+  });
+});
+
+describe('extension tools', () => {
+  it('are blocked until their ext_ alias is listed in extension_allow_tools', async () => {
+    const project = tempProject();
+    writeExtension(project, 'tooly', `export default (api) => api.tool({ name: 'shout', description: 'shouts', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, execute: ({ text }) => text.toUpperCase() });`);
+    for (const allow of [[], ['ext_shout']]) {
+      const k = await createKernel({ plugins: [extensionsPlugin], config: { extensions: ['tooly'], extension_allow_tools: allow }, cwd: project });
+      await k.open();
+      try {
+        await extensionHostOf(k)!.activateAll();
+        const tools = extensionToolsOf(k);
+        expect(tools.map((tool) => tool.name)).toEqual(['ext_shout']);
+        const agent = k.createAgent(createFauxStreamFn({ responses: [{ toolCalls: [{ name: 'ext_shout', arguments: { text: 'hi' } }] }, { text: 'ok' }] }), { model: 'faux/test' }, { tools });
+        await run(agent, 'go');
+        const text = textOf(results(agent)[0]!);
+        if (allow.length) expect(text).toBe('HI');
+        else expect(text).toMatch(/extension tool ext_shout is blocked: add it to extension_allow_tools/);
+        await agent.close();
+      } finally {
+        await k.close();
+      }
+    }
   });
 });
