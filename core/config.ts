@@ -218,6 +218,12 @@ export const ConfigSchema = z
       .optional(),
     /** The claw gateway: store and groups (docs/claw.md). */
     claw: ClawConfigSchema.optional(),
+    /** Enabled extensions, by package name (docs/extensions.md); installed but unlisted ones stay inert. */
+    extensions: z.array(z.string().regex(/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/, 'must be an npm package name')).optional(),
+    /** Settings per extension id, sent to its worker over the private channel (never argv). */
+    extension_settings: z.record(z.string(), z.unknown()).optional(),
+    /** Extension tools (their `ext_` aliases) the model may call; every other extension tool is blocked. */
+    extension_allow_tools: z.array(z.string().regex(/^ext_/, 'must be an ext_ tool alias')).optional(),
   })
   .strict();
 

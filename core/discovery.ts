@@ -46,11 +46,22 @@ const ProvidesSchema = z
   })
   .strict();
 const PluginEntrySchema = z.object({ name: z.string().min(1), entry: z.string().min(1), provides: ProvidesSchema.optional() }).strict();
-/** The `"xdog"` field: one plugin, or a bundle of several (as xdog itself ships). */
+/** The `"xdog"` field: one plugin, a bundle of several (as xdog itself ships), or an extension (run in its own worker process). */
 const XdogFieldSchema = z.union([
   z.object({ entry: z.string().min(1), provides: ProvidesSchema.optional() }).strict(),
   z.object({ plugins: z.array(PluginEntrySchema) }).strict(),
+  z.object({ extension: z.string().min(1) }).strict(),
 ]);
+
+/** An installed extension package: found by reading its package.json only. */
+export interface DiscoveredExtension {
+  /** The extension id: its package name. */
+  id: string;
+  version: string;
+  dir: string;
+  /** Absolute path of the module that exports `setup(api)` (imported only by its worker). */
+  entry: string;
+}
 
 export interface PackageJson {
   name?: string;
@@ -143,6 +154,7 @@ function pluginsOfManifest(dir: string, pkg: PackageJson | undefined, source: Pl
       hint: 'the field is {"entry": "./dist/index.js", "provides": {"tools": [...]}}; see docs/plugins.md',
     });
   }
+  if ('extension' in parsed.data) return [];
   const base = { packageName: pkg.name, version: pkg.version ?? '0.0.0', description: pkg.description, source, dir };
   const entries = 'plugins' in parsed.data ? parsed.data.plugins : [{ name: pkg.name, ...parsed.data }];
   return entries.map((entry) => ({
@@ -151,6 +163,35 @@ function pluginsOfManifest(dir: string, pkg: PackageJson | undefined, source: Pl
     entry: entryInside(dir, entry.entry, file),
     provides: normaliseProvides(entry.provides),
   }));
+}
+
+/** The extension a package declares (`"xdog": {"extension": "./index.js"}`), or undefined when it declares none. */
+export function extensionOfPackage(dir: string): DiscoveredExtension | undefined {
+  const file = path.join(dir, 'package.json');
+  const pkg = readPackageJson(file);
+  if (!pkg || pkg.xdog === undefined) return undefined;
+  const parsed = XdogFieldSchema.safeParse(pkg.xdog);
+  if (!parsed.success || !('extension' in parsed.data)) return undefined;
+  if (typeof pkg.name !== 'string') throw new XdogError(ErrorCodes.PLUGIN_INVALID, `invalid "xdog" field in ${file}: it has no "name"`, { hint: 'an extension package needs a "name"' });
+  return { id: pkg.name, version: pkg.version ?? '0.0.0', dir, entry: entryInside(dir, parsed.data.extension, file) };
+}
+
+/**
+ * Finds the enabled extension `id` where plugins are found (the project's
+ * node_modules walking up, the installation's, the user plugin directory), or
+ * undefined. Reads package.json files only.
+ */
+export function findExtension(id: string, options: Pick<DiscoveryOptions, 'cwd' | 'installRoot' | 'userDir'> = {}): DiscoveredExtension | undefined {
+  const installRoot = options.installRoot === undefined ? xdogInstallRoot() : options.installRoot;
+  const userDir = options.userDir === undefined ? userPluginDir() : options.userDir;
+  const places = [...nodeModulesUpFrom(options.cwd ?? process.cwd())];
+  if (installRoot) places.push(path.join(installRoot, 'node_modules'));
+  if (userDir) places.push(path.join(userDir, 'node_modules'));
+  for (const nodeModules of places) {
+    const found = extensionOfPackage(path.join(nodeModules, id));
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** The entry's absolute path; one outside the package folder would load another package's code under this name. */

@@ -40,3 +40,4 @@ export * from './bounded-tail.js';
 export * from './process-group.js';
 export * from './bounded-read.js';
 export * from './linear-regex.js';
+export * from './line-framer.js';

@@ -260,6 +260,41 @@ export const LIMITS = Object.freeze({
   memorySearchResults: 25,
   /** memory: memories one list page returns. */
   memoryListPage: 200,
+  /** extensions: one JSON-RPC frame between the host and an extension worker, in bytes. */
+  extensionFrameBytes: 8 * MiB,
+  /** extensions: commands one extension registers. */
+  extensionCommands: 32,
+  /** extensions: completion items one completion callback returns. */
+  extensionCompletionItems: 32,
+  /** extensions: tools one extension registers. */
+  extensionTools: 32,
+  /** extensions: durable entries per session (all extensions together). */
+  extensionEntriesPerSession: 128,
+  /** extensions: one durable entry, in bytes of JSON. */
+  extensionEntryBytes: 16 * KiB,
+  /** extensions: all durable entries of one session, in bytes of JSON. */
+  extensionEntriesTotalBytes: 512 * KiB,
+  /** extensions: a dialog's timeout bounds, in seconds. */
+  extensionDialogMinSeconds: 0.1,
+  extensionDialogMaxSeconds: 600,
+  /** extensions: providers one extension registers, and models per provider. */
+  extensionProviders: 4,
+  extensionProviderModels: 32,
+  /** extensions: events one provider stream may send, and their total bytes of JSON. */
+  extensionStreamEvents: 4096,
+  extensionStreamBytes: 8 * MiB,
+  /** extensions: an error message from an extension provider, in UTF-8 bytes. */
+  extensionErrorMessageBytes: 8192,
+  /** extensions: milliseconds `setup(api)` may take before the extension is quarantined. */
+  extensionSetupTimeoutMs: 10_000,
+  /** extensions: milliseconds one hook or command callback may take before the extension is quarantined. */
+  extensionCallbackTimeoutMs: 5_000,
+  /** extensions: status text of one key, in UTF-8 bytes. */
+  extensionStatusBytes: 1 * KiB,
+  /** extensions: milliseconds a worker gets after SIGTERM before SIGKILL. */
+  extensionKillGraceMs: 1000,
+  /** extensions: the worker's stderr kept for error messages, in bytes. */
+  extensionStderrTailBytes: 4 * KiB,
 });
 
 export type LimitName = keyof typeof LIMITS;

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { readRegularFileSync } from './bounded-read.js';
-import { assertNoConflicts, discoverPlugins, pluginsOfPackage, readPackageJson, xdogInstallRoot, type DiscoveredPlugin, type DiscoveryOptions } from './discovery.js';
+import { assertNoConflicts, discoverPlugins, extensionOfPackage, pluginsOfPackage, readPackageJson, xdogInstallRoot, type DiscoveredExtension, type DiscoveredPlugin, type DiscoveryOptions } from './discovery.js';
 import { ErrorCodes, XdogError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { dataDir, userPluginDir } from './paths.js';
@@ -150,6 +150,23 @@ function stagedPlugins(folder: string, spec: string): DiscoveredPlugin[] {
   }
 }
 
+/** The extension a staged package declares; its entry must be a file inside the package (its worker imports it later). */
+function stagedExtension(folder: string, spec: string): DiscoveredExtension | undefined {
+  let extension: DiscoveredExtension | undefined;
+  try {
+    extension = extensionOfPackage(folder);
+  } catch (error) {
+    if (!XdogError.is(error)) throw error;
+    throw new XdogError(error.code, `${error.message.replaceAll(folder, spec)}; nothing was installed`, { hint: error.hint, cause: error });
+  }
+  if (extension && !fs.statSync(extension.entry, { throwIfNoEntry: false })?.isFile()) {
+    throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${spec} declares the extension entry ${path.relative(folder, extension.entry)}, which is not a file; nothing was installed`, {
+      hint: 'build the package first, or fix "xdog.extension" in its package.json',
+    });
+  }
+  return extension;
+}
+
 /**
  * Imports the staged plugins and resolves what they bind, so a plugin that
  * fails to load or binds a name it did not declare is refused now rather than
@@ -182,6 +199,8 @@ async function stage(spec: string, target: string, cwd: string): Promise<Staged>
     const name = names[0]!;
     if (name === 'xdog') refuseXdogItself(spec);
     const plugins = stagedPlugins(path.join(staging, 'node_modules', name), spec);
+    const extension = plugins.length === 0 ? stagedExtension(path.join(staging, 'node_modules', name), spec) : undefined;
+    if (extension) return { name, version: extension.version, plugins };
     if (plugins.length === 0) {
       throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${spec} is not an xdog plugin: its package.json has no "xdog" field`, {
         hint: 'see docs/plugins.md for the "xdog" field; nothing was changed',

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ErrorCodes, LIMITS, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
 import { MemoryChildRuntime, createAgentTool, createSdkChildHost } from '../../plugins/children/index.js';
 import { connectMcpServer } from '../../plugins/mcp/index.js';
+import { extensionHostOf, extensionToolsOf } from '../../plugins/extensions/index.js';
 import { XdogCommand } from '../base-command.js';
 import { runInteractive } from './_lib/interactive.js';
 import { EventRenderer, processOutput, terminalOutput } from './_lib/render.js';
@@ -47,6 +48,8 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
     const session = await openChatSession({ configFile: flags.config, cwd, tools: flags.tools });
     let capabilities: CapabilityAssembly | undefined;
     try {
+      // Enabled extensions start now: the first turn is about to run, and their models and tools must resolve.
+      await extensionHostOf(session.kernel)?.activateAll();
       const model = session.resolve(args.model);
       checkThinking(flags.thinking, model);
       for (const server of flags.mcp ?? []) await connectMcpServer(session.kernel, server);
@@ -64,7 +67,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
       const agent = session.kernel.createAgent(
         streamFn,
         { model: model.qualified, systemPrompt: flags.system, thinking: flags.thinking },
-        { tools: children ? [...baseTools, createAgentTool(children)] : baseTools, toolCtx, skills },
+        { tools: [...(children ? [...baseTools, createAgentTool(children)] : baseTools), ...(flags.tools ? extensionToolsOf(session.kernel) : [])], toolCtx, skills },
       );
       try {
         if (prompt === undefined) return await runInteractive(agent, renderer, output);

@@ -10,7 +10,7 @@
 import type { XdogConfig } from '../config.js';
 import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import { Config, ModelProviderContribution, ModelRegistryToken } from '../tokens.js';
+import { Config, ModelProviderContribution, ModelRegistryToken, token } from '../tokens.js';
 import { zeroUsage } from '../agent/messages.js';
 import { configModels, mergeModels } from './catalog.js';
 import type { AssistantStreamEvent, ModelInfo, ModelProvider, ModelStreamFn } from './types.js';
@@ -57,13 +57,36 @@ function isConfigurable(provider: ModelProvider): provider is ConfigurableModelP
   return typeof (provider as ConfigurableModelProvider).forConfig === 'function';
 }
 
+/**
+ * Providers that come and go while the kernel runs (an extension's
+ * `registerProvider`), looked up by name after the fixed ones.
+ */
+export interface DynamicModelProviders {
+  provider(name: string): ModelProvider | undefined;
+  names(): string[];
+}
+
+/** Multi-binding: sources of dynamic model providers. */
+export const DynamicModelProvidersToken = token<DynamicModelProviders>('DynamicModelProviders');
+
 export class ModelRegistryImpl implements ModelRegistry {
-  readonly #providers = new Map<string, ModelProvider>();
+  readonly #fixed = new Map<string, ModelProvider>();
   readonly #config: XdogConfig;
+  readonly #dynamic: readonly DynamicModelProviders[];
   readonly streamFn: ModelStreamFn;
 
-  constructor(contributions: readonly ModelProvider[], config: XdogConfig) {
+  /** Fixed providers by name, then the dynamic sources' current ones. */
+  readonly #providers = {
+    get: (name: string): ModelProvider | undefined => this.#fixed.get(name) ?? this.#dynamic.map((source) => source.provider(name)).find(Boolean),
+    has: (name: string): boolean => this.#providers.get(name) !== undefined,
+    set: (name: string, provider: ModelProvider) => this.#fixed.set(name, provider),
+    keys: (): string[] => [...new Set([...this.#fixed.keys(), ...this.#dynamic.flatMap((source) => source.names())])],
+    values: (): ModelProvider[] => [...this.#fixed.values()],
+  };
+
+  constructor(contributions: readonly ModelProvider[], config: XdogConfig, dynamic: readonly DynamicModelProviders[] = []) {
     this.#config = config;
+    this.#dynamic = dynamic;
     for (const provider of contributions) this.#add(provider, 'a provider plugin');
     for (const [name, settings] of Object.entries(config.providers ?? {})) {
       if (!settings.type || this.#providers.has(name)) {
@@ -218,7 +241,7 @@ export function modelRegistryFor(kernel: Kernel): ModelRegistry {
   if (kernel.isBound(ModelRegistryToken)) return kernel.get(ModelRegistryToken);
   let registry = registries.get(kernel);
   if (!registry) {
-    registry = new ModelRegistryImpl(kernel.getAll(ModelProviderContribution), kernel.get(Config));
+    registry = new ModelRegistryImpl(kernel.getAll(ModelProviderContribution), kernel.get(Config), kernel.getAll(DynamicModelProvidersToken));
     registries.set(kernel, registry);
   }
   return registry;

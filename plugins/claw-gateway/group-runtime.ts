@@ -146,6 +146,11 @@ export class GroupRuntime {
     return this.#group.activeSessionId;
   }
 
+  /** The group's own kernel (services reach the group's plugins through it). */
+  get kernel(): Kernel {
+    return this.#options.kernel;
+  }
+
   get busy(): boolean {
     return this.#reserved || this.#prompts.length > 0 || this.#accepting > 0;
   }

@@ -1,0 +1,148 @@
+/**
+ * The extension API, published as `xdog/extension`. An extension is a module
+ * whose default export (or named `setup`) is `setup(api)`; it runs in its own
+ * worker process, and every callback it registers is called over a private
+ * channel with a deadline. A callback that throws, times out or answers out of
+ * contract quarantines the extension (docs/extensions.md).
+ */
+
+/** Undoes one registration; calling it again does nothing. */
+export type Disposer = () => void;
+
+/** JSON data: what crosses the channel. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A message as extensions see it (the agent's message shape, as plain JSON). */
+export type ExtensionMessage = { role: 'user' | 'assistant' | 'toolResult'; content: unknown; [key: string]: unknown };
+
+export interface CommandSpec {
+  description?: string;
+  /** Runs `/ext-ID-NAME ARGS`; returns the text shown to the user (never a message or tool result). */
+  run(args: string): string | void | Promise<string | void>;
+  /** Completions for the argument prefix: at most 32 items. */
+  complete?(prefix: string): string[] | Promise<string[]>;
+  /** Replace a command of the same name (names compare case-insensitively) instead of failing. */
+  replace?: boolean;
+}
+
+export type LifecycleEvent = 'turn_start' | 'turn_end' | 'agent_end';
+
+export interface ToolCallInfo {
+  toolName: string;
+  toolCallId: string;
+  args: Record<string, unknown>;
+}
+
+/** Answer of `beforeToolCall`: nothing to allow, a block with a reason, or rewritten arguments (validated and re-checked by the host's gates). */
+export type BeforeToolCallAnswer = void | undefined | { block: true; reason: string } | { args: Record<string, unknown> };
+
+export interface ToolResultInfo extends ToolCallInfo {
+  content: Array<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }>;
+  isError: boolean;
+}
+
+export type AfterToolCallAnswer = void | undefined | { content?: ToolResultInfo['content']; isError?: boolean };
+
+export interface InputInfo {
+  text: string;
+  source: 'prompt' | 'steer' | 'followUp';
+}
+
+export type InputAnswer =
+  | void
+  | undefined
+  | { action: 'continue' }
+  | { action: 'transform'; text: string }
+  | { action: 'reject'; reason: string }
+  | { action: 'handled'; feedback: string };
+
+export interface ModelSpec {
+  id: string;
+  name?: string;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  reasoningEfforts?: string[];
+}
+
+/** One event a provider yields. `done` or `error` ends the stream; an `error` turn runs none of its tool calls. */
+export type ProviderEvent =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string }
+  | { type: 'tool_call'; id: string; name: string; arguments: Record<string, unknown> }
+  | { type: 'usage'; input: number; output: number }
+  | { type: 'done' }
+  | { type: 'error'; message: string; stopReason?: 'error' | 'aborted' };
+
+export interface ProviderRequest {
+  model: string;
+  systemPrompt?: string;
+  messages: ExtensionMessage[];
+  tools: Array<{ name: string; description: string; parameters: Json }>;
+}
+
+export interface ProviderSpec {
+  models: ModelSpec[];
+  stream(request: ProviderRequest): AsyncIterable<ProviderEvent> | Iterable<ProviderEvent>;
+  replace?: boolean;
+}
+
+export interface ToolSpec {
+  /** The model sees it as `ext_NAME`, and only when that alias is in `extension_allow_tools`. */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Json;
+  execute(args: Record<string, unknown>): string | Promise<string>;
+}
+
+export interface DialogOptions {
+  /** Seconds, 0.1-600 (default 60). Without a UI the answer comes at once: undefined / undefined / false. */
+  timeoutSeconds?: number;
+}
+
+/** What inspection answers when the host has no such data (never invented data). */
+export type Unavailable = 'unavailable';
+
+export interface ContextUsage {
+  source: 'last-response';
+  tokens: number;
+  contextWindow?: number;
+  /** May exceed 100. */
+  percent?: number;
+}
+
+export interface ExtensionAPI {
+  /** The extension id (its package name). */
+  readonly id: string;
+  /** `extension_settings.ID` from the user's config (undefined when none). */
+  readonly settings: Json | undefined;
+  command(name: string, spec: CommandSpec): Disposer;
+  on(event: LifecycleEvent, callback: (info: { turn?: number }) => void | Promise<void>): Disposer;
+  beforeToolCall(callback: (call: ToolCallInfo) => BeforeToolCallAnswer | Promise<BeforeToolCallAnswer>): Disposer;
+  afterToolCall(callback: (result: ToolResultInfo) => AfterToolCallAnswer | Promise<AfterToolCallAnswer>): Disposer;
+  /** Rewrites a copy of the messages before each model call (never the transcript); return undefined to keep them. */
+  context(callback: (messages: ExtensionMessage[]) => ExtensionMessage[] | void | Promise<ExtensionMessage[] | void>): Disposer;
+  /** Sees user inputs (system inputs are exempt). */
+  onInput(callback: (input: InputInfo) => InputAnswer | Promise<InputAnswer>): Disposer;
+  tool(spec: ToolSpec): Disposer;
+  /** Stores namespaced JSON in the session, committed before this resolves (needs a session store: the gateway). */
+  appendEntry(kind: string, data: Json): Promise<{ id: string }>;
+  select(title: string, options: string[], dialog?: DialogOptions): Promise<string | undefined>;
+  input(title: string, dialog?: DialogOptions & { placeholder?: string }): Promise<string | undefined>;
+  confirm(title: string, dialog?: DialogOptions): Promise<boolean>;
+  /** Sets (or with undefined clears) a status line under `key`. */
+  status(key: string, text: string | undefined): void;
+  /** Serves models as `ext-ID-NAME/MODEL`. */
+  registerProvider(name: string, spec: ProviderSpec): Disposer;
+  getModel(): Promise<{ id: string; provider: string; contextWindow?: number } | Unavailable>;
+  getContextUsage(): Promise<ContextUsage | Unavailable>;
+  getActiveTools(): Promise<string[] | Unavailable>;
+  getSessionName(): Promise<string | Unavailable>;
+}
+
+export type ExtensionSetup = (api: ExtensionAPI) => void | Promise<void>;
+
+/** Types `setup` for authors: `export default defineExtension((api) => { ... })`. */
+export function defineExtension(setup: ExtensionSetup): ExtensionSetup {
+  return setup;
+}

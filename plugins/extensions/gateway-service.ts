@@ -1,0 +1,79 @@
+/**
+ * The extensions gateway service: `extensions.list|reload|unload` per group
+ * (reload and unload need an idle group), and durable entries: an extension's
+ * `appendEntry` becomes a `custom` entry in the group's active session,
+ * committed before the extension gets its receipt, within the per-session
+ * limits (counted from the store, so they hold across restarts and workers).
+ */
+import { z } from 'zod';
+import { ErrorCodes, XdogError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
+import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
+import type { SessionStore } from '../sessions/index.js';
+import type { Json } from './api.js';
+import type { ExtensionEntrySink, ExtensionHost } from './host.js';
+
+/** The `custom` entry type of an extension's entries: `extension:ID:KIND`. */
+export const ENTRY_TYPE_PREFIX = 'extension:';
+
+const Target = z.object({ group: z.string().optional(), id: z.string().min(1) }).strict();
+
+export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | undefined): GatewayService {
+  let gateway: GatewayHost | undefined;
+  const hostIn = (group: string | undefined) => {
+    const runtime = gateway!.group(group);
+    const host = hostOf(runtime.kernel);
+    if (!host) throw new XdogError(ErrorCodes.UNAVAILABLE, `group ${runtime.name} has no extension host`, { hint: 'the extensions plugin is not selected' });
+    return { runtime, host };
+  };
+  return {
+    name: 'extensions',
+    capabilities: ['extensions:1'],
+    methods: {
+      'extensions.list': gatewayMethod(z.object({ group: z.string().optional() }).strict(), (params) => hostIn(params.group).host.list()),
+      'extensions.reload': gatewayMethod(Target, (params) => {
+        const { runtime, host } = hostIn(params.group);
+        return runtime.control(runtime.activeSessionId, () => host.reload(params.id));
+      }),
+      'extensions.unload': gatewayMethod(Target, (params) => {
+        const { runtime, host } = hostIn(params.group);
+        return runtime.control(runtime.activeSessionId, () => host.unload(params.id));
+      }),
+    },
+    start(host) {
+      gateway = host;
+      for (const runtime of host.groups.values()) {
+        const extensions = hostOf(runtime.kernel);
+        if (extensions) extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId);
+      }
+    },
+  };
+}
+
+/** Appends extension entries to the active session, one at a time, within the session limits. */
+export function sessionEntries(store: SessionStore, activeSession: () => string | null): ExtensionEntrySink {
+  let queue: Promise<unknown> = Promise.resolve();
+  const append = async (extensionId: string, kind: string, data: Json): Promise<{ id: string }> => {
+    const sessionId = activeSession();
+    if (!sessionId) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the group has no active session yet', { hint: 'append entries from a turn' });
+    const bytes = Buffer.byteLength(JSON.stringify(data ?? null));
+    if (bytes > LIMITS.extensionEntryBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `an entry is ${bytes} bytes, over the ${LIMITS.extensionEntryBytes}-byte limit`);
+    const existing = (await store.path(sessionId)).filter((entry) => entry.kind === 'custom' && String((entry.payload as { type?: unknown }).type).startsWith(ENTRY_TYPE_PREFIX));
+    if (existing.length >= LIMITS.extensionEntriesPerSession) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the session already holds ${existing.length} extension entries, the limit`, { hint: 'start a new session' });
+    }
+    const total = existing.reduce((sum, entry) => sum + Buffer.byteLength(JSON.stringify((entry.payload as { data?: unknown }).data ?? null)), 0);
+    if (total + bytes > LIMITS.extensionEntriesTotalBytes) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the session's extension entries would be ${total + bytes} bytes, over the ${LIMITS.extensionEntriesTotalBytes}-byte limit`);
+    }
+    const [entry] = await store.append(sessionId, [{ kind: 'custom', payload: { type: `${ENTRY_TYPE_PREFIX}${extensionId}:${kind}`, data } }]);
+    return { id: String(entry!.id) };
+  };
+  return {
+    append(extensionId, kind, data) {
+      const next = queue.then(() => append(extensionId, kind, data));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+  };
+}

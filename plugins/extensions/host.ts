@@ -1,0 +1,475 @@
+/**
+ * The extension host of one kernel: which extensions are enabled, their
+ * workers, what each registered, and quarantine. Every call into a worker has
+ * a deadline; a callback that throws, times out or answers out of contract
+ * quarantines its extension: the worker's process group is killed and reaped,
+ * its registrations are withdrawn, and (when it owned a pre-tool hook, or never
+ * finished setup) tool calls fail closed until it is reloaded or unloaded.
+ */
+import { JSONRPCErrorException } from 'json-rpc-2.0';
+import type { z } from 'zod';
+import type { DiscoveredExtension } from '../../core/discovery.js';
+import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
+import type { Json } from './api.js';
+import { AppendEntrySchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
+import { ExtensionWorker } from './worker.js';
+
+/** The registrations whose kind can be K. */
+export type RegistrationOf<K extends Registration['kind']> = Registration extends infer R ? (R extends { kind: infer RK } ? (K extends RK ? R : never) : never) : never;
+
+export type ExtensionState = 'inactive' | 'active' | 'quarantined' | 'unloaded' | 'missing';
+
+/** What `list()` reports about one enabled extension. */
+export interface ExtensionInfo {
+  id: string;
+  state: ExtensionState;
+  version?: string;
+  /** Why it is quarantined or missing. */
+  reason?: string;
+  /** True while its tool calls fail closed. */
+  failClosed: boolean;
+  commands: string[];
+  tools: string[];
+  providers: string[];
+  status: Record<string, string>;
+}
+
+/** A dialog answer: `undefined` for select/input cancelled, false for confirm. */
+export interface ExtensionUi {
+  dialog(request: z.infer<typeof DialogSchema>): Promise<string | boolean | undefined>;
+}
+
+/** Stores durable entries for the current session (the gateway binds one); none means "unavailable". */
+export interface ExtensionEntrySink {
+  append(extensionId: string, kind: string, data: Json): Promise<{ id: string }>;
+}
+
+/** Read-only inspection of the current agent; each answers 'unavailable' when it has no data. */
+export interface ExtensionInspector {
+  inspect(what: z.infer<typeof InspectSchema>['what']): unknown;
+}
+
+export interface ExtensionHostOptions {
+  ids: readonly string[];
+  settings: Record<string, unknown>;
+  cwd: string;
+  locate(id: string): DiscoveredExtension | undefined;
+  callbackTimeoutMs?: number;
+  setupTimeoutMs?: number;
+  /** Told about every quarantine (the CLI prints it on stderr). */
+  onNotice?(message: string): void;
+}
+
+interface Pending {
+  events: unknown[];
+  bytes: number;
+  wake?: () => void;
+}
+
+interface ExtensionRecord {
+  id: string;
+  found?: DiscoveredExtension;
+  state: ExtensionState;
+  reason?: string;
+  worker?: ExtensionWorker;
+  /** True once setup(api) returned. */
+  setupDone: boolean;
+  failClosed: boolean;
+  registrations: Map<number, Registration>;
+  status: Map<string, string>;
+  activating?: Promise<void>;
+  /** The worker being killed, so reload/close can wait for its reaping. */
+  stopping?: Promise<void>;
+  streams: Map<number, Pending>;
+}
+
+let nextStreamId = 1;
+
+export class ExtensionHost {
+  readonly #options: ExtensionHostOptions;
+  readonly #records = new Map<string, ExtensionRecord>();
+  ui?: ExtensionUi;
+  entries?: ExtensionEntrySink;
+  inspector?: ExtensionInspector;
+
+  constructor(options: ExtensionHostOptions) {
+    this.#options = options;
+    for (const id of options.ids) this.#records.set(id, this.#fresh(id));
+  }
+
+  get callbackTimeoutMs(): number {
+    return this.#options.callbackTimeoutMs ?? LIMITS.extensionCallbackTimeoutMs;
+  }
+
+  #fresh(id: string): ExtensionRecord {
+    return { id, state: 'inactive', setupDone: false, failClosed: false, registrations: new Map(), status: new Map(), streams: new Map() };
+  }
+
+  #record(id: string): ExtensionRecord {
+    const record = this.#records.get(id);
+    if (!record) {
+      throw new XdogError(ErrorCodes.NOT_FOUND, `no enabled extension "${id}"`, { hint: `enabled: ${[...this.#records.keys()].join(', ') || 'none'} (the extensions: list in the config)` });
+    }
+    return record;
+  }
+
+  list(): ExtensionInfo[] {
+    return [...this.#records.values()].map((record) => {
+      const names = (kind: Registration['kind']) => [...record.registrations.values()].filter((r) => r.kind === kind).map((r) => ('name' in r ? r.name : ''));
+      return {
+        id: record.id,
+        state: record.state,
+        ...(record.found && { version: record.found.version }),
+        ...(record.reason !== undefined && { reason: record.reason }),
+        failClosed: record.failClosed,
+        commands: names('command').map((name) => commandAlias(record.id, name)),
+        tools: names('tool').map((name) => toolAlias(name)),
+        providers: names('provider').map((name) => providerAlias(record.id, name)),
+        status: Object.fromEntries(record.status),
+      };
+    });
+  }
+
+  /** Activates every enabled extension not yet active (lazy: the first turn, `/extensions`, an extension command). */
+  async activateAll(): Promise<void> {
+    await Promise.all([...this.#records.values()].filter((record) => record.state === 'inactive').map((record) => this.#activate(record)));
+  }
+
+  async activate(id: string): Promise<void> {
+    const record = this.#record(id);
+    if (record.state === 'inactive') await this.#activate(record);
+  }
+
+  /** Stops the extension (if running) and starts it afresh. */
+  async reload(id: string): Promise<ExtensionInfo> {
+    const record = this.#record(id);
+    await this.#stop(record);
+    const fresh = this.#fresh(id);
+    this.#records.set(id, fresh);
+    await this.#activate(fresh);
+    return this.list().find((info) => info.id === id)!;
+  }
+
+  /** Stops the extension and withdraws what it registered; it stays unloaded until `reload`. */
+  async unload(id: string): Promise<ExtensionInfo> {
+    const record = this.#record(id);
+    await this.#stop(record);
+    record.state = 'unloaded';
+    record.failClosed = false;
+    record.reason = undefined;
+    return this.list().find((info) => info.id === id)!;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#records.values()].map((record) => this.#stop(record)));
+  }
+
+  /** Active registrations of one kind, in enabling order, with their extension. */
+  registrations<K extends Registration['kind']>(kind: K): Array<{ id: string; registration: RegistrationOf<K> }> {
+    const found: Array<{ id: string; registration: RegistrationOf<K> }> = [];
+    for (const record of this.#records.values()) {
+      if (record.state !== 'active') continue;
+      for (const registration of record.registrations.values()) {
+        if (registration.kind === kind) found.push({ id: record.id, registration: registration as RegistrationOf<K> });
+      }
+    }
+    return found;
+  }
+
+  /** Runs `/ext-ID-NAME ARGS` (activating extensions first); the text it shows. */
+  async runCommand(alias: string, args: string): Promise<string> {
+    await this.activateAll();
+    const found = this.registrations('command').find(({ id, registration }) => commandAlias(id, registration.name) === alias.replace(/^\//, ''));
+    if (!found) {
+      const known = this.registrations('command').map(({ id, registration }) => `/${commandAlias(id, registration.name)}`);
+      throw new XdogError(ErrorCodes.NOT_FOUND, `no extension command ${alias}`, { hint: `extension commands: ${known.join(', ') || 'none'}` });
+    }
+    return (await this.invoke(found.id, 'invoke', { handle: found.registration.handle, input: args }, CommandAnswerSchema, `command ${alias}`)) ?? '';
+  }
+
+  /** Completions of an extension command's argument. */
+  async completeCommand(alias: string, prefix: string): Promise<string[]> {
+    await this.activateAll();
+    const found = this.registrations('command').find(({ id, registration }) => commandAlias(id, registration.name) === alias.replace(/^\//, ''));
+    if (!found?.registration.meta.completes) return [];
+    return (await this.invoke(found.id, 'complete', { handle: found.registration.handle, prefix }, CompleteAnswerSchema, `completion of ${alias}`)).items;
+  }
+
+  /** Why tool calls must fail closed now, or undefined. */
+  failClosedReason(): string | undefined {
+    for (const record of this.#records.values()) {
+      if (record.failClosed) return `extension "${record.id}" is quarantined (${record.reason}); tool calls fail closed until \`xdog claw extensions reload ${record.id}\` or unload`;
+    }
+    return undefined;
+  }
+
+  /**
+   * Calls one registration's callback with the deadline. Resolves with the
+   * answer parsed by `schema`; on a throw, timeout or out-of-contract answer
+   * the extension is quarantined and this rejects with UNAVAILABLE.
+   */
+  async invoke<T>(id: string, method: 'invoke' | 'complete', params: Record<string, unknown>, schema: z.ZodType<T>, what: string): Promise<T> {
+    const record = this.#record(id);
+    const worker = record.worker;
+    if (record.state !== 'active' || !worker) throw unavailable(record);
+    const answer = await this.#request(record, worker, method, params, this.callbackTimeoutMs, what);
+    const output = method === 'invoke' ? (answer as { output?: unknown } | null)?.output : answer;
+    const parsed = schema.safeParse(output);
+    if (!parsed.success) {
+      await this.#quarantine(record, `its ${what} answered out of contract: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'answer'}: ${issue.message}`).join('; ')}`);
+      throw unavailable(record);
+    }
+    return parsed.data;
+  }
+
+  /**
+   * Streams a provider registration's events, validated one by one and
+   * bounded in number and bytes; the idle deadline between events is the
+   * callback timeout. Any failure quarantines and ends with UNAVAILABLE.
+   */
+  async *stream(id: string, handle: number, request: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<unknown> {
+    const record = this.#record(id);
+    const worker = record.worker;
+    if (record.state !== 'active' || !worker) throw unavailable(record);
+    const streamId = nextStreamId++;
+    const pending: Pending = { events: [], bytes: 0 };
+    record.streams.set(streamId, pending);
+    let finished = false;
+    let failure: unknown;
+    const call = worker.channel.peer.request('stream', { handle, streamId, request } as never, undefined);
+    void Promise.resolve(call).then(
+      () => (finished = true),
+      (error: unknown) => (failure = error),
+    ).finally(() => pending.wake?.());
+    let count = 0;
+    try {
+      for (;;) {
+        if (signal?.aborted) return;
+        const event = pending.events.shift();
+        if (event !== undefined) {
+          if (++count > LIMITS.extensionStreamEvents) {
+            await this.#quarantine(record, `its provider stream sent over ${LIMITS.extensionStreamEvents} events`);
+            throw unavailable(record);
+          }
+          yield event;
+          continue;
+        }
+        if (pending.bytes > LIMITS.extensionStreamBytes) {
+          await this.#quarantine(record, `its provider stream sent over ${LIMITS.extensionStreamBytes} bytes`);
+          throw unavailable(record);
+        }
+        if (failure !== undefined) {
+          await this.#quarantine(record, `its provider stream failed: ${describeError(failure)}`);
+          throw unavailable(record);
+        }
+        if (finished) return;
+        const timedOut = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(true), this.callbackTimeoutMs);
+          const onAbort = (): void => resolve(false);
+          signal?.addEventListener('abort', onAbort, { once: true });
+          pending.wake = () => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            resolve(false);
+          };
+        });
+        pending.wake = undefined;
+        if (timedOut) {
+          await this.#quarantine(record, `its provider stream sent nothing for ${this.callbackTimeoutMs} ms`);
+          throw unavailable(record);
+        }
+      }
+    } finally {
+      record.streams.delete(streamId);
+    }
+  }
+
+  async #activate(record: ExtensionRecord): Promise<void> {
+    if (record.activating) return record.activating;
+    record.activating = this.#start(record).finally(() => (record.activating = undefined));
+    return record.activating;
+  }
+
+  async #start(record: ExtensionRecord): Promise<void> {
+    let found: DiscoveredExtension | undefined;
+    try {
+      found = this.#options.locate(record.id);
+    } catch (error) {
+      record.state = 'missing';
+      record.reason = describeError(error);
+      record.failClosed = true;
+      return;
+    }
+    if (!found) {
+      record.state = 'missing';
+      record.reason = 'no installed package declares it (install it with `xdog plugins install`)';
+      record.failClosed = true;
+      this.#options.onNotice?.(`extension "${record.id}" is enabled but not installed: tool calls fail closed`);
+      return;
+    }
+    record.found = found;
+    const worker = new ExtensionWorker(this.#options.cwd, (reason) => void this.#quarantine(record, reason));
+    record.worker = worker;
+    record.state = 'active';
+    this.#serve(record, worker);
+    await this.#request(record, worker, 'setup', { id: record.id, entry: found.entry, settings: this.#options.settings[record.id] ?? null }, this.#options.setupTimeoutMs ?? LIMITS.extensionSetupTimeoutMs, 'setup(api)').then(
+      () => {
+        if (record.worker === worker && record.state === 'active') record.setupDone = true;
+      },
+      () => undefined, // already quarantined
+    );
+  }
+
+  /** The methods and notifications a worker may call. */
+  #serve(record: ExtensionRecord, worker: ExtensionWorker): void {
+    const peer = worker.channel.peer;
+    const contract = <S extends z.ZodType>(schema: S, params: unknown, what: string): z.infer<S> | undefined => {
+      const parsed = schema.safeParse(params);
+      if (parsed.success) return parsed.data;
+      void this.#quarantine(record, `its ${what} was out of contract: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+      return undefined;
+    };
+    peer.addMethod('register', (params) => {
+      const registration = contract(RegisterSchema, params, 'registration');
+      if (registration) this.#register(record, registration);
+    });
+    peer.addMethod('unregister', (params) => {
+      const parsed = contract(UnregisterSchema, params, 'unregistration');
+      if (parsed) record.registrations.delete(parsed.handle);
+    });
+    peer.addMethod('status', (params) => {
+      const parsed = contract(StatusSchema, params, 'status');
+      if (!parsed) return;
+      if (parsed.text === null) record.status.delete(parsed.key);
+      else if (record.status.has(parsed.key) || record.status.size < 32) record.status.set(parsed.key, parsed.text);
+    });
+    peer.addMethod('streamEvent', (params) => {
+      const parsed = contract(StreamEventSchema, params, 'stream event');
+      const pending = parsed && record.streams.get(parsed.streamId);
+      if (!pending) return;
+      pending.bytes += JSON.stringify(parsed.event ?? null).length;
+      pending.events.push(parsed.event ?? null);
+      pending.wake?.();
+    });
+    peer.addMethod('appendEntry', async (params) => {
+      const parsed = AppendEntrySchema.safeParse(params);
+      if (!parsed.success) throw refusal(`appendEntry: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+      if (!this.entries) throw refusal('appendEntry is unavailable here: durable entries need a session store (run the agent in the claw gateway)');
+      try {
+        return await this.entries.append(record.id, parsed.data.kind, parsed.data.data as Json);
+      } catch (error) {
+        throw refusal(describeError(error));
+      }
+    });
+    peer.addMethod('dialog', async (params) => {
+      const parsed = DialogSchema.safeParse(params);
+      if (!parsed.success) throw refusal(`dialog: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+      const none = parsed.data.kind === 'confirm' ? false : null;
+      if (!this.ui) return { answer: none };
+      const answer = await withDeadline(this.ui.dialog(parsed.data), parsed.data.timeoutSeconds * 1000).catch(() => undefined);
+      return { answer: answer ?? none };
+    });
+    peer.addMethod('inspect', (params) => {
+      const parsed = InspectSchema.safeParse(params);
+      if (!parsed.success) throw refusal('inspect: unknown inspection');
+      return this.inspector?.inspect(parsed.data.what) ?? 'unavailable';
+    });
+  }
+
+  #register(record: ExtensionRecord, registration: Registration): void {
+    const same = [...record.registrations.values()].filter((other) => other.kind === registration.kind);
+    const limit = { command: LIMITS.extensionCommands, tool: LIMITS.extensionTools, provider: LIMITS.extensionProviders }[registration.kind as string];
+    if (limit !== undefined && same.length >= limit) {
+      void this.#quarantine(record, `it registered more than ${limit} ${registration.kind}s`);
+      return;
+    }
+    if ('name' in registration && same.some((other) => 'name' in other && other.name.toLowerCase() === registration.name.toLowerCase())) {
+      void this.#quarantine(record, `it registered the ${registration.kind} "${registration.name}" twice`);
+      return;
+    }
+    if (registration.kind === 'beforeToolCall') record.failClosed = false;
+    record.registrations.set(registration.handle, registration);
+  }
+
+  async #request(record: ExtensionRecord, worker: ExtensionWorker, method: string, params: Record<string, unknown>, timeoutMs: number, what: string): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DeadlineError(`its ${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([worker.channel.peer.request(method, params as never, undefined), deadline]);
+    } catch (error) {
+      const reason = error instanceof DeadlineError ? error.message : `its ${what} failed: ${describeError(error)}`;
+      await this.#quarantine(record, reason);
+      throw unavailable(record);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #quarantine(record: ExtensionRecord, reason: string): Promise<void> {
+    if (record.state !== 'active') return record.stopping;
+    const ownedPreToolHook = [...record.registrations.values()].some((registration) => registration.kind === 'beforeToolCall');
+    record.state = 'quarantined';
+    record.reason = reason;
+    record.failClosed = ownedPreToolHook || !record.setupDone;
+    record.registrations.clear();
+    record.status.clear();
+    for (const pending of record.streams.values()) pending.wake?.();
+    this.#options.onNotice?.(`extension "${record.id}" was quarantined: ${reason}`);
+    await this.#kill(record);
+  }
+
+  /** For reload, unload and close: lets a running activation finish, then kills and reaps. */
+  async #stop(record: ExtensionRecord): Promise<void> {
+    await record.activating?.catch(() => undefined);
+    await this.#kill(record);
+  }
+
+  /** Kills the worker (if any) and waits until it is reaped; never waits for activation (quarantine runs inside it). */
+  async #kill(record: ExtensionRecord): Promise<void> {
+    const worker = record.worker;
+    if (worker) {
+      record.worker = undefined;
+      record.stopping = worker.kill();
+    }
+    await record.stopping;
+    record.registrations.clear();
+  }
+}
+
+class DeadlineError extends Error {}
+
+/** An error answer to the worker's request (json-rpc-2.0 sends its message as is, without logging it). */
+function refusal(message: string): JSONRPCErrorException {
+  return new JSONRPCErrorException(message, -32000);
+}
+
+function unavailable(record: { id: string; state: ExtensionState; reason?: string }): XdogError {
+  return new XdogError(ErrorCodes.UNAVAILABLE, `extension "${record.id}" is ${record.state}${record.reason ? `: ${record.reason}` : ''}`, {
+    hint: `reload it with \`xdog claw extensions reload ${record.id}\``,
+  });
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** An extension id as it appears in aliases: the package name without "@", "/" as "-". */
+export function extensionSlug(id: string): string {
+  return id.replace(/^@/, '').replace('/', '-');
+}
+
+export function commandAlias(id: string, name: string): string {
+  return `ext-${extensionSlug(id)}-${name}`;
+}
+
+export function toolAlias(name: string): string {
+  return `ext_${name}`;
+}
+
+export function providerAlias(id: string, name: string): string {
+  return `ext-${extensionSlug(id)}-${name}`;
+}

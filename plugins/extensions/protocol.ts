@@ -1,0 +1,81 @@
+/**
+ * What crosses the extension channel, as the host validates it: anything out
+ * of these shapes is out of contract, and quarantines the extension.
+ */
+import { z } from 'zod';
+import { LIMITS } from '../../core/limits.js';
+
+export const REGISTRATION_KINDS = ['command', 'event', 'beforeToolCall', 'afterToolCall', 'context', 'input', 'tool', 'provider'] as const;
+export type RegistrationKind = (typeof REGISTRATION_KINDS)[number];
+
+const ModelSpecSchema = z
+  .object({
+    id: z.string().regex(/^[^/\s]{1,128}$/, 'a model id has no "/" or spaces'),
+    name: z.string().max(256).optional(),
+    contextWindow: z.number().int().positive().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    reasoningEfforts: z.array(z.string().max(32)).max(8).optional(),
+  })
+  .strict();
+
+export const RegisterSchema = z.discriminatedUnion('kind', [
+  z.object({ handle: z.number().int(), kind: z.literal('command'), name: z.string(), meta: z.object({ description: z.string().max(1024), completes: z.boolean() }) }),
+  z.object({ handle: z.number().int(), kind: z.literal('event'), meta: z.object({ event: z.enum(['turn_start', 'turn_end', 'agent_end']) }) }),
+  z.object({ handle: z.number().int(), kind: z.enum(['beforeToolCall', 'afterToolCall', 'context', 'input']), meta: z.object({}) }),
+  z.object({ handle: z.number().int(), kind: z.literal('tool'), name: z.string(), meta: z.object({ description: z.string().max(8192), parameters: z.record(z.string(), z.unknown()) }) }),
+  z.object({ handle: z.number().int(), kind: z.literal('provider'), name: z.string(), meta: z.object({ models: z.array(ModelSpecSchema).min(1).max(LIMITS.extensionProviderModels) }) }),
+]);
+export type Registration = z.infer<typeof RegisterSchema>;
+
+export const UnregisterSchema = z.object({ handle: z.number().int() });
+export const StatusSchema = z.object({ key: z.string().min(1).max(64), text: z.string().max(LIMITS.extensionStatusBytes).nullable() });
+export const AppendEntrySchema = z.object({ kind: z.string().regex(/^[a-z0-9][\w.-]{0,63}$/i, 'an entry kind is 1-64 letters, digits, ".", "_" or "-"'), data: z.unknown() });
+export const DialogSchema = z.object({
+  kind: z.enum(['select', 'input', 'confirm']),
+  title: z.string().max(1024),
+  options: z.array(z.string().max(1024)).max(64).optional(),
+  placeholder: z.string().max(1024).optional(),
+  timeoutSeconds: z.number().min(LIMITS.extensionDialogMinSeconds).max(LIMITS.extensionDialogMaxSeconds),
+});
+export const InspectSchema = z.object({ what: z.enum(['model', 'contextUsage', 'activeTools', 'sessionName']) });
+
+/** Answers of the host's `invoke` requests, by registration kind. */
+export const BeforeAnswerSchema = z.union([
+  z.null(),
+  z.object({ block: z.literal(true), reason: z.string().min(1).max(2000) }).strict(),
+  z.object({ args: z.record(z.string(), z.unknown()) }).strict(),
+]);
+const ContentSchema = z.array(
+  z.union([
+    z.object({ type: z.literal('text'), text: z.string() }).strict(),
+    z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }).strict(),
+  ]),
+);
+export const AfterAnswerSchema = z.union([z.null(), z.object({ content: ContentSchema.optional(), isError: z.boolean().optional() }).strict()]);
+export const InputAnswerSchema = z.union([
+  z.null(),
+  z.object({ action: z.literal('continue') }).strict(),
+  z.object({ action: z.literal('transform'), text: z.string().max(LIMITS.inputTransformTextBytes) }).strict(),
+  z.object({ action: z.literal('reject'), reason: z.string().min(1).max(LIMITS.inputTransformReasonBytes) }).strict(),
+  z.object({ action: z.literal('handled'), feedback: z.string().min(1).max(LIMITS.inputTransformFeedbackBytes) }).strict(),
+]);
+export const ContextAnswerSchema = z.union([z.null(), z.array(z.record(z.string(), z.unknown()))]);
+export const CommandAnswerSchema = z.union([z.null(), z.string().max(1024 * 1024)]);
+export const ToolAnswerSchema = z.string().max(1024 * 1024);
+export const CompleteAnswerSchema = z.object({ items: z.array(z.string().max(1024)).max(LIMITS.extensionCompletionItems) });
+export const NullAnswerSchema = z.null();
+
+export const ProviderEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }).strict(),
+  z.object({ type: z.literal('thinking'), text: z.string() }).strict(),
+  z.object({ type: z.literal('tool_call'), id: z.string().min(1).max(128), name: z.string().min(1).max(128), arguments: z.record(z.string(), z.unknown()) }).strict(),
+  z.object({ type: z.literal('usage'), input: z.number().int().nonnegative(), output: z.number().int().nonnegative() }).strict(),
+  z.object({ type: z.literal('done') }).strict(),
+  z.object({
+    type: z.literal('error'),
+    message: z.string().min(1).refine((text) => Buffer.byteLength(text) <= LIMITS.extensionErrorMessageBytes, `at most ${LIMITS.extensionErrorMessageBytes} bytes`),
+    stopReason: z.enum(['error', 'aborted']).optional(),
+  }).strict(),
+]);
+export type WireProviderEvent = z.infer<typeof ProviderEventSchema>;
+export const StreamEventSchema = z.object({ streamId: z.number().int(), event: z.unknown() });

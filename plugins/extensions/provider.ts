@@ -1,0 +1,93 @@
+/**
+ * Extension model providers and tools as the host's contributions: a
+ * provider registered as `name` by extension ID serves `ext-ID-NAME/MODEL`
+ * (a dynamic provider: it exists while its extension is active); an extension
+ * tool is `ext_NAME`, blocked unless listed in `extension_allow_tools`.
+ */
+import type { AssistantMessage } from '../../core/agent/messages.js';
+import { zeroUsage } from '../../core/agent/messages.js';
+import type { AgentTool } from '../../core/agent/tool-types.js';
+import { describeError } from '../../core/errors.js';
+import type { DynamicModelProviders } from '../../core/model/registry.js';
+import type { AssistantStreamEvent, ModelInfo, ModelProvider, ModelStreamFn } from '../../core/model/types.js';
+import { providerAlias, toolAlias, type ExtensionHost } from './host.js';
+import { ProviderEventSchema, ToolAnswerSchema } from './protocol.js';
+
+export function extensionProviders(host: ExtensionHost): DynamicModelProviders {
+  const find = (alias: string) => host.registrations('provider').find(({ id, registration }) => providerAlias(id, registration.name) === alias);
+  return {
+    names: () => host.registrations('provider').map(({ id, registration }) => providerAlias(id, registration.name)),
+    provider(alias: string): ModelProvider | undefined {
+      const found = find(alias);
+      if (!found) return undefined;
+      const models = (): ModelInfo[] =>
+        found.registration.meta.models.map((model) => ({ id: model.id, provider: alias, name: model.name, contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens, reasoningEfforts: model.reasoningEfforts }));
+      const stream = ((model, context, options) => streamFrom(host, found.id, found.registration.handle, `${alias}/${model}`, model, context, options.signal)) as ModelStreamFn;
+      return { name: alias, stream: Object.assign(stream, { models, resolveModel: (id: string) => models().find((info) => info.id === id) }) };
+    },
+  };
+}
+
+async function* streamFrom(host: ExtensionHost, id: string, handle: number, qualified: string, model: string, context: Parameters<ModelStreamFn>[1], signal?: AbortSignal): AsyncIterable<AssistantStreamEvent> {
+  const message: AssistantMessage = { role: 'assistant', content: [], model: qualified, usage: zeroUsage(), stopReason: 'stop', timestamp: Date.now() };
+  const snapshot = (): AssistantMessage => ({ ...message, content: message.content.map((part) => ({ ...part })) });
+  const fail = (errorMessage: string, stopReason: 'error' | 'aborted'): AssistantStreamEvent => {
+    // An error turn runs none of its tool calls: they are dropped from the message.
+    message.content = message.content.filter((part) => part.type !== 'toolCall');
+    return { type: 'error', message: { ...snapshot(), stopReason, errorMessage } };
+  };
+  yield { type: 'start', partial: snapshot() };
+  const request = { model, systemPrompt: context.systemPrompt, messages: context.messages, tools: context.tools };
+  try {
+    for await (const raw of host.stream(id, handle, request, signal)) {
+      const parsed = ProviderEventSchema.safeParse(raw);
+      if (!parsed.success) {
+        yield fail(`extension "${id}" sent an invalid provider event: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`, 'error');
+        return;
+      }
+      const event = parsed.data;
+      if (event.type === 'text' || event.type === 'thinking') {
+        const last = message.content.at(-1);
+        const kind = event.type === 'text' ? 'text' : 'thinking';
+        if (last && last.type === kind) (last as { text?: string; thinking?: string })[kind === 'text' ? 'text' : 'thinking'] += event.text;
+        else message.content.push(kind === 'text' ? { type: 'text', text: event.text } : { type: 'thinking', thinking: event.text });
+        yield { type: kind === 'text' ? 'text_delta' : 'thinking_delta', delta: event.text, partial: snapshot() };
+      } else if (event.type === 'tool_call') {
+        message.content.push({ type: 'toolCall', id: event.id, name: event.name, arguments: event.arguments });
+        yield { type: 'toolcall_end', partial: snapshot() };
+      } else if (event.type === 'usage') {
+        message.usage = { ...zeroUsage(), input: event.input, output: event.output };
+      } else if (event.type === 'error') {
+        yield fail(event.message, event.stopReason ?? 'error');
+        return;
+      } else {
+        message.stopReason = message.content.some((part) => part.type === 'toolCall') ? 'toolUse' : 'stop';
+        yield { type: 'done', message: snapshot() };
+        return;
+      }
+    }
+    if (signal?.aborted) yield fail('the request was aborted', 'aborted');
+    else yield fail(`extension "${id}" ended its provider stream without a done or error event`, 'error');
+  } catch (error) {
+    yield fail(describeError(error), 'error');
+  }
+}
+
+/** The tools extensions registered, as agent tools named `ext_NAME`. */
+export function extensionTools(host: ExtensionHost, allowed: readonly string[]): AgentTool[] {
+  return host.registrations('tool').map(({ id, registration }) => {
+    const alias = toolAlias(registration.name);
+    return {
+      name: alias,
+      description: registration.meta.description,
+      parameters: registration.meta.parameters as AgentTool['parameters'],
+      async execute(args: Record<string, unknown>) {
+        if (!allowed.includes(alias)) {
+          throw new Error(`extension tool ${alias} is blocked: add it to extension_allow_tools in the config to let the model call it`);
+        }
+        const text = await host.invoke(id, 'invoke', { handle: registration.handle, input: args }, ToolAnswerSchema, `tool ${alias}`);
+        return { content: [{ type: 'text', text }] };
+      },
+    };
+  });
+}

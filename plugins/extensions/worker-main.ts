@@ -1,0 +1,149 @@
+/**
+ * The extension worker: a Node process the host owns. It talks to the host
+ * only over fd 3 (the private channel), imports the extension named in the
+ * host's `setup` request, runs `setup(api)` and then answers the host's
+ * callback requests. Author-facing checks (limits, duplicate names) throw in
+ * the author's code, at once; the host checks everything again.
+ */
+import net from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { LIMITS } from '../../core/limits.js';
+import type { CommandSpec, Disposer, ExtensionAPI, Json, ProviderSpec, ToolSpec } from './api.js';
+import { Channel } from './channel.js';
+import type { RegistrationKind } from './protocol.js';
+
+const socket = new net.Socket({ fd: 3, readable: true, writable: true });
+// The host is gone: nothing is left to serve.
+socket.on('close', () => process.exit(0));
+const channel = new Channel(socket, socket, () => process.exit(1));
+const peer = channel.peer;
+
+/** Callbacks by handle. */
+const callbacks = new Map<number, (input: any) => unknown>();
+const completers = new Map<number, (prefix: string) => unknown>();
+const providers = new Map<number, ProviderSpec>();
+/** Live registrations by kind and lower-cased name, for the author-side limits and duplicate checks. */
+const named = new Map<string, { handle: number; dispose: Disposer }>();
+const counts = new Map<RegistrationKind, number>();
+let nextHandle = 1;
+
+function fail(message: string): never {
+  throw new Error(`xdog extension API: ${message}`);
+}
+
+function register(kind: RegistrationKind, name: string | undefined, meta: Record<string, unknown>, callback: (input: any) => unknown, options: { limit?: number; replace?: boolean } = {}): Disposer {
+  const key = name === undefined ? undefined : `${kind}:${name.toLowerCase()}`;
+  const existing = key === undefined ? undefined : named.get(key);
+  if (existing) {
+    if (!options.replace) fail(`a ${kind} named "${name}" is already registered (names compare case-insensitively); pass replace: true to replace it`);
+    existing.dispose();
+  }
+  const count = counts.get(kind) ?? 0;
+  if (options.limit !== undefined && count >= options.limit) fail(`at most ${options.limit} ${kind} registrations per extension`);
+  const handle = nextHandle++;
+  callbacks.set(handle, callback);
+  counts.set(kind, count + 1);
+  peer.notify('register', { handle, kind, name, meta } as never, undefined);
+  let disposed = false;
+  const dispose = (): void => {
+    if (disposed) return;
+    disposed = true;
+    callbacks.delete(handle);
+    completers.delete(handle);
+    providers.delete(handle);
+    counts.set(kind, (counts.get(kind) ?? 1) - 1);
+    if (key !== undefined && named.get(key)?.handle === handle) named.delete(key);
+    peer.notify('unregister', { handle } as never, undefined);
+  };
+  if (key !== undefined) named.set(key, { handle, dispose });
+  return dispose;
+}
+
+function dialogTimeout(seconds: number | undefined): number {
+  const value = seconds ?? 60;
+  if (!(value >= LIMITS.extensionDialogMinSeconds && value <= LIMITS.extensionDialogMaxSeconds)) {
+    fail(`a dialog timeout is ${LIMITS.extensionDialogMinSeconds}-${LIMITS.extensionDialogMaxSeconds} seconds, not ${value}`);
+  }
+  return value;
+}
+
+function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
+  const ask = (params: Record<string, unknown>) => peer.request('dialog', params as never, undefined) as Promise<{ answer: unknown }>;
+  const inspect = (what: string) => peer.request('inspect', { what } as never, undefined) as Promise<any>;
+  const api: ExtensionAPI = {
+    id,
+    settings,
+    command(name: string, spec: CommandSpec): Disposer {
+      if (!/^[a-z0-9][a-z0-9_-]{0,31}$/i.test(name)) fail(`command name ${JSON.stringify(name)}: use 1-32 letters, digits, "-" or "_"`);
+      if (typeof spec?.run !== 'function') fail(`command "${name}" needs a run(args) function`);
+      const dispose = register('command', name, { description: spec.description ?? '', completes: typeof spec.complete === 'function' }, (args: string) => spec.run(args), {
+        limit: LIMITS.extensionCommands,
+        replace: spec.replace,
+      });
+      if (spec.complete) completers.set(nextHandle - 1, spec.complete);
+      return dispose;
+    },
+    on: (event, callback) => register('event', undefined, { event }, callback),
+    beforeToolCall: (callback) => register('beforeToolCall', undefined, {}, callback),
+    afterToolCall: (callback) => register('afterToolCall', undefined, {}, callback),
+    context: (callback) => register('context', undefined, {}, callback),
+    onInput: (callback) => register('input', undefined, {}, callback),
+    tool(spec: ToolSpec): Disposer {
+      if (!/^[a-z0-9_]{1,48}$/i.test(spec?.name ?? '')) fail('a tool name is 1-48 letters, digits or "_"');
+      if (typeof spec.execute !== 'function') fail(`tool "${spec.name}" needs an execute(args) function`);
+      return register('tool', spec.name, { description: spec.description ?? '', parameters: spec.parameters ?? { type: 'object' } }, (args) => spec.execute(args), { limit: LIMITS.extensionTools });
+    },
+    appendEntry: (kind, data) => peer.request('appendEntry', { kind, data } as never, undefined) as Promise<{ id: string }>,
+    select: async (title, options, dialog) => (await ask({ kind: 'select', title, options, timeoutSeconds: dialogTimeout(dialog?.timeoutSeconds) })).answer as string | undefined,
+    input: async (title, dialog) => (await ask({ kind: 'input', title, placeholder: dialog?.placeholder, timeoutSeconds: dialogTimeout(dialog?.timeoutSeconds) })).answer as string | undefined,
+    confirm: async (title, dialog) => (await ask({ kind: 'confirm', title, timeoutSeconds: dialogTimeout(dialog?.timeoutSeconds) })).answer === true,
+    status(key: string, text: string | undefined): void {
+      peer.notify('status', { key, text: text ?? null } as never, undefined);
+    },
+    registerProvider(name: string, spec: ProviderSpec): Disposer {
+      if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(name)) fail(`provider name ${JSON.stringify(name)}: use 1-32 lower-case letters, digits, "-" or "_"`);
+      if (!Array.isArray(spec?.models) || spec.models.length === 0 || spec.models.length > LIMITS.extensionProviderModels) {
+        fail(`provider "${name}" needs 1-${LIMITS.extensionProviderModels} models`);
+      }
+      if (typeof spec.stream !== 'function') fail(`provider "${name}" needs a stream(request) function`);
+      const dispose = register('provider', name, { models: spec.models }, () => undefined, { limit: LIMITS.extensionProviders, replace: spec.replace });
+      providers.set(nextHandle - 1, spec);
+      return dispose;
+    },
+    getModel: () => inspect('model'),
+    getContextUsage: () => inspect('contextUsage'),
+    getActiveTools: () => inspect('activeTools'),
+    getSessionName: () => inspect('sessionName'),
+  };
+  return Object.freeze(api);
+}
+
+function callbackOf(handle: number): (input: any) => unknown {
+  const callback = callbacks.get(handle);
+  if (!callback) throw new Error(`no live registration ${handle}`);
+  return callback;
+}
+
+peer.addMethod('setup', async (params: any) => {
+  const module = (await import(pathToFileURL(params.entry).href)) as { default?: unknown; setup?: unknown };
+  const setup = typeof module.default === 'function' ? module.default : module.setup;
+  if (typeof setup !== 'function') throw new Error(`${params.entry} exports no setup(api) function (default export or named "setup")`);
+  await setup(makeApi(params.id, params.settings));
+  return {};
+});
+
+peer.addMethod('invoke', async (params: any) => ({ output: (await callbackOf(params.handle)(params.input)) ?? null }));
+
+peer.addMethod('complete', async (params: any) => {
+  const complete = completers.get(params.handle);
+  return { items: complete ? ((await complete(params.prefix)) ?? []) : [] };
+});
+
+peer.addMethod('stream', async (params: any) => {
+  const spec = providers.get(params.handle);
+  if (!spec) throw new Error(`no live provider ${params.handle}`);
+  for await (const event of spec.stream(params.request) as AsyncIterable<unknown>) {
+    peer.notify('streamEvent', { streamId: params.streamId, event } as never, undefined);
+  }
+  return {};
+});

@@ -1,0 +1,268 @@
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ContainerModule, createKernel, definePlugin, type Agent, type Kernel, type ToolResultMessage } from '../../../core/index.js';
+import { createFauxStreamFn, type FauxResponse } from '../../../plugins/faux/index.js';
+import extensionsPlugin, { ExtensionHost, ExtensionHostToken, extensionHostOf, extensionToolsOf } from '../../../plugins/extensions/index.js';
+import { findExtension } from '../../../core/discovery.js';
+import { modelRegistryFor } from '../../../core/model/registry.js';
+import { tempProject, writeExtension } from './support.js';
+
+const writes: string[] = [];
+const writeTool = {
+  name: 'write_note',
+  description: 'writes a note',
+  parameters: z.object({ path: z.string().max(40) }).strict(),
+  async execute(args: { path: string }) {
+    writes.push(args.path);
+    return { content: [{ type: 'text' as const, text: `wrote ${args.path}` }] };
+  },
+};
+
+/** A host gate: in-process policy that refuses paths under /etc. */
+const gate = definePlugin({
+  name: 'test-gate',
+  hooks: {
+    beforeToolCall: (context) => (String(context.args.path).startsWith('/etc') ? { block: true, reason: 'no /etc' } : undefined),
+  },
+});
+
+let kernel: Kernel | undefined;
+afterEach(async () => {
+  await kernel?.close();
+  kernel = undefined;
+  writes.length = 0;
+});
+
+async function boot(project: string, ids: string[], timeoutMs = 2000): Promise<Kernel> {
+  const short = new ContainerModule(({ rebind }) => {
+    rebind(ExtensionHostToken).toConstantValue(
+      new ExtensionHost({ ids, settings: { guard: { deny: 'secret' } }, cwd: project, locate: (id) => findExtension(id, { cwd: project }), callbackTimeoutMs: timeoutMs }),
+    );
+  });
+  kernel = await createKernel({ plugins: [gate, extensionsPlugin], config: { extensions: ids }, cwd: project, overrides: [short] });
+  await kernel.open();
+  return kernel;
+}
+
+function agentOf(k: Kernel, responses: FauxResponse[]): Agent {
+  return k.createAgent(createFauxStreamFn({ responses }), { model: 'faux/test' }, { tools: [writeTool] });
+}
+
+async function run(agent: Agent, text: string): Promise<void> {
+  for await (const _ of agent.prompt(text)) void _;
+}
+
+function results(agent: Agent): ToolResultMessage[] {
+  return agent.messages.filter((message): message is ToolResultMessage => message.role === 'toolResult');
+}
+
+const GUARD = `
+export default function setup(api) {
+  api.beforeToolCall(({ args }) => {
+    if (String(args.path).includes(api.settings.deny)) return { block: true, reason: 'secret paths are off limits' };
+    if (args.path === 'rewrite-me') return { args: { path: 'rewritten.txt' } };
+    if (args.path === 'rewrite-bad') return { args: { path: '/etc/passwd' } };
+    if (args.path === 'rewrite-invalid') return { args: { path: 42 } };
+  });
+  api.command('hello', { description: 'greets', run: (args) => 'hello ' + args, complete: (prefix) => ['world', 'there'].filter((w) => w.startsWith(prefix)) });
+}`;
+
+const textOf = (result: ToolResultMessage): string => result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+
+const call = (path: string): FauxResponse => ({ toolCalls: [{ name: 'write_note', arguments: { path } }] });
+
+describe('extensions in worker processes', () => {
+  it('stays inert until the first turn, then vetoes and rewrites tool calls through the same hooks', async () => {
+    const project = tempProject();
+    writeExtension(project, 'guard', GUARD);
+    const k = await boot(project, ['guard']);
+    const host = extensionHostOf(k)!;
+    expect(host.list()[0]).toMatchObject({ id: 'guard', state: 'inactive' });
+    const agent = agentOf(k, [call('secret.txt'), call('rewrite-me'), call('rewrite-bad'), call('rewrite-invalid'), call('plain.txt'), { text: 'done' }]);
+    await run(agent, 'go');
+    expect(host.list()[0]).toMatchObject({ state: 'active', commands: ['ext-guard-hello'] });
+    const texts = results(agent).map(textOf);
+    expect(texts[0]).toMatch(/secret paths are off limits/);
+    expect(texts[1]).toMatch(/wrote rewritten.txt/);
+    // A rewrite is re-checked by the host's own gate and re-validated against the tool.
+    expect(texts[2]).toMatch(/permission hook "test-gate" blocked them: no \/etc/);
+    expect(texts[3]).toMatch(/rewrote the arguments, and they are invalid/);
+    expect(texts[4]).toMatch(/wrote plain.txt/);
+    expect(writes).toEqual(['rewritten.txt', 'plain.txt']);
+    expect(await host.runCommand('/ext-guard-hello', 'you')).toBe('hello you');
+    expect(await host.completeCommand('ext-guard-hello', 'w')).toEqual(['world']);
+    await agent.close();
+  });
+
+  for (const [what, body] of [
+    ['throws', `throw new Error('boom')`],
+    ['never answers', `return new Promise(() => {})`],
+    ['calls process.exit', `process.exit(3)`],
+    ['answers out of contract', `return { allow: 'maybe' }`],
+  ] as const) {
+    it(`quarantines an extension whose beforeToolCall ${what}; its tool calls fail closed until reload`, async () => {
+      const project = tempProject();
+      const dir = writeExtension(project, 'flaky', `export default (api) => api.beforeToolCall(() => { ${body} });`);
+      const k = await boot(project, ['flaky'], 1000);
+      const host = extensionHostOf(k)!;
+      const agent = agentOf(k, [call('a.txt'), call('b.txt'), { text: 'the run went on' }]);
+      await run(agent, 'go');
+      const [first, second] = results(agent);
+      expect(textOf(first!)).toMatch(/extension "flaky" failed its pre-tool check, so the call fails closed/);
+      expect(textOf(second!)).toMatch(/extension "flaky" is quarantined/);
+      expect(writes).toEqual([]);
+      expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'the run went on' }] });
+      const [info] = host.list();
+      expect(info).toMatchObject({ state: 'quarantined', failClosed: true });
+      // Fixed and reloaded, it works again.
+      fs.writeFileSync(`${dir}/index.mjs`, `export default (api) => api.beforeToolCall(() => undefined);`);
+      expect(await host.reload('flaky')).toMatchObject({ state: 'active', failClosed: false });
+      const again = agentOf(k, [call('c.txt'), { text: 'ok' }]);
+      await run(again, 'go');
+      expect(writes).toEqual(['c.txt']);
+      await Promise.all([agent.close(), again.close()]);
+    });
+  }
+
+  it('refuses a 33rd command and a duplicate name in the author code, at once', async () => {
+    const project = tempProject();
+    writeExtension(
+      project,
+      'many',
+      `export default (api) => {
+        const problems = [];
+        api.command('Hello', { run: () => 'a' });
+        try { api.command('hello', { run: () => 'b' }); } catch (e) { problems.push(e.message); }
+        api.command('hello', { run: () => 'replaced', replace: true });
+        for (let i = 0; i < 31; i++) api.command('c' + i, { run: () => '' });
+        try { api.command('one-too-many', { run: () => '' }); } catch (e) { problems.push(e.message); }
+        api.status('problems', problems.join(' | '));
+      };`,
+    );
+    const k = await boot(project, ['many']);
+    const host = extensionHostOf(k)!;
+    await host.activateAll();
+    const [info] = host.list();
+    expect(info).toMatchObject({ state: 'active' });
+    expect(info!.commands).toHaveLength(32);
+    expect(info!.status.problems).toMatch(/a command named "hello" is already registered .*pass replace: true.* \| .*at most 32 command registrations/);
+    expect(await host.runCommand('ext-many-hello', '')).toBe('replaced');
+  });
+
+  it('serves a registerProvider model, and its error event ends the turn without running its tool calls', async () => {
+    const project = tempProject();
+    writeExtension(
+      project,
+      'echo',
+      `export default (api) => {
+        api.registerProvider('prov', { models: [{ id: 'm1', contextWindow: 1000 }], async *stream(request) {
+          const last = request.messages.at(-1);
+          const text = typeof last.content === 'string' ? last.content : last.content.map((p) => p.text ?? '').join('');
+          if (text === 'fail') {
+            yield { type: 'tool_call', id: 't1', name: 'write_note', arguments: { path: 'never.txt' } };
+            yield { type: 'error', message: 'the backend is down' };
+            return;
+          }
+          yield { type: 'text', text: 'echo: ' + text };
+          yield { type: 'usage', input: 3, output: 2 };
+          yield { type: 'done' };
+        } });
+      };`,
+    );
+    const k = await boot(project, ['echo']);
+    await extensionHostOf(k)!.activateAll();
+    const registry = modelRegistryFor(k);
+    const model = registry.resolve('ext-echo-prov/m1');
+    expect(model.info).toMatchObject({ id: 'm1', contextWindow: 1000 });
+    const agent = k.createAgent(registry.streamFn, { model: 'ext-echo-prov/m1' }, { tools: [writeTool] });
+    const stream = agent.prompt('hi');
+    for await (const _ of stream) void _;
+    expect(await stream.result()).toMatchObject({ status: 'completed' });
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'echo: hi' }] });
+    const failing = agent.prompt('fail');
+    for await (const _ of failing) void _;
+    expect(await failing.result()).toMatchObject({ status: 'error', errorMessage: 'the backend is down' });
+    expect(writes).toEqual([]);
+    await agent.close();
+  });
+
+  it('answers dialogs without a UI at once, and inspection with real data or "unavailable"', async () => {
+    const project = tempProject();
+    writeExtension(
+      project,
+      'probe',
+      `export default (api) => {
+        api.command('probe', { run: async () => JSON.stringify({
+          select: await api.select('pick', ['a', 'b'], { timeoutSeconds: 600 }) ?? null,
+          input: await api.input('name?') ?? null,
+          confirm: await api.confirm('sure?'),
+          model: await api.getModel(),
+          session: await api.getSessionName(),
+          tools: await api.getActiveTools(),
+          entry: await api.appendEntry('note', { a: 1 }).then(() => 'stored', (e) => e.message),
+        }) });
+        api.command('bad', { run: () => api.confirm('x', { timeoutSeconds: 601 }).then(String, (e) => e.message) });
+      };`,
+    );
+    const k = await boot(project, ['probe']);
+    const host = extensionHostOf(k)!;
+    const agent = agentOf(k, [{ text: 'ok' }]);
+    await run(agent, 'hi');
+    const answer = JSON.parse(await host.runCommand('ext-probe-probe', ''));
+    expect(answer).toMatchObject({ select: null, input: null, confirm: false, model: { id: 'test', provider: 'faux' }, session: 'unavailable', tools: ['write_note'] });
+    expect(answer.entry).toMatch(/unavailable here: durable entries need a session store/);
+    expect(await host.runCommand('ext-probe-bad', '')).toMatch(/a dialog timeout is 0.1-600 seconds, not 601/);
+    await agent.close();
+  });
+
+  it('transforms inputs, rewrites a copy of the context, and replaces tool results', async () => {
+    const project = tempProject();
+    writeExtension(
+      project,
+      'shaper',
+      `export default (api) => {
+        api.onInput(({ text }) => text === 'bad' ? { action: 'reject', reason: 'no bad words' } : text === 'shout' ? { action: 'transform', text: 'SHOUT' } : undefined);
+        api.context((messages) => messages.map((m) => m.role === 'user' ? { ...m, content: '[seen] ' + (typeof m.content === 'string' ? m.content : '') } : m));
+        api.afterToolCall(({ content }) => ({ content: [{ type: 'text', text: 'redacted (' + content.length + ' part)' }] }));
+      };`,
+    );
+    const k = await boot(project, ['shaper']);
+    const model = createFauxStreamFn({ responses: [call('x.txt'), { text: 'done' }] });
+    const agent = k.createAgent(model, { model: 'faux/test' }, { tools: [writeTool] });
+    const rejected = agent.prompt('bad');
+    for await (const _ of rejected) void _;
+    expect(await rejected.result()).toMatchObject({ status: 'rejected' });
+    await run(agent, 'shout');
+    // The transcript keeps the admitted (transformed) input; only the model's copy was rewritten.
+    expect(agent.messages[0]).toMatchObject({ role: 'user', content: 'SHOUT' });
+    expect(model.requests[0]!.messages[0]).toMatchObject({ role: 'user', content: '[seen] SHOUT' });
+    expect(textOf(results(agent)[0]!)).toBe('redacted (1 part)');
+    expect(writes).toEqual(['x.txt']);
+    await agent.close();
+  });
+});
+
+describe('extension tools', () => {
+  it('are blocked until their ext_ alias is listed in extension_allow_tools', async () => {
+    const project = tempProject();
+    writeExtension(project, 'tooly', `export default (api) => api.tool({ name: 'shout', description: 'shouts', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, execute: ({ text }) => text.toUpperCase() });`);
+    for (const allow of [[], ['ext_shout']]) {
+      const k = await createKernel({ plugins: [extensionsPlugin], config: { extensions: ['tooly'], extension_allow_tools: allow }, cwd: project });
+      await k.open();
+      try {
+        await extensionHostOf(k)!.activateAll();
+        const tools = extensionToolsOf(k);
+        expect(tools.map((tool) => tool.name)).toEqual(['ext_shout']);
+        const agent = k.createAgent(createFauxStreamFn({ responses: [{ toolCalls: [{ name: 'ext_shout', arguments: { text: 'hi' } }] }, { text: 'ok' }] }), { model: 'faux/test' }, { tools });
+        await run(agent, 'go');
+        const text = textOf(results(agent)[0]!);
+        if (allow.length) expect(text).toBe('HI');
+        else expect(text).toMatch(/extension tool ext_shout is blocked: add it to extension_allow_tools/);
+        await agent.close();
+      } finally {
+        await k.close();
+      }
+    }
+  });
+});
