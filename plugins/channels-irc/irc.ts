@@ -24,7 +24,7 @@ const IrcSettingsSchema = z
     /** The environment variable holding the server password, if the server wants one. */
     password_env: EnvName.optional(),
     /** Rooms to join; lines there count only when addressed to the nick. */
-    rooms: z.array(z.string().regex(/^[#&][^\s,\x07]{1,49}$/, 'must be a room name such as #team')).max(20).default([]),
+    rooms: z.array(z.string().regex(/^[#&][^\s,]{1,49}$/, 'must be a room name such as #team')).max(20).default([]),
     /** Seconds to wait for the server to accept the connection at start. */
     connect_timeout_seconds: z.number().int().min(1).max(120).default(20),
   })
