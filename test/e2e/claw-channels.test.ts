@@ -5,13 +5,25 @@
  * than drops, a restart drops the waiting messages and cancels the one being
  * answered, and a killed-and-restarted gateway answers nothing twice.
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import type { ChannelStatus } from '../../plugins/channels/index.js';
 import { clawSandbox, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { repoRoot } from '../support/cli.js';
 import { WEBHOOK_SECRET, deliver, startReceiver, webhookChannelConfig, type Receiver } from '../support/webhook.js';
 
 type Delivery = { id: string; sender: string; text: string };
+
+/** Runs the built CLI without blocking this process (the outbound receiver lives here). */
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(repoRoot, 'bin/run.js'), ...args], { env: { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1', ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
 
 describe('channels: the webhook channel', () => {
   let gateway: GatewayProcess | undefined;
@@ -75,6 +87,19 @@ describe('channels: the webhook channel', () => {
     expect((await deliver(url, { id: 'x1', sender: 'alice', text: 'hi' }, 'wrong-secret')).status).toBe(401);
     expect(await deliver(url, { id: 'x2', sender: 'mallory', text: 'hi' })).toEqual({ status: 403, body: { status: 'refused' } });
     expect((await deliver(url, { id: 'x3', sender: 'alice', text: '   ' })).status).toBe(400);
+
+    // xdog claw channels list | status | test
+    const listed = await cli(['claw', 'channels', 'list', '--json'], sandbox.env);
+    expect(JSON.parse(listed.stdout)).toEqual([{ id: 'hook', type: 'webhook', group: 'main', allowFrom: ['alice'] }]);
+    const shown = await cli(['claw', 'channels', 'status', 'hook'], sandbox.env);
+    expect(shown.stdout).toContain('hook (webhook → group main): running, idle, inbox 0/50');
+    expect(shown.stdout).toContain('accepted 1, refused 1');
+    const tested = await cli(['claw', 'channels', 'test', 'hook', '--to', 'bob', '--text', 'ping'], sandbox.env);
+    expect(tested.stdout.trim()).toBe('sent 1 message(s) through hook');
+    expect(receiver!.messages().at(-1)).toEqual({ channel: 'hook', type: 'message', to: 'bob', text: 'ping' });
+    const unknown = await cli(['claw', 'channels', 'test', 'nope', '--to', 'bob'], sandbox.env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no channel "nope" is running');
   });
 
   it('holds at most 50 waiting messages, refuses the rest without losing any, and answers in arrival order (scenario 5)', async () => {
