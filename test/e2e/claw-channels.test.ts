@@ -6,6 +6,7 @@
  * answered, and a killed-and-restarted gateway answers nothing twice.
  */
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
@@ -141,6 +142,19 @@ describe('channels: the webhook channel', () => {
     expect((await deliver(url, { id: 'after', sender: 'alice', text: 'after the restart' })).status).toBe(202);
     await until(() => repliesTo('after').length === 1, 'the reply after the restart');
     expect(receiver!.messages().map((reply) => reply.in_reply_to)).toEqual(['after']);
+  });
+
+  it('refuses to start with an unknown channel type or bad settings, naming the key', async () => {
+    const sandbox = await setup(['alice']);
+    const config = sandbox.configFile;
+    const original = fs.readFileSync(config, 'utf8');
+    fs.writeFileSync(config, original.replace('type: webhook', 'type: telegram'));
+    await expect(startGateway(sandbox)).rejects.toThrow(/claw\.channels\.hook\.type is "telegram", which no installed plugin provides[\s\S]*available: irc, webhook, wechat/);
+    fs.writeFileSync(config, original.replace('port: 0', 'port: 70000'));
+    await expect(startGateway(sandbox)).rejects.toThrow(/claw\.channels\.hook\.settings\.port: /);
+    delete sandbox.env.XDOG_TEST_WEBHOOK_SECRET;
+    fs.writeFileSync(config, original);
+    await expect(startGateway(sandbox)).rejects.toThrow(/secret_env names XDOG_TEST_WEBHOOK_SECRET, which is not set/);
   });
 
   it('answers 200 messages from 5 senders once each in arrival order, none off the allow-list, and nothing twice across kill -9 and restart', async () => {
