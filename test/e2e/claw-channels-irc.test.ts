@@ -10,7 +10,7 @@ import type { ChannelStatus } from '../../plugins/channels/index.js';
 import { clawSandbox, connect, startGateway, until, type GatewayProcess } from '../support/claw.js';
 import { ircUser, startIrcServer, type IrcServer, type IrcUser } from '../support/ngircd.js';
 
-describe('channels: IRC against ngircd', () => {
+describe('channels: IRC against ngircd', { timeout: 120_000 }, () => {
   let server: IrcServer | undefined;
   let gateway: GatewayProcess | undefined;
   let client: GatewayConnection | undefined;

@@ -23,7 +23,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; st
   });
 }
 
-describe('channels: WeChat against a stand-in of its bot API', () => {
+describe('channels: WeChat against a stand-in of its bot API', { timeout: 180_000 }, () => {
   let standin: ILinkStandin | undefined;
   let gateway: GatewayProcess | undefined;
   let client: GatewayConnection | undefined;

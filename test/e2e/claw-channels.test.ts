@@ -26,7 +26,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; st
   });
 }
 
-describe('channels: the webhook channel', () => {
+describe('channels: the webhook channel', { timeout: 180_000 }, () => {
   let gateway: GatewayProcess | undefined;
   let client: GatewayConnection | undefined;
   let receiver: Receiver | undefined;
