@@ -179,6 +179,24 @@ export const ClawStoreSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('sqlite'), path: z.string().min(1).optional() }).strict(),
 ]);
 
+const channelIdRule = 'must be 1-64 characters: lower-case letters, digits, "_" or "-", starting with a letter or digit';
+
+/** One channel: where people reach a group from a chat app (docs/channels.md). */
+export const ClawChannelSchema = z
+  .object({
+    /** The channel type a plugin provides (built in: webhook, irc, wechat). */
+    type: z.string().min(1),
+    /** The group its messages go to. */
+    group: ClawGroupNameSchema,
+    /** Senders whose messages run; anyone else gets nothing. `"*"` allows every sender. */
+    allow_from: z.array(z.string().min(1)).min(1),
+    /** The channel type's own settings (validated by that type when the gateway starts). */
+    settings: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+export type ClawChannelConfig = z.infer<typeof ClawChannelSchema>;
+
 export const ClawConfigSchema = z
   .object({
     store: ClawStoreSchema.optional(),
@@ -187,6 +205,12 @@ export const ClawConfigSchema = z
     groups: z
       .record(ClawGroupNameSchema, ClawGroupSchema, {
         error: (issue) => (issue.code === 'invalid_key' ? `group name ${groupNameRule}` : undefined),
+      })
+      .optional(),
+    /** Chat channels by id (docs/channels.md). */
+    channels: z
+      .record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, channelIdRule), ClawChannelSchema, {
+        error: (issue) => (issue.code === 'invalid_key' ? `channel id ${channelIdRule}` : undefined),
       })
       .optional(),
   })

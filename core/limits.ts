@@ -176,6 +176,12 @@ export const LIMITS = Object.freeze({
   clawHelloTimeoutSeconds: 10,
   /** claw: model turns the pre-compaction memory flush may take (then it is stopped). */
   clawMemoryFlushTurns: 4,
+  /** channels: messages one channel's inbox holds before it stops taking more (polling pauses, pushes are refused). */
+  channelInboxMessages: 50,
+  /** channels: one inbound channel message (text and envelope), in UTF-8 bytes. */
+  channelMessageBytes: 64 * KiB,
+  /** channels: one outbound channel request, in seconds, before it is abandoned (never retried). */
+  channelSendTimeoutSeconds: 15,
   /** claw: queued runtime inputs per group (steer and follow-up lanes together, and prompts waiting for the group). */
   clawQueuedInputs: 50,
   /** claw: text of one queued input or prompt, in UTF-8 bytes. */

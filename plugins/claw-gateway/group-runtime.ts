@@ -18,6 +18,7 @@ import {
   thinkingProblem,
   zeroUsage,
   type Agent,
+  type AgentEvent,
   type AgentTool,
   type CompactionRecord,
   type CompactionResult,
@@ -55,12 +56,21 @@ export interface GroupRuntimeOptions {
   log(line: string): void;
 }
 
+/** Follows one prompt's run for the caller that sent it (a channel sends each reply as it completes). */
+export interface RunObserver {
+  /** Each agent event of the run, once it is durable; must not throw. */
+  event?(event: AgentEvent): void;
+  /** The run ended, or the prompt left the queue without running (`removed`, `dropped`); must not throw. */
+  ended?(outcome: { status: string; errorMessage?: string }): void;
+}
+
 interface PendingPrompt {
   id: string;
   text: string;
   images: ImageContent[];
   /** Set for a system input: where it came from, the session it runs in, and who waits for its end. */
   system?: { source: SystemInputSource; sessionId?: string; settle(result: SystemRunResult): void };
+  observer?: RunObserver;
 }
 
 /** An input from the host itself (a scheduled job), not from a person. */
@@ -100,6 +110,7 @@ interface ActiveRun {
   sessionId: string;
   startedAt: number;
   done: Promise<void>;
+  observer?: RunObserver;
 }
 
 /** The inputs a runtime holds for its agent: the same bounds as the runtime queue. */
@@ -171,7 +182,7 @@ export class GroupRuntime {
   // ---- inputs ------------------------------------------------------------
 
   /** Runs a prompt now, or queues it behind the running turn. A repeated idempotency key is acknowledged and not run again. */
-  async prompt(text: string, images: ImageContent[], idempotencyKey: string, expectedSessionId?: string): Promise<PromptReceipt> {
+  async prompt(text: string, images: ImageContent[], idempotencyKey: string, expectedSessionId?: string, observer?: RunObserver): Promise<PromptReceipt> {
     this.#assertOpen();
     if (expectedSessionId !== undefined) this.#assertExpected(expectedSessionId);
     if (this.#pendingCount() >= LIMITS.clawQueuedInputs) throw this.#queueFull();
@@ -185,7 +196,7 @@ export class GroupRuntime {
       this.#accepting--;
     }
     if (!fresh) return { status: 'duplicate', group: this.name, sessionId };
-    const pending: PendingPrompt = { id: `p${this.#nextInputId++}`, text, images };
+    const pending: PendingPrompt = { id: `p${this.#nextInputId++}`, text, images, ...(observer ? { observer } : {}) };
     if (this.#reserved || this.#prompts.length > 0) {
       this.#prompts.push(pending);
       this.#publishState();
@@ -263,7 +274,7 @@ export class GroupRuntime {
     }
     if (index >= 0) {
       if ('edit' in change) this.#prompts[index] = { ...this.#prompts[index]!, text: change.edit };
-      else if ('remove' in change) this.#prompts.splice(index, 1);
+      else if ('remove' in change) this.#tellEnded(this.#prompts.splice(index, 1)[0]!.observer, { status: 'removed' });
       else {
         const target = index + (change.move === 'up' ? -1 : 1);
         if (target < 0 || target >= this.#prompts.length) {
@@ -452,6 +463,7 @@ export class GroupRuntime {
     this.#closed = true;
     const now = this.#options.clock.now();
     for (const dropped of this.#prompts.splice(0)) {
+      this.#tellEnded(dropped.observer, { status: 'dropped' });
       dropped.system?.settle({ inputId: dropped.id, sessionId: dropped.system.sessionId ?? this.#group.activeSessionId ?? '', status: 'dropped', errorMessage: `group ${this.name} closed before the input ran`, usage: zeroUsage(), startedAt: now, endedAt: now });
     }
     const run = this.#run;
@@ -506,7 +518,7 @@ export class GroupRuntime {
   #startRun(pending: PendingPrompt): void {
     this.#reserved = true;
     const sessionId = pending.system?.sessionId ?? this.#group.activeSessionId!;
-    const run: ActiveRun = { inputId: pending.id, sessionId, startedAt: this.#options.clock.now(), done: Promise.resolve() };
+    const run: ActiveRun = { inputId: pending.id, sessionId, startedAt: this.#options.clock.now(), done: Promise.resolve(), ...(pending.observer ? { observer: pending.observer } : {}) };
     this.#run = run;
     run.done = this.#execute(run, pending).finally(() => {
       this.#run = undefined;
@@ -549,6 +561,15 @@ export class GroupRuntime {
       this.#options.log(`group ${this.name}: a runEnded observer failed: ${describeError(error)}`);
     }
     pending.system?.settle({ inputId: run.inputId, sessionId: run.sessionId, status, ...(errorMessage ? { errorMessage } : {}), usage, startedAt: run.startedAt, endedAt });
+    this.#tellEnded(run.observer, { status, ...(errorMessage ? { errorMessage } : {}) });
+  }
+
+  #tellEnded(observer: RunObserver | undefined, outcome: { status: string; errorMessage?: string }): void {
+    try {
+      observer?.ended?.(outcome);
+    } catch (error) {
+      this.#options.log(`group ${this.name}: a run observer failed: ${describeError(error)}`);
+    }
   }
 
   #startNext(): void {
@@ -608,6 +629,11 @@ export class GroupRuntime {
         const wire = toWireEvent(event);
         // Events are relayed while their run is current (the run ends only after its writes settled).
         if (wire) this.#options.publish(sessionId, Notifications.event, { group: this.name, sessionId, inputId: this.#run?.inputId, event: wire });
+        try {
+          this.#run?.observer?.event?.(event);
+        } catch (error) {
+          this.#options.log(`group ${this.name}: a run observer failed: ${describeError(error)}`);
+        }
       },
       onFailure: (error) => {
         this.#options.log(`group ${this.name}: ${error.message}`);

@@ -1,0 +1,233 @@
+/**
+ * One configured channel at work: its transport, its inbox, and the one
+ * worker that hands messages to the bound group in arrival order. The
+ * worker takes the next message only after the previous one's run ended and
+ * its replies went out, so a later arrival never changes who is answered.
+ * Each message runs under an idempotency key made from its id: a message
+ * delivered again (a webhook retry, a poll replayed after a crash) is never
+ * answered twice.
+ */
+import { createHash } from 'node:crypto';
+import { ErrorCodes, LIMITS, XdogError, describeError, utf8Bytes, type ClawChannelConfig } from '../../core/index.js';
+import type { GatewayHost, GroupRuntime, PromptReceipt, RunObserver } from '../claw-gateway/index.js';
+import type { ChannelTransport, ChannelType, InboundMessage, OfferResult } from './contract.js';
+import { ChannelInbox } from './inbox.js';
+import { Outbox } from './outbox.js';
+import { replyTextOf } from './reply.js';
+
+/** What `xdog claw channels status` shows of a channel. */
+export interface ChannelStatus {
+  id: string;
+  type: string;
+  group: string;
+  running: boolean;
+  /** Messages waiting in the inbox, the most it held, and its limit. */
+  inbox: { size: number; highWater: number; capacity: number };
+  /** The message being answered now (its id and sender), if any. */
+  current: { id: string; sender: string } | null;
+  counters: { accepted: number; refused: number; full: number; duplicate: number; answered: number; sent: number; failed: number; dropped: number };
+  transport: Record<string, unknown>;
+}
+
+/** How long the worker waits before offering a message again to a group whose queue is full. */
+const GROUP_FULL_RETRY_MS = 500;
+
+export class ChannelRunner {
+  readonly id: string;
+  readonly #config: ClawChannelConfig;
+  readonly #type: ChannelType;
+  readonly #host: GatewayHost;
+  readonly #inbox = new ChannelInbox(LIMITS.channelInboxMessages);
+  readonly #stop = new AbortController();
+  readonly #allowAll: boolean;
+  readonly #allowed: ReadonlySet<string>;
+  readonly #counters = { accepted: 0, refused: 0, full: 0, duplicate: 0, answered: 0, sent: 0, failed: 0, dropped: 0 };
+  #transport?: ChannelTransport;
+  #current?: InboundMessage;
+  #worker?: Promise<void>;
+  #running = false;
+
+  constructor(id: string, config: ClawChannelConfig, type: ChannelType, host: GatewayHost) {
+    this.id = id;
+    this.#config = config;
+    this.#type = type;
+    this.#host = host;
+    this.#allowAll = config.allow_from.includes('*');
+    this.#allowed = new Set(config.allow_from);
+  }
+
+  /** Validates the settings, builds and starts the transport, then starts the worker. */
+  async start(): Promise<void> {
+    const parsed = this.#type.settings.safeParse(this.#config.settings ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const key = issue?.path.length ? `.${issue.path.join('.')}` : '';
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.channels.${this.id}.settings${key}: ${issue?.message ?? 'invalid'}`, { hint: `see docs/channels.md for the settings of a ${this.#type.type} channel` });
+    }
+    this.#host.group(this.#config.group);
+    this.#transport = this.#type.create({
+      id: this.id,
+      settings: parsed.data,
+      clock: this.#host.clock,
+      signal: this.#stop.signal,
+      log: (line) => this.#log(line),
+      inbox: { offer: (message) => this.#offer(message), tryOffer: (message) => this.#tryOffer(message) },
+    });
+    await this.#transport.start();
+    this.#running = true;
+    this.#worker = this.#work();
+  }
+
+  /**
+   * Stops the transport, drops the inbox (not durable) and ends the handler of
+   * the message being answered: nothing more is sent. (The gateway cancels the
+   * run itself when it closes the group right after.)
+   */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#stop.abort();
+    const dropped = this.#inbox.close();
+    this.#counters.dropped += dropped;
+    if (dropped) this.#log(`stopping: ${dropped} waiting message(s) dropped (the inbox is not durable)`);
+    try {
+      await this.#transport?.stop();
+    } finally {
+      await this.#worker;
+    }
+  }
+
+  status(): ChannelStatus {
+    return {
+      id: this.id,
+      type: this.#type.type,
+      group: this.#config.group,
+      running: this.#running,
+      inbox: { size: this.#inbox.size, highWater: this.#inbox.highWater, capacity: this.#inbox.capacity },
+      current: this.#current ? { id: this.#current.id, sender: this.#current.sender } : null,
+      counters: { ...this.#counters },
+      transport: this.#transport?.describe?.() ?? {},
+    };
+  }
+
+  /** Sends `text` to `to` through the transport (for `xdog claw channels test`); returns the chunks sent. */
+  async test(to: string, text: string): Promise<{ sent: number; failed: number }> {
+    if (!this.#transport || !this.#running) throw new XdogError(ErrorCodes.UNAVAILABLE, `channel ${this.id} is not running`, { hint: 'look at the gateway log for why it stopped' });
+    const counters = { sent: 0, failed: 0 };
+    const outbox = new Outbox({ transport: this.#transport, to, context: {}, signal: this.#stop.signal, counters, log: (line) => this.#log(line) });
+    outbox.send(text);
+    await outbox.close();
+    return counters;
+  }
+
+  // ---- the inbox side ------------------------------------------------------
+
+  #admission(message: InboundMessage): OfferResult | undefined {
+    if (this.#inbox.closed) return 'closed';
+    if (!this.#allowAll && !this.#allowed.has(message.sender)) {
+      this.#counters.refused++;
+      this.#log(`a message from ${JSON.stringify(message.sender)} was refused: the sender is not in claw.channels.${this.id}.allow_from`);
+      return 'refused';
+    }
+    if (!message.text.trim()) return 'empty';
+    if (utf8Bytes(message.text) > LIMITS.channelMessageBytes) return 'too_large';
+    if (this.#current?.id === message.id || this.#inbox.has(message.id)) {
+      this.#counters.duplicate++;
+      return 'duplicate';
+    }
+    return undefined;
+  }
+
+  #tryOffer(message: InboundMessage): OfferResult {
+    const refused = this.#admission(message);
+    if (refused) return refused;
+    if (!this.#inbox.tryPush(message)) {
+      this.#counters.full++;
+      return this.#inbox.closed ? 'closed' : 'full';
+    }
+    this.#counters.accepted++;
+    return 'accepted';
+  }
+
+  async #offer(message: InboundMessage): Promise<OfferResult> {
+    for (;;) {
+      const result = this.#tryOffer(message);
+      if (result !== 'full') return result;
+      this.#counters.full--;
+      if (!(await this.#inbox.waitForRoom())) return 'closed';
+    }
+  }
+
+  // ---- the worker ----------------------------------------------------------
+
+  async #work(): Promise<void> {
+    for (;;) {
+      const message = await this.#inbox.take();
+      if (!message) return;
+      this.#current = message;
+      try {
+        await this.#answer(message);
+      } catch (error) {
+        this.#log(`message ${message.id} from ${message.sender}: ${describeError(error)}`);
+      } finally {
+        this.#current = undefined;
+      }
+    }
+  }
+
+  async #answer(message: InboundMessage): Promise<void> {
+    const runtime = this.#host.group(this.#config.group);
+    const outbox = new Outbox({ transport: this.#transport!, to: message.replyTo, context: { inReplyTo: message.id }, signal: this.#stop.signal, counters: this.#counters, log: (line) => this.#log(line) });
+    outbox.startTyping();
+    try {
+      let replies = 0;
+      let settle!: (outcome: { status: string; errorMessage?: string }) => void;
+      const ended = new Promise<{ status: string; errorMessage?: string }>((resolve) => (settle = resolve));
+      const receipt = await this.#prompt(runtime, message, {
+        event: (event) => {
+          const text = replyTextOf(event);
+          if (text === undefined) return;
+          replies++;
+          outbox.send(text);
+        },
+        ended: settle,
+      });
+      if (!receipt) return;
+      if (receipt.status === 'duplicate') {
+        this.#counters.duplicate++;
+        this.#log(`message ${message.id} from ${message.sender} already ran; it is not answered again`);
+        return;
+      }
+      const outcome = await Promise.race([ended, aborted(this.#stop.signal)]);
+      if (!outcome) return;
+      if (outcome.status !== 'completed') this.#log(`message ${message.id} from ${message.sender}: the run ended ${outcome.status}${outcome.errorMessage ? `: ${outcome.errorMessage}` : ''} after ${replies} repl${replies === 1 ? 'y' : 'ies'}`);
+      this.#counters.answered++;
+    } finally {
+      await outbox.close();
+    }
+  }
+
+  /** Offers the message to the group, waiting while the group's queue is full; undefined when the channel stopped first. */
+  async #prompt(runtime: GroupRuntime, message: InboundMessage, observer: RunObserver): Promise<PromptReceipt | undefined> {
+    const key = `channel:${this.id}:${createHash('sha256').update(message.id).digest('base64url')}`;
+    for (;;) {
+      if (this.#stop.signal.aborted) return undefined;
+      try {
+        return await runtime.prompt(message.text, [], key, undefined, observer);
+      } catch (error) {
+        if (!(error instanceof XdogError) || error.code !== ErrorCodes.LIMIT_EXCEEDED) throw error;
+        // Not accepted, so offering it again cannot run it twice.
+        await new Promise((resolve) => setTimeout(resolve, GROUP_FULL_RETRY_MS));
+      }
+    }
+  }
+
+  #log(line: string): void {
+    this.#host.log(`channel ${this.id}: ${line}`);
+  }
+}
+
+/** Resolves undefined when `signal` aborts (never rejects). */
+function aborted(signal: AbortSignal): Promise<undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
+}

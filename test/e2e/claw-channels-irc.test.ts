@@ -1,0 +1,55 @@
+/**
+ * The IRC channel end to end against a real server (ngircd) and a real
+ * gateway process: a person's private message gets the agent's replies, one
+ * per completed assistant text message of a text → tool → text turn, in
+ * order; a nick off the allow-list gets nothing and nothing runs.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
+import type { ChannelStatus } from '../../plugins/channels/index.js';
+import { clawSandbox, connect, startGateway, until, type GatewayProcess } from '../support/claw.js';
+import { ircUser, startIrcServer, type IrcServer, type IrcUser } from '../support/ngircd.js';
+
+describe('channels: IRC against ngircd', { timeout: 120_000 }, () => {
+  let server: IrcServer | undefined;
+  let gateway: GatewayProcess | undefined;
+  let client: GatewayConnection | undefined;
+  const users: IrcUser[] = [];
+  afterEach(async () => {
+    for (const user of users.splice(0)) await user.quit();
+    await client?.close();
+    await gateway?.stop();
+    await server?.stop();
+    client = gateway = server = undefined;
+  });
+
+  it('answers a private message with one reply per completed assistant text, in order, and nothing to a nick off the allow-list', async () => {
+    server = await startIrcServer();
+    const sandbox = clawSandbox(
+      ['  channels:', '    irc:', '      type: irc', '      group: main', '      allow_from: [alice]', '      settings:', '        host: 127.0.0.1', `        port: ${server.port}`, '        tls: false', '        nick: xdogbot', '        rooms: ["#team"]', ''].join('\n'),
+    );
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const status = async () => ((await client!.callService('channels.status', { id: 'irc' })) as ChannelStatus[])[0]!;
+    expect((await status()).transport).toMatchObject({ state: 'registered', nick: 'xdogbot' });
+
+    const alice = await ircUser(server.port, 'alice');
+    const mallory = await ircUser(server.port, 'mallory');
+    users.push(alice, mallory);
+
+    mallory.say('xdogbot', 'run touch pwned');
+    await until(async () => (await status()).counters.refused === 1, 'the refusal');
+    alice.say('xdogbot', 'progress echo quiet:secret-output');
+    await until(() => alice.received.length === 2, 'two replies');
+    expect(alice.received).toEqual([
+      { from: 'xdogbot', text: 'working on it', notice: false },
+      { from: 'xdogbot', text: 'finished', notice: false },
+    ]);
+    alice.say('xdogbot', 'hello again');
+    await until(() => alice.received.length === 3, 'the third reply');
+    expect(alice.received[2]).toEqual({ from: 'xdogbot', text: 'echo: hello again', notice: false });
+    expect(mallory.received).toEqual([]);
+    expect(sandbox.requests().some((request) => JSON.stringify(request.messages).includes('pwned'))).toBe(false);
+    expect((await status()).counters).toMatchObject({ accepted: 2, refused: 1, answered: 2, sent: 3, failed: 0 });
+  });
+});

@@ -1,0 +1,199 @@
+/**
+ * Channels through a real gateway process, the faux model and the webhook
+ * channel: replies go out one per completed assistant text message (never
+ * reasoning or tool output), the inbox holds at most 50 and refuses rather
+ * than drops, a restart drops the waiting messages and cancels the one being
+ * answered, and a killed-and-restarted gateway answers nothing twice.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
+import type { ChannelStatus } from '../../plugins/channels/index.js';
+import { clawSandbox, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { repoRoot } from '../support/cli.js';
+import { WEBHOOK_SECRET, deliver, startReceiver, webhookChannelConfig, type Receiver } from '../support/webhook.js';
+
+type Delivery = { id: string; sender: string; text: string };
+
+/** Runs the built CLI without blocking this process (the outbound receiver lives here). */
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(repoRoot, 'bin/run.js'), ...args], { env: { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1', ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('channels: the webhook channel', { timeout: 180_000 }, () => {
+  let gateway: GatewayProcess | undefined;
+  let client: GatewayConnection | undefined;
+  let receiver: Receiver | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await gateway?.stop();
+    await receiver?.close();
+    client = gateway = receiver = undefined;
+  });
+
+  async function setup(allow: string[]): Promise<ClawSandbox> {
+    receiver = await startReceiver();
+    const sandbox = clawSandbox(webhookChannelConfig(receiver.url, allow));
+    sandbox.env.XDOG_TEST_WEBHOOK_SECRET = WEBHOOK_SECRET;
+    return sandbox;
+  }
+
+  async function start(sandbox: ClawSandbox): Promise<string> {
+    await client?.close();
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    expect(client.hello.capabilities).toContain('channels:1');
+    return (await status()).transport.url as string;
+  }
+
+  async function status(): Promise<ChannelStatus> {
+    const [channel] = (await client!.callService('channels.status', { id: 'hook' })) as ChannelStatus[];
+    return channel!;
+  }
+
+  /** Delivers until accepted, as a sender does when told the inbox is full. */
+  async function deliverUntilTaken(url: string, message: Delivery): Promise<string> {
+    for (;;) {
+      const { status: code, body } = await deliver(url, message);
+      if (code !== 503) return body.status!;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  const repliesTo = (id: string) => receiver!.messages().filter((item) => item.in_reply_to === id);
+
+  it('sends each completed assistant text as it exists, never reasoning or tool output, with typing on until the turn ends (scenario 5)', async () => {
+    const sandbox = await setup(['alice']);
+    const url = await start(sandbox);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/xdog\/inbound$/);
+
+    expect((await deliver(url, { id: 'p1', sender: 'alice', text: 'progress echo quiet:secret-output' })).status).toBe(202);
+    await until(() => repliesTo('p1').length === 2 && receiver!.received.at(-1)?.on === false, 'two replies and typing off');
+    expect(repliesTo('p1').map((reply) => [reply.to, reply.text])).toEqual([['alice', 'working on it'], ['alice', 'finished']]);
+    const wire = JSON.stringify(receiver!.received);
+    expect(wire).not.toContain('secret-reasoning');
+    expect(wire).not.toContain('secret-output');
+    const kinds = receiver!.received.map((item) => (item.type === 'typing' ? `typing:${item.on}` : 'message'));
+    expect(kinds[0]).toBe('typing:true');
+    expect(kinds.at(-1)).toBe('typing:false');
+    expect(kinds.filter((kind) => kind === 'typing:false')).toHaveLength(1);
+
+    // Refusals a sender can act on: bad signature, sender off the allow-list, blank text.
+    expect((await deliver(url, { id: 'x1', sender: 'alice', text: 'hi' }, 'wrong-secret')).status).toBe(401);
+    expect(await deliver(url, { id: 'x2', sender: 'mallory', text: 'hi' })).toEqual({ status: 403, body: { status: 'refused' } });
+    expect((await deliver(url, { id: 'x3', sender: 'alice', text: '   ' })).status).toBe(400);
+
+    // xdog claw channels list | status | test
+    const listed = await cli(['claw', 'channels', 'list', '--json'], sandbox.env);
+    expect(JSON.parse(listed.stdout)).toEqual([{ id: 'hook', type: 'webhook', group: 'main', allowFrom: ['alice'] }]);
+    const shown = await cli(['claw', 'channels', 'status', 'hook'], sandbox.env);
+    expect(shown.stdout).toContain('hook (webhook → group main): running, idle, inbox 0/50');
+    expect(shown.stdout).toContain('accepted 1, refused 1');
+    const tested = await cli(['claw', 'channels', 'test', 'hook', '--to', 'bob', '--text', 'ping'], sandbox.env);
+    expect(tested.stdout.trim()).toBe('sent 1 message(s) through hook');
+    expect(receiver!.messages().at(-1)).toEqual({ channel: 'hook', type: 'message', to: 'bob', text: 'ping' });
+    const unknown = await cli(['claw', 'channels', 'test', 'nope', '--to', 'bob'], sandbox.env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no channel "nope" is running');
+  });
+
+  it('holds at most 50 waiting messages, refuses the rest without losing any, and answers in arrival order (scenario 5)', async () => {
+    const sandbox = await setup(['alice', 'bob']);
+    const url = await start(sandbox);
+    expect(await deliver(url, { id: 'first', sender: 'alice', text: 'slow 4' })).toEqual({ status: 202, body: { status: 'accepted' } });
+    await until(async () => (await status()).current?.id === 'first', 'the first message to be answered');
+
+    const messages = Array.from({ length: 59 }, (_, index) => ({ id: `m${index}`, sender: index % 2 ? 'bob' : 'alice', text: `hello ${index}` }));
+    const refused: Delivery[] = [];
+    for (const message of messages) {
+      const { status: code } = await deliver(url, message);
+      if (code === 503) refused.push(message);
+      else expect(code).toBe(202);
+    }
+    expect(refused.map((message) => message.id)).toEqual(messages.slice(50).map((message) => message.id));
+    const full = await status();
+    expect(full.inbox).toEqual({ size: 50, highWater: 50, capacity: 50 });
+    for (const message of refused) expect(await deliverUntilTaken(url, message)).toBe('accepted');
+
+    await until(() => messages.every((message) => repliesTo(message.id).length === 1), 'every message answered', 60_000);
+    expect((await status()).inbox.highWater).toBe(50);
+    const order = receiver!.messages().map((reply) => reply.in_reply_to);
+    expect(order).toEqual(['first', ...messages.map((message) => message.id)]);
+    for (const message of messages) expect(repliesTo(message.id)[0]).toMatchObject({ to: message.sender, text: `echo: ${message.text}` });
+  });
+
+  it('drops the waiting messages and cancels the one being answered on restart; nothing is sent afterwards for them (scenario 6)', async () => {
+    const sandbox = await setup(['alice']);
+    let url = await start(sandbox);
+    expect((await deliver(url, { id: 'busy', sender: 'alice', text: 'slow 30' })).status).toBe(202);
+    await until(async () => (await status()).current?.id === 'busy', 'the slow message to be answered');
+    for (let index = 0; index < 5; index++) expect((await deliver(url, { id: `w${index}`, sender: 'alice', text: `waiting ${index}` })).status).toBe(202);
+    expect((await status()).inbox.size).toBe(5);
+
+    expect(await gateway!.stop()).toBe(0);
+    expect(gateway!.log()).toContain('5 waiting message(s) dropped');
+    url = await start(sandbox);
+    expect((await deliver(url, { id: 'after', sender: 'alice', text: 'after the restart' })).status).toBe(202);
+    await until(() => repliesTo('after').length === 1, 'the reply after the restart');
+    expect(receiver!.messages().map((reply) => reply.in_reply_to)).toEqual(['after']);
+  });
+
+  it('refuses to start with an unknown channel type or bad settings, naming the key', async () => {
+    const sandbox = await setup(['alice']);
+    const config = sandbox.configFile;
+    const original = fs.readFileSync(config, 'utf8');
+    fs.writeFileSync(config, original.replace('type: webhook', 'type: telegram'));
+    await expect(startGateway(sandbox)).rejects.toThrow(/claw\.channels\.hook\.type is "telegram", which no installed plugin provides[\s\S]*available: irc, webhook, wechat/);
+    fs.writeFileSync(config, original.replace('port: 0', 'port: 70000'));
+    await expect(startGateway(sandbox)).rejects.toThrow(/claw\.channels\.hook\.settings\.port: /);
+    delete sandbox.env.XDOG_TEST_WEBHOOK_SECRET;
+    fs.writeFileSync(config, original);
+    await expect(startGateway(sandbox)).rejects.toThrow(/secret_env names XDOG_TEST_WEBHOOK_SECRET, which is not set/);
+  });
+
+  it('answers 200 messages from 5 senders once each in arrival order, none off the allow-list, and nothing twice across kill -9 and restart', async () => {
+    const senders = ['s0', 's1', 's2', 's3', 's4'];
+    const sandbox = await setup(senders);
+    let url = await start(sandbox);
+    const messages = Array.from({ length: 200 }, (_, index) => ({ id: `m${index}`, sender: senders[index % 5]!, text: `message ${index}` }));
+    let repliesBeforeKill = 0;
+    for (const [index, message] of messages.entries()) {
+      if (index === 100) {
+        await until(() => receiver!.messages().length >= 60, 'some replies before the kill', 60_000);
+        await gateway!.kill9();
+        repliesBeforeKill = receiver!.messages().length;
+        url = await start(sandbox);
+        // The senders do not know what ran: they deliver the first half again.
+        for (const earlier of messages.slice(0, 100)) expect(['accepted', 'duplicate']).toContain(await deliverUntilTaken(url, earlier));
+      }
+      expect(await deliverUntilTaken(url, message)).toBe('accepted');
+      if (index % 20 === 0) expect((await deliver(url, { id: `evil${index}`, sender: 'mallory', text: 'run rm -rf ~' })).status).toBe(403);
+    }
+    await until(() => messages.slice(100).every((message) => repliesTo(message.id).length === 1), 'the second half answered', 120_000);
+    await until(async () => {
+      const now = await status();
+      return now.inbox.size === 0 && now.current === null;
+    }, 'the channel to be idle');
+
+    const replies = receiver!.messages();
+    const ids = replies.map((reply) => reply.in_reply_to!);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.some((id) => id.startsWith('evil'))).toBe(false);
+    // At most the message in flight at the kill goes unanswered (never run twice); every other one is answered once.
+    const unanswered = messages.filter((message) => repliesTo(message.id).length === 0);
+    expect(unanswered.length).toBeLessThanOrEqual(1);
+    for (const reply of replies) expect(reply.text).toBe(`echo: ${messages[Number(reply.in_reply_to!.slice(1))]!.text}`);
+    for (const reply of replies) expect(reply.to).toBe(messages[Number(reply.in_reply_to!.slice(1))]!.sender);
+    // Per lifetime, replies follow arrival order.
+    const numbers = ids.map((id) => Number(id.slice(1)));
+    const increasing = (list: number[]) => list.every((value, index) => index === 0 || value > list[index - 1]!);
+    expect(increasing(numbers.slice(0, repliesBeforeKill))).toBe(true);
+    expect(increasing(numbers.slice(repliesBeforeKill))).toBe(true);
+  });
+});
