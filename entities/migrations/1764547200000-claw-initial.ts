@@ -4,8 +4,8 @@
  * QueryRunner Table API (no dialect SQL), so the same migration builds the
  * schema on SQLite and on PostgreSQL.
  */
-import { ClawScheduler1764720000000 } from './1764720000000-claw-scheduler.js';
 import { Table, TableForeignKey, TableIndex, type MigrationInterface, type QueryRunner, type TableColumnOptions } from 'typeorm';
+import { ClawScheduler1764720000000 } from './1764720000000-claw-scheduler.js';
 import { ClawAccess1764806400000 } from './1764806400000-claw-access.js';
 import { ClawMemories1764892800000 } from './1764892800000-claw-memories.js';
 

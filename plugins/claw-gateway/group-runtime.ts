@@ -293,7 +293,6 @@ export class GroupRuntime {
     return this.queueList();
   }
 
-  /** Asks the running turn to stop (waiting prompts stay queued). */
   /** Asks the running turn, or a running `compact`, to stop (waiting prompts stay queued). */
   abort(): { aborted: boolean } {
     if ((!this.#run && !this.#compacting) || !this.#live) return { aborted: false };
