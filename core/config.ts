@@ -35,6 +35,8 @@ export const ModelConfigSchema = z
     max_prompt_tokens: z.number().int().nonnegative().optional(),
     max_output: z.number().int().positive().optional(),
     input: z.array(z.enum(['text', 'image'])).optional(),
+    /** What the model produces; `image` marks a model `generate_image` may use. */
+    output: z.array(z.enum(['text', 'image'])).optional(),
     reasoning: z.array(z.string()).optional(),
     tools: z.boolean().optional(),
   })
@@ -207,6 +209,8 @@ export const ClawConfigSchema = z
         error: (issue) => (issue.code === 'invalid_key' ? `group name ${groupNameRule}` : undefined),
       })
       .optional(),
+    /** The one model `generate_image` uses, as provider/model (docs/images.md); the agent's model cannot change it. */
+    image_model: z.string().min(1).optional(),
     /** Chat channels by id (docs/channels.md). */
     channels: z
       .record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, channelIdRule), ClawChannelSchema, {

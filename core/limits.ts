@@ -301,6 +301,19 @@ export const LIMITS = Object.freeze({
   extensionKillGraceMs: 1000,
   /** extensions: the worker's stderr kept for error messages, in bytes. */
   extensionStderrTailBytes: 4 * KiB,
+
+  /** generate_image: reference images one call sends. */
+  imageReferences: 4,
+  /** generate_image: bytes of one reference image file. */
+  imageReferenceBytes: 10 * MiB,
+  /** generate_image: milliseconds one generation may take (no automatic retry). */
+  imageGenerationTimeoutMs: 180_000,
+  /** generate_image: images saved by one call. */
+  imagesPerGeneration: 4,
+  /** generate_image: bytes saved by one call, all images together. */
+  imageGenerationBytes: 32 * MiB,
+  /** generate_image: one provider response body (base64 of the images above, plus JSON), in bytes. */
+  imageResponseBytes: 44 * MiB,
 });
 
 export type LimitName = keyof typeof LIMITS;

@@ -21,6 +21,11 @@ function vision(id: string, contextWindow: number, maxOutputTokens: number, extr
   return text(id, contextWindow, maxOutputTokens, { input: ['text', 'image'], images: IMAGE_LIMITS, ...extra });
 }
 
+/** A model that generates images (from a prompt and optional reference images); it takes no tools. */
+function imageGenerator(id: string, extra: Partial<Entry> = {}): Entry {
+  return { id, input: ['text', 'image'], output: ['image'], images: IMAGE_LIMITS, toolSupport: false, ...extra };
+}
+
 /**
  * Known models by provider id, with the vendors' published limits. A config
  * `models:` entry with the same id overrides an entry here.
@@ -40,6 +45,8 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly Entry[]>> = Object.
     vision('gpt-4o-mini', 128_000, 16_384),
     vision('o3', 200_000, 100_000, { reasoningEfforts: ['low', 'medium', 'high'] }),
     vision('o4-mini', 200_000, 100_000, { reasoningEfforts: ['low', 'medium', 'high'] }),
+    imageGenerator('gpt-image-1'),
+    imageGenerator('gpt-image-1-mini'),
   ],
   anthropic: [
     vision('claude-opus-5-5', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),
@@ -62,6 +69,7 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly Entry[]>> = Object.
     vision('gemini-2.5-pro', 1_048_576, 65_536, { reasoningEfforts: GOOGLE_EFFORTS }),
     vision('gemini-2.5-flash', 1_048_576, 65_536, { reasoningEfforts: GOOGLE_EFFORTS }),
     vision('gemini-2.5-flash-lite', 1_048_576, 65_536, { reasoningEfforts: GOOGLE_EFFORTS }),
+    imageGenerator('gemini-2.5-flash-image', { output: ['text', 'image'] }),
   ],
 });
 
@@ -82,6 +90,7 @@ export function configModels(config: XdogConfig, provider: string): ModelInfo[] 
       if (entry.max_output !== undefined) info.maxOutputTokens = entry.max_output;
       if (entry.input !== undefined) info.input = entry.input;
       if (entry.input?.includes('image')) info.images = IMAGE_LIMITS;
+      if (entry.output !== undefined) info.output = entry.output;
       if (entry.reasoning !== undefined) info.reasoningEfforts = entry.reasoning;
       if (entry.tools !== undefined) info.toolSupport = entry.tools;
       return info;

@@ -26,6 +26,8 @@ export interface ModelInfo {
   maxPromptTokens?: number;
   maxOutputTokens?: number;
   input?: Array<'text' | 'image'>;
+  /** What the model produces (absent = text); `image` marks an image generator. */
+  output?: Array<'text' | 'image'>;
   images?: ImageLimits;
   reasoningEfforts?: string[];
   toolSupport?: boolean;
