@@ -21,11 +21,14 @@ import {
   type ModelStreamFn,
   type XdogConfig,
 } from '../../core/index.js';
+import { ImageGeneratorContribution } from '../images/index.js';
 import { credentialCheck, credentialStoreOf, providerConnector, type RetryPolicy } from '../providers-shared/index.js';
 import { createChatCompletionsStream } from './chat-completions.js';
+import { createOpenAIImageGenerator } from './images.js';
 
 export { createChatCompletionsStream, type ChatCompletionsOptions, type ChatConnection } from './chat-completions.js';
 export { toChatMessages, toChatTools } from './convert.js';
+export { createOpenAIImageGenerator, openAISize } from './images.js';
 
 const DEFAULTS = { apiKeyEnv: ['OPENAI_API_KEY'], baseURL: 'https://api.openai.com/v1' };
 
@@ -62,5 +65,6 @@ export default definePlugin({
   provides: { providers: ['openai'] },
   module: new ContainerModule(({ bind }) => {
     bind(ModelProviderContribution).toDynamicValue((context) => new OpenAIProvider('openai', context.get(Config), credentialStoreOf(context)));
+    bind(ImageGeneratorContribution).toDynamicValue((context) => createOpenAIImageGenerator({ config: context.get(Config), store: credentialStoreOf(context), defaults: DEFAULTS }));
   }),
 });

@@ -7,4 +7,5 @@ export { IncompleteStreamError, MessageBuilder, ProviderProtocolError } from './
 export { DEFAULT_RETRY_POLICY, backoffDelay, retryAfterMs, sleep, type RetryPolicy } from './retry.js';
 export { MissingCredentialError, classifyFailure, credentialCheck, redact, boundMessage, type FailureContext, type FailureKind, type ProviderFailure } from './failures.js';
 export { runProviderStream, trackedRequest, type ProviderAttempt, type ProviderStreamOptions } from './provider-stream.js';
+export { boundedFetch } from './bounded-fetch.js';
 export { credentialStoreOf, imageDataUrl, providerConnector, providerSettings, type ProviderConnection, type ProviderConnector, type ProviderSettings } from './settings.js';
