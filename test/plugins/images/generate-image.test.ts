@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContainerModule, CredentialStoreToken, LIMITS, ToolContribution, createKernel, type AgentTool, type XdogConfig } from '../../../core/index.js';
+import { ContainerModule, z, CredentialStoreToken, LIMITS, ToolContribution, createKernel, type AgentTool, type XdogConfig } from '../../../core/index.js';
 import imagesPlugin from '../../../plugins/images/index.js';
 import openaiPlugin from '../../../plugins/providers-openai/index.js';
 import { TINY_PNG, startImagesStandIn, type ImagesReply, type ImagesStandIn } from '../../support/images-standin.js';
@@ -21,6 +21,7 @@ afterEach(async () => {
 
 interface Setup {
   tool: AgentTool;
+  schema: z.ZodType;
   workspace: string;
   run(args: Record<string, unknown>, signal?: AbortSignal): Promise<{ text: string; isError: boolean; paths: string[] }>;
 }
@@ -34,11 +35,13 @@ async function setup(replies: ImagesReply[], claw: XdogConfig['claw'] = { image_
   const kernel = await createKernel({ plugins: [openaiPlugin, imagesPlugin], config, cwd: workspace, overrides: [noCredentials] });
   const tool = kernel.getAll(ToolContribution).find((candidate) => candidate.name === 'generate_image')!;
   expect(tool).toBeDefined();
+  const schema = tool.parameters as z.ZodType;
   return {
     tool,
+    schema,
     workspace,
     async run(args, signal = new AbortController().signal) {
-      const result = await tool.execute(tool.parameters.parse(args), { toolCallId: 'c1', signal, onUpdate: () => {}, toolCtx: {} });
+      const result = await tool.execute(schema.parse(args), { toolCallId: 'c1', signal, onUpdate: () => {}, toolCtx: {} });
       const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
       return { text, isError: result.isError === true, paths: (result.details as { paths?: string[] } | undefined)?.paths ?? [] };
     },
@@ -91,7 +94,7 @@ describe('generate_image against a local OpenAI Images stand-in', () => {
   });
 
   it('refuses references outside the workspace, through links, that are not images, or too many, before any request', async () => {
-    const { run, tool, workspace } = await setup([{ images: [TINY_PNG] }]);
+    const { run, schema, workspace } = await setup([{ images: [TINY_PNG] }]);
     const outside = tempDir('xdog-images-outside-');
     fs.writeFileSync(path.join(outside, 'secret.png'), TINY_PNG);
     fs.symlinkSync(path.join(outside, 'secret.png'), path.join(workspace, 'link.png'));
@@ -103,7 +106,7 @@ describe('generate_image against a local OpenAI Images stand-in', () => {
     expect((await run({ prompt: 'x', references: ['link.png'] })).text).toMatch(/outside the workspace/);
     expect((await run({ prompt: 'x', references: ['notes.png'] })).text).toMatch(/not a PNG, JPEG or WebP/);
     expect((await run({ prompt: 'x', references: ['missing.png'] })).text).toMatch(/does not exist/);
-    expect(() => tool.parameters.parse({ prompt: 'x', references: Array.from({ length: LIMITS.imageReferences + 1 }, () => 'ok.png') })).toThrow();
+    expect(() => schema.parse({ prompt: 'x', references: Array.from({ length: LIMITS.imageReferences + 1 }, () => 'ok.png') })).toThrow();
     expect(standIn!.requests).toHaveLength(0);
     expect(savedFiles(workspace)).toEqual([]);
   });
@@ -125,7 +128,7 @@ describe('generate_image against a local OpenAI Images stand-in', () => {
     expect(refused.isError).toBe(true);
     expect(refused.text).toMatch(/does not generate images/);
     expect(standIn!.requests).toHaveLength(0);
-    expect(Object.keys((chat.tool.parameters as { shape: object }).shape)).not.toContain('model');
+    expect(Object.keys((chat.schema as z.ZodObject).shape)).not.toContain('model');
     await standIn!.close();
 
     // A config entry may take image output away from a catalog model: the tool refuses, it does not fall back.
