@@ -4,10 +4,11 @@
  * and outputs confined to the workspace and bounded, one attempt under a
  * deadline, nothing saved unless every image is acceptable.
  */
+import fs from 'node:fs/promises';
 import { ErrorCodes, LIMITS, XdogError, assertWithinLimit, readRegularFile, type ModelRegistry, type XdogConfig } from '../../core/index.js';
 import type { ImageBytes, ImageGenerator, ImageSize } from './generator.js';
 import { EXTENSIONS, sniffImage } from './sniff.js';
-import { confinedPath, outputDirectory, saveNewImage } from './workspace.js';
+import { confinedPath, createOutputDirectory, plannedOutputDirectory, saveNewImage } from './workspace.js';
 
 export const IMAGE_SIZES = ['1K', '2K', '4K'] as const;
 export const DEFAULT_OUTPUT_DIR = 'generated-images';
@@ -43,7 +44,7 @@ export async function generateImages(input: GenerateImageInput, env: GenerateIma
   validateInput(input);
   const { qualified, provider, id, generator } = imageModel(env);
   const references = await readReferences(env.workspace, input.references ?? []);
-  const directory = await outputDirectory(env.workspace, env.outputDir ?? DEFAULT_OUTPUT_DIR);
+  const planned = await plannedOutputDirectory(env.workspace, env.outputDir ?? DEFAULT_OUTPUT_DIR);
 
   const deadline = AbortSignal.timeout(LIMITS.imageGenerationTimeoutMs);
   const signal = env.signal ? AbortSignal.any([env.signal, deadline]) : deadline;
@@ -57,9 +58,16 @@ export async function generateImages(input: GenerateImageInput, env: GenerateIma
     throw new XdogError(ErrorCodes.MODEL_FAILED, `${qualified} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   checkOutput(qualified, images);
+  const directory = await createOutputDirectory(env.workspace, planned);
   const now = env.now?.() ?? new Date();
   const paths: string[] = [];
-  for (const image of images) paths.push(await saveNewImage(directory, EXTENSIONS[image.mimeType], image.data, now));
+  try {
+    for (const image of images) paths.push(await saveNewImage(directory, EXTENSIONS[image.mimeType], image.data, now));
+  } catch (error) {
+    // All or nothing: a half-saved answer would be reported as a failure yet leave files behind.
+    await Promise.all(paths.map((file) => fs.rm(file, { force: true })));
+    throw error;
+  }
   return { model: qualified, paths };
 }
 

@@ -24,16 +24,36 @@ export async function confinedPath(workspace: string, given: string, what: strin
   return real;
 }
 
-/** Creates the output directory (inside the workspace) and returns its real path. */
-export async function outputDirectory(workspace: string, given: string): Promise<string> {
+/**
+ * Checks, before any request, that the output directory is inside the
+ * workspace (its deepest existing part resolved, so a link cannot lead out);
+ * nothing is created yet, so a failed generation leaves the disk as it was.
+ */
+export async function plannedOutputDirectory(workspace: string, given: string): Promise<string> {
   const root = await fs.realpath(workspace);
   const absolute = path.resolve(root, given);
-  // Checked before creating anything, and again after (a link on the way may point out).
-  if (!isInside(root, absolute)) {
+  let existing = absolute;
+  while (!(await exists(existing))) existing = path.dirname(existing);
+  const real = path.join(await fs.realpath(existing), path.relative(existing, absolute));
+  if (!isInside(root, real)) {
     throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `output directory ${given} is outside the workspace ${root}`, { hint: 'use a directory inside the workspace' });
   }
-  await fs.mkdir(absolute, { recursive: true, mode: 0o700 });
-  return confinedPath(root, absolute, 'output directory');
+  return real;
+}
+
+/** Creates the planned directory and checks it again (it may have been swapped for a link meanwhile). */
+export async function createOutputDirectory(workspace: string, planned: string): Promise<string> {
+  await fs.mkdir(planned, { recursive: true, mode: 0o700 });
+  return confinedPath(workspace, planned, 'output directory');
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.stat(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Runs the built CLI (dist/, compiled by test/global-setup.ts) as a child process. */
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,4 +21,21 @@ export function runCli(args: string[], options: { bin?: string; env?: NodeJS.Pro
     timeout: 120_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Like runCli, without blocking this process: for tests whose stand-in server lives in the test process. */
+export function runCliAsync(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'run.js'), ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1', ...options.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
 }
