@@ -38,7 +38,8 @@ Without a terminal, --model, --workspace and --tools are required. Comments and 
       const registry = modelRegistryFor(kernel);
       answers = await collectAnswers(flags, {
         interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY) && !this.jsonEnabled(),
-        models: registry.models().map((info) => `${info.provider}/${info.id}`),
+        // A group's model chats and calls tools: image generators (claw.image_model) are not offered here.
+        models: registry.models().filter((info) => !info.output?.includes('image')).map((info) => `${info.provider}/${info.id}`),
         tools,
         resolve: (model) => registry.resolve(model),
         hasGroup: (name) => config.claw?.groups?.[name] !== undefined,
