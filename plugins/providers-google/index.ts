@@ -5,11 +5,16 @@
  * else from `xdog agent login google`.
  */
 import { Config, ContainerModule, ModelProviderContribution, catalogModels, definePlugin, type CredentialStore, type ModelProvider, type ModelStreamFn, type XdogConfig } from '../../core/index.js';
+import { ImageGeneratorContribution } from '../images/index.js';
 import { credentialCheck, credentialStoreOf, providerConnector, type RetryPolicy } from '../providers-shared/index.js';
 import { createGenerateContentStream } from './generate-stream.js';
 
 export { createGenerateContentStream, GEMINI_THINKING_BUDGETS, type GeminiConnection, type GeminiStreamOptions } from './generate-stream.js';
 export { toGeminiContents, toGeminiTools } from './convert.js';
+
+import { createGeminiImageGenerator } from './images.js';
+
+export { createGeminiImageGenerator } from './images.js';
 
 const DEFAULTS = { apiKeyEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], baseURL: 'https://generativelanguage.googleapis.com' };
 
@@ -30,5 +35,6 @@ export default definePlugin({
   provides: { providers: ['google'] },
   module: new ContainerModule(({ bind }) => {
     bind(ModelProviderContribution).toDynamicValue((context) => new GoogleProvider(context.get(Config), credentialStoreOf(context)));
+    bind(ImageGeneratorContribution).toDynamicValue((context) => createGeminiImageGenerator({ config: context.get(Config), store: credentialStoreOf(context), defaults: DEFAULTS }));
   }),
 });
