@@ -7,8 +7,9 @@
 import { definePlugin } from '../../core/index.js';
 
 export { AgentToolArgsSchema, ChildConfigSchema, PARENT_ONLY_TOOLS, parseChildPresets, resolveChildSpec, type AgentToolArgs, type ChildConfig, type ChildPresets, type ChildSpec } from './contracts.js';
-export { MemoryChildRuntime, type ChildHost, type ChildRecord, type ChildStatus } from './memory-runtime.js';
+export { MemoryChildRuntime, type ChildHost, type ChildObserver, type ChildRecord, type ChildStatus } from './memory-runtime.js';
 export { createAgentTool } from './agent-tool.js';
+export { DurableChildRuntime } from './durable-runtime.js';
 export { ChildRecordStore, TRANSCRIPT_CHUNK_CHARS, chunkText, type ChildEnd, type ChildInputRecord, type ChildInputStatus, type DurableChildRecord, type DurableChildStatus } from './child-records.js';
 export { childPrompt, childTools, createSdkChildHost, type SdkChildHostOptions } from './chat-host.js';
 
