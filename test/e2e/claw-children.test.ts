@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import { clawSandbox, connect, startGateway, type GatewayProcess } from '../support/claw.js';
+import { runCli } from '../support/cli.js';
 
 describe('claw children', { timeout: 300_000 }, () => {
   let gateway: GatewayProcess | undefined;
@@ -56,5 +57,19 @@ describe('claw children', { timeout: 300_000 }, () => {
     // Nothing runs it again; navigation works once no child runs.
     await client.call('session.new', { expectedSessionId: null });
     expect(slowCalls()).toBe(before);
+
+    // The CLI: start, wait, inspect; a raised cap is refused with one line.
+    const cli = (...args: string[]) => runCli(['claw', 'agents', ...args], { env: sandbox.env, cwd: sandbox.root });
+    const started = cli('start', '--calls', '4', '--tools', 'grep', '--json', grep('needle'));
+    expect(started.status, started.stderr).toBe(0);
+    const id = JSON.parse(started.stdout).id as string;
+    const waited = cli('wait', id);
+    expect(waited).toMatchObject({ status: 0 });
+    expect(waited.stdout).toMatch(new RegExp(`^${id} completed read-only: .*\\n  result: .*needle in here`));
+    expect(cli('inspect', slow.id).stdout).toMatch(/interrupted/);
+    const raised = cli('start', '--calls', '30', 'anything');
+    expect(raised.status).not.toBe(0);
+    expect(raised.stderr).toMatch(/max_model_calls 30 is over the child limit of 16/);
+    expect(cli('close', id)).toMatchObject({ status: 0, stdout: `closed ${id}\n` });
   });
 });
