@@ -8,6 +8,7 @@
  */
 import { EntitySchema } from 'typeorm';
 import { CLAW_SCHEDULER_ENTITIES } from './claw-scheduler-entities.js';
+import { CLAW_CHILDREN_ENTITIES } from './claw-children-entities.js';
 import { bigintNumber } from './columns.js';
 
 export { bigintNumber } from './columns.js';
@@ -291,4 +292,5 @@ export const CLAW_ENTITIES = [
   ...CLAW_SCHEDULER_ENTITIES,
   ClawAccessScopeEntity,
   ClawMemoryEntity,
+  ...CLAW_CHILDREN_ENTITIES,
 ];

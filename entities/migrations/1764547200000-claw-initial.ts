@@ -8,6 +8,7 @@ import { Table, TableForeignKey, TableIndex, type MigrationInterface, type Query
 import { ClawScheduler1764720000000 } from './1764720000000-claw-scheduler.js';
 import { ClawAccess1764806400000 } from './1764806400000-claw-access.js';
 import { ClawMemories1764892800000 } from './1764892800000-claw-memories.js';
+import { ClawChildren1764990000000 } from './1764990000000-claw-children.js';
 
 const groupName = (name = 'group_name'): TableColumnOptions => ({ name, type: 'varchar', length: '64' });
 const uuid = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'varchar', length: '36', isNullable: nullable });
@@ -168,4 +169,5 @@ export const CLAW_MIGRATIONS = [
   ClawScheduler1764720000000,
   ClawAccess1764806400000,
   ClawMemories1764892800000,
+  ClawChildren1764990000000,
 ];

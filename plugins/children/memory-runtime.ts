@@ -6,7 +6,7 @@
  * contract with durable records.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, LIMITS, XdogError, describeError, zeroUsage, type Agent, type AssistantMessage, type ModelStreamFn } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, zeroUsage, type Agent, type AssistantMessage, type Message, type ModelStreamFn } from '../../core/index.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 
 export type ChildStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'timeout' | 'limit';
@@ -34,6 +34,18 @@ export interface ChildHost {
   readonly presets: ChildPresets;
 }
 
+/** A host that keeps children durably observes them (plugins/children/durable-runtime.ts); each awaited step is done before the child goes on. */
+export interface ChildObserver {
+  /** Synchronously, as the child's Agent exists and before it starts. */
+  started?(id: string, agent: Agent): void;
+  /** Before each model call of the child. */
+  beforeModelCall?(id: string): Promise<void>;
+  /** After each model call of the child. */
+  modelCalled?(id: string, call: { model: string; usage: AssistantMessage['usage']; durationMs: number }): Promise<void>;
+  /** Once, when the child ended, before `wait` answers. */
+  ended?(record: ChildRecord, transcript: readonly Message[]): Promise<void>;
+}
+
 interface LiveChild {
   record: ChildRecord;
   agent: Agent;
@@ -51,9 +63,11 @@ function lastText(messages: readonly { role: string; content: unknown }[]): stri
 export class MemoryChildRuntime {
   readonly #host: ChildHost;
   readonly #children = new Map<string, LiveChild>();
+  readonly #observer: ChildObserver;
 
-  constructor(host: ChildHost) {
+  constructor(host: ChildHost, observer: ChildObserver = {}) {
     this.#host = host;
+    this.#observer = observer;
   }
 
   get presets(): ChildPresets {
@@ -65,14 +79,21 @@ export class MemoryChildRuntime {
     return [...this.#children.values()].some((child) => child.record.status === 'running');
   }
 
-  spawn(spec: ChildSpec): ChildRecord {
+  /** Refuses (LIMIT_EXCEEDED) when no child may start now. */
+  assertRoom(): void {
     const running = [...this.#children.values()].filter((child) => child.record.status === 'running').length;
     if (running >= LIMITS.childActive) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${running} children are already running, the limit`, { hint: 'wait for one, or cancel one' });
     if (this.#children.size >= LIMITS.childRetained) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${this.#children.size} child records are kept, the limit`, { hint: 'close finished children first' });
-    const record: ChildRecord = { id: `c-${randomUUID().slice(0, 8)}`, label: spec.label ?? null, task: spec.task, access: spec.access, status: 'running', result: null, error: null, modelCalls: 0, tokens: 0 };
+  }
+
+  /** Starts a child; `id` is the host's (a durable host commits its record first). */
+  spawn(spec: ChildSpec, id = `c-${randomUUID().slice(0, 8)}`): ChildRecord {
+    this.assertRoom();
+    const record: ChildRecord = { id, label: spec.label ?? null, task: spec.task, access: spec.access, status: 'running', result: null, error: null, modelCalls: 0, tokens: 0 };
     const live = { record } as LiveChild;
     live.agent = this.#host.createChild(spec, this.#budgeted(live, spec));
     this.#children.set(record.id, live);
+    this.#observer.started?.(record.id, live.agent);
     live.done = this.#run(live, spec);
     return { ...record };
   }
@@ -87,9 +108,10 @@ export class MemoryChildRuntime {
   }
 
   /** Queues a steer or follow-up into a running child. */
-  queue(id: string, lane: 'steer' | 'followUp', text: string): ChildRecord {
+  queue(id: string, lane: 'steer' | 'followUp', text: string, inputId?: string): ChildRecord {
     const child = this.#running(id);
-    if (lane === 'steer') child.agent.steer(text);
+    if (inputId !== undefined) child.agent.queueInput(inputId, text, lane);
+    else if (lane === 'steer') child.agent.steer(text);
     else child.agent.followUp(text);
     return { ...child.record };
   }
@@ -169,12 +191,14 @@ export class MemoryChildRuntime {
     } finally {
       clearTimeout(deadline);
     }
+    await this.#observer.ended?.({ ...live.record }, live.agent.messages).catch(() => undefined);
   }
 
   /** The host's stream, refusing the call past the model-call or token cap (the child then ends as "limit"). */
   #budgeted(live: LiveChild, spec: ChildSpec): ModelStreamFn {
     const record = live.record;
     const inner = this.#host.streamFn;
+    const observer = this.#observer;
     async function* budgeted(...[model, context, options]: Parameters<ModelStreamFn>) {
       if (record.modelCalls >= spec.maxModelCalls || record.tokens >= spec.maxTokens) {
         const reason = record.modelCalls >= spec.maxModelCalls ? `its ${spec.maxModelCalls} model calls` : `its ${spec.maxTokens} tokens`;
@@ -184,9 +208,14 @@ export class MemoryChildRuntime {
         yield { type: 'error' as const, message };
         return;
       }
+      await observer.beforeModelCall?.(record.id);
       record.modelCalls++;
+      const startedAt = Date.now();
       for await (const event of inner(model, context, options)) {
-        if (event.type === 'done' || event.type === 'error') record.tokens += event.message.usage.input + event.message.usage.output;
+        if (event.type === 'done' || event.type === 'error') {
+          record.tokens += event.message.usage.input + event.message.usage.output;
+          await observer.modelCalled?.(record.id, { model, usage: event.message.usage, durationMs: Date.now() - startedAt });
+        }
         yield event;
       }
     }

@@ -28,6 +28,7 @@ import {
   type Kernel,
   type Message,
   type ModelRegistry,
+  type ModelStreamFn,
   type ResolvedModel,
   type RunEndedInfo,
   type Usage,
@@ -126,6 +127,7 @@ export class GroupRuntime {
   /** Held by a run (until its writes settled) or a control; never both. */
   #reserved = false;
   readonly #prompts: PendingPrompt[] = [];
+  readonly #controlGuards: Array<() => string | undefined> = [];
   #nextInputId = 1;
   #closed = false;
   #creatingFirst?: Promise<string>;
@@ -160,6 +162,21 @@ export class GroupRuntime {
   /** The group's own kernel (services reach the group's plugins through it). */
   get kernel(): Kernel {
     return this.#options.kernel;
+  }
+
+  /** The group's tools as its agent gets them (children pick theirs from these). */
+  tools(): AgentTool[] {
+    return selectTools(this.#options.kernel.getAll(ToolContribution), this.#options.config.enabled_tools, this.name);
+  }
+
+  /** The model access the group's agent uses (children share it). */
+  get streamFn(): ModelStreamFn {
+    return this.#registry.streamFn;
+  }
+
+  /** Adds a check that refuses every control (navigation, new sessions) with its reason while it answers one; services add these (children). */
+  addControlGuard(guard: () => string | undefined): void {
+    this.#controlGuards.push(guard);
   }
 
   get busy(): boolean {
@@ -314,6 +331,10 @@ export class GroupRuntime {
       throw new XdogError(ErrorCodes.BUSY, `group ${this.name} is busy (${this.#run ? 'a turn is running' : 'another control is running'}${this.#prompts.length ? `, ${this.#prompts.length} prompt(s) waiting` : ''})`, {
         hint: 'wait until it is idle, or abort the turn first',
       });
+    }
+    for (const guard of this.#controlGuards) {
+      const reason = guard();
+      if (reason) throw new XdogError(ErrorCodes.BUSY, `group ${this.name}: ${reason}`, { hint: 'wait for the children (xdog claw agents wait) or cancel them first' });
     }
     this.#assertExpected(expected);
     this.#reserved = true;

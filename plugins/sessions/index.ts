@@ -15,6 +15,7 @@ import type { SessionStore } from './types.js';
 export * from './types.js';
 export { TypeormSessionStore, openSessionStore, type SessionStoreOptions } from './store.js';
 export { checkSessionName } from './names.js';
+export { checkUsage, insertUsage } from './ledger.js';
 export { compactionSummaryMessage, branchSummaryMessage } from './context.js';
 
 /** Opens a kernel's session store on demand (once); the store stays open until the kernel closes. */

@@ -25,10 +25,11 @@ export function checkUsage(row: UsageInput): UsageInput {
   return parsed.data;
 }
 
-export async function insertUsage(sql: Sql, row: UsageInput): Promise<void> {
-  await sql.run(
+/** Writes one ledger row; answers its id (children link their rows to it). */
+export async function insertUsage(sql: Sql, row: UsageInput): Promise<number> {
+  const [inserted] = await sql.all<{ id: number | string }>(
     `INSERT INTO claw_usage (group_name, session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost, duration_ms, created_at)
-     VALUES (:group, :session, :model, :input, :output, :cacheRead, :cacheWrite, :cost, :duration, :at)`,
+     VALUES (:group, :session, :model, :input, :output, :cacheRead, :cacheWrite, :cost, :duration, :at) RETURNING id`,
     {
       group: row.group,
       session: row.sessionId,
@@ -42,6 +43,7 @@ export async function insertUsage(sql: Sql, row: UsageInput): Promise<void> {
       at: row.at,
     },
   );
+  return Number(inserted!.id);
 }
 
 interface TotalsRow {

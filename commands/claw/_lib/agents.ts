@@ -1,0 +1,30 @@
+/** What the `xdog claw agents` commands share: reaching the gateway's children service, and showing child records. */
+import { ErrorCodes, XdogError } from '../../../core/errors.js';
+import type { GatewayConnection } from '../../../plugins/claw-gateway/index.js';
+import type { DurableChildRecord } from '../../../plugins/children/index.js';
+import { withGateway } from './gateway.js';
+import { clean } from './render.js';
+
+const CHILDREN_CAPABILITY = 'children:1';
+
+/** Connects, checks that the gateway runs children, calls `method` with `params`. */
+export function callAgents<T>(method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<T> {
+  return withGateway(async (gateway: GatewayConnection) => {
+    if (!gateway.hello.capabilities.includes(CHILDREN_CAPABILITY)) {
+      throw new XdogError(ErrorCodes.UNSUPPORTED, 'the running gateway has no children service', { hint: 'restart it with this xdog version (xdog claw gateway stop, then xdog claw gateway start)' });
+    }
+    return (await gateway.callService(method, params, timeoutMs === undefined ? undefined : { timeoutMs })) as T;
+  });
+}
+
+/** One line per child: id, status, label, task, then its result or error (control characters cleaned). */
+export function renderChildren(children: readonly DurableChildRecord[]): string {
+  if (children.length === 0) return '(no children)';
+  return children
+    .map((child) => {
+      const head = `${child.id} ${child.status}${child.label ? ` [${child.label}]` : ''} ${child.access}: ${clean(child.task, 80)}`;
+      const tail = child.error ? `\n  error: ${clean(child.error, 500)}` : child.result ? `\n  result: ${clean(child.result, 2000)}` : '';
+      return head + tail;
+    })
+    .join('\n');
+}

@@ -1,0 +1,26 @@
+import { Args } from '@oclif/core';
+import type { ChildInputRecord } from '../../../plugins/children/index.js';
+import { XdogCommand } from '../../base-command.js';
+import { callAgents } from '../_lib/agents.js';
+import { groupFlag } from '../_lib/gateway.js';
+
+export default class ClawAgentsFollowUp extends XdogCommand {
+  static override summary = 'Queue a follow-up for a running child agent (after its tools)';
+  static override enableJsonFlag = true;
+  static override strict = false;
+  static override args = {
+    id: Args.string({ description: 'the child id (xdog claw agents list)', required: true }),
+    text: Args.string({ description: 'the message', required: true }),
+  };
+  static override flags = { group: groupFlag };
+  static override examples = ['<%= config.bin %> claw agents follow-up c-1a2b3c4d "look in src/ only"'];
+
+  async run(): Promise<ChildInputRecord> {
+    const { args, argv, flags } = await this.parse(ClawAgentsFollowUp);
+    const text = (argv as string[]).slice(1).join(' ');
+    // Answered only once the gateway journaled the input.
+    const input = await callAgents<ChildInputRecord>('agents.follow_up', { group: flags.group, id: args.id, text });
+    if (!this.jsonEnabled()) this.log(`input #${input.id} accepted for ${args.id}`);
+    return input;
+  }
+}

@@ -1,0 +1,43 @@
+import { Args, Flags } from '@oclif/core';
+import type { DurableChildRecord } from '../../../plugins/children/index.js';
+import { XdogCommand } from '../../base-command.js';
+import { callAgents, renderChildren } from '../_lib/agents.js';
+import { groupFlag } from '../_lib/gateway.js';
+
+export default class ClawAgentsStart extends XdogCommand {
+  static override summary = "Start a child agent in a group's gateway (read-only unless --inherit)";
+  static override enableJsonFlag = true;
+  static override strict = false;
+  static override args = { task: Args.string({ description: 'what the child should do and report back', required: true }) };
+  static override flags = {
+    group: groupFlag,
+    preset: Flags.string({ description: 'start from this child preset' }),
+    model: Flags.string({ description: "the child's model (default: the group's)" }),
+    thinking: Flags.string({ description: "the child's thinking level" }),
+    tools: Flags.string({ description: 'comma-separated tool names, from those the child may have' }),
+    calls: Flags.integer({ description: 'at most this many model calls (at most 16)', min: 1 }),
+    tokens: Flags.integer({ description: 'at most this many input plus output tokens (at most 32000)', min: 1 }),
+    timeout: Flags.integer({ description: 'seconds before the child is stopped (at most 120)', min: 1 }),
+    inherit: Flags.boolean({ description: "the group's tools under the group's current gates, instead of read-only", default: false }),
+  };
+  static override examples = ['<%= config.bin %> claw agents start "find where the config is parsed"', '<%= config.bin %> claw agents start --inherit --calls 4 "run the tests and summarize failures"'];
+
+  async run(): Promise<DurableChildRecord> {
+    const { argv, flags } = await this.parse(ClawAgentsStart);
+    const config = Object.fromEntries(
+      Object.entries({
+        preset: flags.preset,
+        model: flags.model,
+        thinking: flags.thinking,
+        tools: flags.tools === undefined ? undefined : flags.tools.split(',').map((name) => name.trim()).filter(Boolean),
+        max_model_calls: flags.calls,
+        max_tokens: flags.tokens,
+        timeout: flags.timeout,
+      }).filter(([, value]) => value !== undefined),
+    );
+    const task = (argv as string[]).join(' ');
+    const child = await callAgents<DurableChildRecord>('agents.start', { group: flags.group, task, access: flags.inherit ? 'inherit' : 'read-only', ...(Object.keys(config).length ? { config } : {}) });
+    if (!this.jsonEnabled()) this.log(renderChildren([child]));
+    return child;
+  }
+}

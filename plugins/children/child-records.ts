@@ -1,0 +1,274 @@
+/**
+ * Durable child records on the claw store: what the claw child runtime
+ * writes before each step it acknowledges. A child's row is committed before
+ * it runs; an input is journaled ("accepted") before the caller hears it was
+ * queued and marked "consumed" before the model call that sees it; usage rows
+ * go into the group's usage ledger, linked to the child; the final transcript
+ * is stored in chunks, however long. `recoverInterrupted` runs at start: a
+ * child still "running" in the store was running in a process that is gone,
+ * so it becomes "interrupted" (never re-run) and its accepted inputs
+ * "uncertain" (the model may or may not have seen them).
+ */
+import { ErrorCodes, XdogError, type Clock, type Message, type Usage } from '../../core/index.js';
+import { checkUsage, insertUsage, type SessionStore, type Sql } from '../sessions/index.js';
+import type { ChildSpec } from './contracts.js';
+import type { ChildRecord, ChildStatus } from './memory-runtime.js';
+
+/** Characters of transcript JSON per stored chunk. */
+export const TRANSCRIPT_CHUNK_CHARS = 64 * 1024;
+
+export type DurableChildStatus = ChildStatus | 'interrupted';
+export type ChildInputStatus = 'accepted' | 'consumed' | 'uncertain';
+
+export interface DurableChildRecord extends Omit<ChildRecord, 'status'> {
+  group: string;
+  parentSessionId: string | null;
+  status: DurableChildStatus;
+  spec: ChildSpec;
+  createdAt: number;
+  endedAt: number | null;
+}
+
+export interface ChildInputRecord {
+  id: number;
+  lane: 'steer' | 'followUp';
+  text: string;
+  status: ChildInputStatus;
+  createdAt: number;
+  consumedAt: number | null;
+}
+
+export interface ChildEnd {
+  status: Exclude<DurableChildStatus, 'running' | 'interrupted'>;
+  result: string | null;
+  error: string | null;
+  transcript: readonly Message[];
+}
+
+interface ChildRow {
+  id: string;
+  group_name: string;
+  parent_session_id: string | null;
+  label: string | null;
+  task: string;
+  access: string;
+  config: string;
+  status: string;
+  result: string | null;
+  error: string | null;
+  model_calls: number | string;
+  tokens: number | string;
+  created_at: number | string;
+  ended_at: number | string | null;
+}
+
+interface InputRow {
+  id: number | string;
+  lane: string;
+  text: string;
+  status: string;
+  created_at: number | string;
+  consumed_at: number | string | null;
+}
+
+const CHILD_COLUMNS = 'id, group_name, parent_session_id, label, task, access, config, status, result, error, model_calls, tokens, created_at, ended_at';
+
+function toRecord(row: ChildRow): DurableChildRecord {
+  return {
+    id: row.id,
+    group: row.group_name,
+    parentSessionId: row.parent_session_id,
+    label: row.label,
+    task: row.task,
+    access: row.access as ChildSpec['access'],
+    spec: JSON.parse(row.config) as ChildSpec,
+    status: row.status as DurableChildStatus,
+    result: row.result,
+    error: row.error,
+    modelCalls: Number(row.model_calls),
+    tokens: Number(row.tokens),
+    createdAt: Number(row.created_at),
+    endedAt: row.ended_at === null ? null : Number(row.ended_at),
+  };
+}
+
+function toInput(row: InputRow): ChildInputRecord {
+  return {
+    id: Number(row.id),
+    lane: row.lane as ChildInputRecord['lane'],
+    text: row.text,
+    status: row.status as ChildInputStatus,
+    createdAt: Number(row.created_at),
+    consumedAt: row.consumed_at === null ? null : Number(row.consumed_at),
+  };
+}
+
+/** Splits text into pieces of at most `size` characters, never between the halves of a surrogate pair. */
+export function chunkText(text: string, size = TRANSCRIPT_CHUNK_CHARS): string[] {
+  const chunks: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + size, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    chunks.push(text.slice(start, end));
+    start = end;
+  }
+  return chunks;
+}
+
+export class ChildRecordStore {
+  readonly #store: SessionStore;
+  readonly #clock: Clock;
+
+  constructor(options: { store: SessionStore; clock: Clock }) {
+    this.#store = options.store;
+    this.#clock = options.clock;
+  }
+
+  /** Commits a new child as "running" before it starts. */
+  async create(input: { id: string; group: string; parentSessionId: string | null; spec: ChildSpec }): Promise<DurableChildRecord> {
+    const { spec } = input;
+    return this.#store.withTransaction(async (sql) => {
+      const [row] = await sql.all<ChildRow>(
+        `INSERT INTO claw_children (id, group_name, parent_session_id, label, task, access, config, status, result, error, model_calls, tokens, transcript_chunks, created_at, ended_at)
+         VALUES (:id, :group, :parent, :label, :task, :access, :config, 'running', NULL, NULL, 0, 0, 0, :now, NULL) RETURNING ${CHILD_COLUMNS}`,
+        { id: input.id, group: input.group, parent: input.parentSessionId, label: spec.label ?? null, task: spec.task, access: spec.access, config: JSON.stringify(spec), now: this.#clock.now() },
+      );
+      return toRecord(row!);
+    });
+  }
+
+  async get(group: string, id: string): Promise<DurableChildRecord> {
+    const [row] = await this.#store.withRead((sql) => sql.all<ChildRow>(`SELECT ${CHILD_COLUMNS} FROM claw_children WHERE group_name = :group AND id = :id`, { group, id }));
+    if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no child "${id}" in group ${group}`, { hint: `xdog claw agents list --group ${group}` });
+    return toRecord(row);
+  }
+
+  /** The group's children, oldest first. */
+  async list(group: string): Promise<DurableChildRecord[]> {
+    const rows = await this.#store.withRead((sql) => sql.all<ChildRow>(`SELECT ${CHILD_COLUMNS} FROM claw_children WHERE group_name = :group ORDER BY created_at, id`, { group }));
+    return rows.map(toRecord);
+  }
+
+  /** Journals an input for a running child; the caller acknowledges it only after this resolves. */
+  async journalInput(group: string, id: string, lane: ChildInputRecord['lane'], text: string): Promise<ChildInputRecord> {
+    return this.#store.withTransaction(async (sql) => {
+      await this.#requireRunning(sql, group, id);
+      const [row] = await sql.all<InputRow>(
+        `INSERT INTO claw_child_inputs (child_id, lane, text, status, created_at, consumed_at) VALUES (:id, :lane, :text, 'accepted', :now, NULL)
+         RETURNING id, lane, text, status, created_at, consumed_at`,
+        { id, lane, text, now: this.#clock.now() },
+      );
+      return toInput(row!);
+    });
+  }
+
+  /** Marks journaled inputs consumed (before the model call that sees them). */
+  async markConsumed(id: string, inputIds: readonly number[]): Promise<void> {
+    if (inputIds.length === 0) return;
+    await this.#store.withTransaction(async (sql) => {
+      for (const inputId of inputIds) {
+        await sql.run(`UPDATE claw_child_inputs SET status = 'consumed', consumed_at = :now WHERE child_id = :id AND id = :input AND status = 'accepted'`, { id, input: inputId, now: this.#clock.now() });
+      }
+    });
+  }
+
+  async inputs(group: string, id: string): Promise<ChildInputRecord[]> {
+    await this.get(group, id);
+    const rows = await this.#store.withRead((sql) => sql.all<InputRow>('SELECT id, lane, text, status, created_at, consumed_at FROM claw_child_inputs WHERE child_id = :id ORDER BY id', { id }));
+    return rows.map(toInput);
+  }
+
+  /** One model call of the child: a usage ledger row (the parent's session, if any) linked to the child, and its counters. */
+  async recordUsage(child: DurableChildRecord, call: { model: string; usage: Usage; cost: number | null; durationMs: number }): Promise<void> {
+    const row = checkUsage({ group: child.group, sessionId: child.parentSessionId, model: call.model, usage: call.usage, cost: call.cost, durationMs: call.durationMs, at: this.#clock.now() });
+    await this.#store.withTransaction(async (sql) => {
+      const usageId = await insertUsage(sql, row);
+      await sql.run('INSERT INTO claw_child_usage (usage_id, child_id) VALUES (:usageId, :id)', { usageId, id: child.id });
+      await sql.run('UPDATE claw_children SET model_calls = model_calls + 1, tokens = tokens + :tokens WHERE id = :id', { id: child.id, tokens: call.usage.input + call.usage.output });
+    });
+  }
+
+  /** The child's usage ledger totals. */
+  async usage(group: string, id: string): Promise<{ calls: number; input: number; output: number }> {
+    await this.get(group, id);
+    const [row] = await this.#store.withRead((sql) =>
+      sql.all<{ calls: number | string; input: number | string | null; output: number | string | null }>(
+        `SELECT COUNT(*) AS calls, SUM(u.input_tokens) AS input, SUM(u.output_tokens) AS output
+         FROM claw_child_usage c JOIN claw_usage u ON u.id = c.usage_id WHERE c.child_id = :id`,
+        { id },
+      ),
+    );
+    return { calls: Number(row?.calls ?? 0), input: Number(row?.input ?? 0), output: Number(row?.output ?? 0) };
+  }
+
+  /** Records how a running child ended, with its final transcript in chunks. A child already ended keeps its first ending. */
+  async finish(id: string, end: ChildEnd): Promise<DurableChildRecord> {
+    const chunks = chunkText(JSON.stringify(end.transcript));
+    return this.#store.withTransaction(async (sql) => {
+      const changed = await sql.run(
+        `UPDATE claw_children SET status = :status, result = :result, error = :error, transcript_chunks = :chunks, ended_at = :now WHERE id = :id AND status = 'running'`,
+        { id, status: end.status, result: end.result, error: end.error, chunks: chunks.length, now: this.#clock.now() },
+      );
+      if (changed === 1) {
+        for (const [seq, body] of chunks.entries()) await sql.run('INSERT INTO claw_child_transcript_chunks (child_id, seq, body) VALUES (:id, :seq, :body)', { id, seq, body });
+      }
+      const [row] = await sql.all<ChildRow>(`SELECT ${CHILD_COLUMNS} FROM claw_children WHERE id = :id`, { id });
+      return toRecord(row!);
+    });
+  }
+
+  /** The child's final transcript (empty while it runs, or if it was interrupted). */
+  async transcript(group: string, id: string): Promise<Message[]> {
+    await this.get(group, id);
+    const rows = await this.#store.withRead((sql) => sql.all<{ body: string }>('SELECT body FROM claw_child_transcript_chunks WHERE child_id = :id ORDER BY seq', { id }));
+    return rows.length === 0 ? [] : (JSON.parse(rows.map((row) => row.body).join('')) as Message[]);
+  }
+
+  /** Forgets an ended child with its inputs, transcript and usage links (the ledger rows stay). */
+  async close(group: string, id: string): Promise<void> {
+    await this.#store.withTransaction(async (sql) => {
+      const [row] = await sql.all<{ status: string }>('SELECT status FROM claw_children WHERE group_name = :group AND id = :id', { group, id });
+      if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no child "${id}" in group ${group}`, { hint: `xdog claw agents list --group ${group}` });
+      if (row.status === 'running') throw new XdogError(ErrorCodes.BUSY, `child ${id} is still running`, { hint: `cancel it first: xdog claw agents cancel ${id}` });
+      await sql.run('DELETE FROM claw_child_usage WHERE child_id = :id', { id });
+      await sql.run('DELETE FROM claw_child_transcript_chunks WHERE child_id = :id', { id });
+      await sql.run('DELETE FROM claw_child_inputs WHERE child_id = :id', { id });
+      await sql.run('DELETE FROM claw_children WHERE id = :id', { id });
+    });
+  }
+
+  /** Marks every child still "running" in these groups interrupted, and its accepted inputs uncertain. Answers the ids. */
+  async recoverInterrupted(groups: readonly string[]): Promise<string[]> {
+    if (groups.length === 0) return [];
+    return this.#store.withTransaction(async (sql) => {
+      const ids: string[] = [];
+      for (const group of groups) {
+        const rows = await sql.all<{ id: string }>(`SELECT id FROM claw_children WHERE group_name = :group AND status = 'running'`, { group });
+        for (const { id } of rows) {
+          await sql.run(`UPDATE claw_child_inputs SET status = 'uncertain' WHERE child_id = :id AND status = 'accepted'`, { id });
+          await sql.run(`UPDATE claw_children SET status = 'interrupted', error = :error, ended_at = :now WHERE id = :id`, {
+            id,
+            error: 'the gateway stopped while this child ran; it is not run again',
+            now: this.#clock.now(),
+          });
+          ids.push(id);
+        }
+      }
+      return ids;
+    });
+  }
+
+  /** How many of the group's children are running (in the store, whichever process runs them). */
+  async runningCount(group: string): Promise<number> {
+    const [row] = await this.#store.withRead((sql) => sql.all<{ count: number | string }>(`SELECT COUNT(*) AS count FROM claw_children WHERE group_name = :group AND status = 'running'`, { group }));
+    return Number(row?.count ?? 0);
+  }
+
+  async #requireRunning(sql: Sql, group: string, id: string): Promise<void> {
+    const [row] = await sql.all<{ status: string }>('SELECT status FROM claw_children WHERE group_name = :group AND id = :id', { group, id });
+    if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no child "${id}" in group ${group}`, { hint: `xdog claw agents list --group ${group}` });
+    if (row.status !== 'running') throw new XdogError(ErrorCodes.INVALID_STATE, `child ${id} is ${row.status}, not running`, { hint: 'steer and follow-up reach only a running child' });
+  }
+}

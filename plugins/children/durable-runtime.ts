@@ -1,0 +1,118 @@
+/**
+ * Children of one claw group whose records live in the store: the in-memory
+ * runtime runs them, and this keeps the store ahead of it. A child's row is
+ * committed before it starts; an input is journaled before the caller is
+ * answered and marked consumed before the model call after the one that took
+ * it in; each model call goes into the usage ledger as the child's; the end
+ * is recorded (with the transcript) before `wait` answers.
+ */
+import { randomUUID } from 'node:crypto';
+import { ErrorCodes, XdogError, type Agent } from '../../core/index.js';
+import type { ChildRecordStore, ChildInputRecord, DurableChildRecord } from './child-records.js';
+import type { ChildPresets, ChildSpec } from './contracts.js';
+import { MemoryChildRuntime, type ChildHost, type ChildStatus } from './memory-runtime.js';
+
+const INPUT_ID_PREFIX = 'child-input-';
+
+export class DurableChildRuntime {
+  readonly #records: ChildRecordStore;
+  readonly #group: string;
+  readonly #parentSessionId: string | null;
+  readonly #live: MemoryChildRuntime;
+  /** Journaled input ids the agent took in, per child, not yet marked consumed in the store. */
+  readonly #consumed = new Map<string, number[]>();
+
+  constructor(options: { host: ChildHost; records: ChildRecordStore; group: string; parentSessionId?: string | null }) {
+    this.#records = options.records;
+    this.#group = options.group;
+    this.#parentSessionId = options.parentSessionId ?? null;
+    this.#live = new MemoryChildRuntime(options.host, {
+      started: (id, agent) => this.#follow(id, agent),
+      beforeModelCall: (id) => this.#flushConsumed(id),
+      modelCalled: async (id, call) => this.#records.recordUsage(await this.#records.get(this.#group, id), { ...call, cost: null }),
+      ended: async (record, transcript) => {
+        await this.#flushConsumed(record.id);
+        await this.#records.finish(record.id, { status: record.status as Exclude<ChildStatus, 'running'>, result: record.result, error: record.error, transcript });
+      },
+    });
+  }
+
+  get presets(): ChildPresets {
+    return this.#live.presets;
+  }
+
+  /** True while a child of this runtime runs (the group blocks navigation and resets then). */
+  get active(): boolean {
+    return this.#live.active;
+  }
+
+  async spawn(spec: ChildSpec): Promise<DurableChildRecord> {
+    const id = `c-${randomUUID().slice(0, 8)}`;
+    this.#live.assertRoom(); // refused over the caps before anything is written
+    const record = await this.#records.create({ id, group: this.#group, parentSessionId: this.#parentSessionId, spec });
+    try {
+      this.#live.spawn(spec, id);
+    } catch (error) {
+      await this.#records.finish(id, { status: 'failed', result: null, error: error instanceof Error ? error.message : String(error), transcript: [] });
+      throw error;
+    }
+    return record;
+  }
+
+  list(): Promise<DurableChildRecord[]> {
+    return this.#records.list(this.#group);
+  }
+
+  async inspect(id: string): Promise<DurableChildRecord & { inputs: ChildInputRecord[] }> {
+    return { ...(await this.#records.get(this.#group, id)), inputs: await this.#records.inputs(this.#group, id) };
+  }
+
+  /** Journals the input, then queues it; answers once it is journaled. */
+  async queue(id: string, lane: 'steer' | 'followUp', text: string): Promise<ChildInputRecord> {
+    if (!this.#live.list().some((child) => child.id === id && child.status === 'running')) {
+      const stored = await this.#records.get(this.#group, id);
+      throw new XdogError(ErrorCodes.INVALID_STATE, `child ${id} is ${stored.status}, not running here`, { hint: 'steer and follow-up reach only a running child' });
+    }
+    const input = await this.#records.journalInput(this.#group, id, lane, text);
+    this.#live.queue(id, lane, text, `${INPUT_ID_PREFIX}${input.id}`);
+    return input;
+  }
+
+  async cancel(id: string): Promise<DurableChildRecord> {
+    if (this.#live.list().some((child) => child.id === id)) await this.#live.cancel(id);
+    return this.#records.get(this.#group, id);
+  }
+
+  async wait(ids: readonly string[] | undefined, signal?: AbortSignal): Promise<DurableChildRecord[]> {
+    const known = ids ?? this.#live.list().map((child) => child.id);
+    const live = known.filter((id) => this.#live.list().some((child) => child.id === id));
+    await this.#live.wait(live, signal);
+    return Promise.all(known.map((id) => this.#records.get(this.#group, id)));
+  }
+
+  async close(id: string): Promise<void> {
+    await this.#records.close(this.#group, id);
+    if (this.#live.list().some((child) => child.id === id)) await this.#live.close(id);
+  }
+
+  /** Cancels every running child (each is recorded as cancelled) and releases all. */
+  async closeAll(): Promise<void> {
+    await this.#live.closeAll();
+  }
+
+  #follow(id: string, agent: Agent): void {
+    agent.subscribe((event) => {
+      if (event.type !== 'input_consumed' || !event.id?.startsWith(INPUT_ID_PREFIX)) return;
+      const pending = this.#consumed.get(id) ?? [];
+      pending.push(Number(event.id.slice(INPUT_ID_PREFIX.length)));
+      this.#consumed.set(id, pending);
+    });
+  }
+
+  async #flushConsumed(id: string): Promise<void> {
+    const pending = this.#consumed.get(id);
+    if (!pending?.length) return;
+    this.#consumed.delete(id);
+    await this.#records.markConsumed(id, pending);
+  }
+}

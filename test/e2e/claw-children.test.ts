@@ -1,0 +1,75 @@
+/**
+ * Durable children through a real gateway process with the faux model:
+ * two read-only children grep the workspace and their results are recorded;
+ * navigation is refused while a child runs; a kill -9 mid-child leaves it
+ * "interrupted" after the restart, and it is never run again.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
+import { clawSandbox, connect, startGateway, type GatewayProcess } from '../support/claw.js';
+import { runCli } from '../support/cli.js';
+
+describe('claw children', { timeout: 300_000 }, () => {
+  let gateway: GatewayProcess | undefined;
+  let client: GatewayConnection | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await gateway?.stop();
+    client = gateway = undefined;
+  });
+
+  it('runs two read-only children that grep, refuses navigation while one runs, and marks a killed one interrupted, never re-run', async () => {
+    const sandbox = clawSandbox();
+    fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('enabled_tools: [bash, read]', 'enabled_tools: [bash, read, grep]'));
+    fs.writeFileSync(path.join(sandbox.workspace, 'notes.txt'), 'needle in here\n');
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+
+    const grep = (pattern: string) => `callj grep {"pattern":"${pattern}","path":"."}`;
+    const first = await client.callService('agents.start', { task: grep('needle') });
+    const second = await client.callService('agents.start', { task: grep('absent') });
+    expect(first).toMatchObject({ status: 'running', access: 'read-only' });
+    const done = await client.callService('agents.wait', { ids: [first.id, second.id] });
+    expect(done.map((child: any) => child.status)).toEqual(['completed', 'completed']);
+    expect(done[0].result).toContain('needle in here');
+    expect(done[1].result).not.toContain('needle');
+    const listed = await client.callService('agents.list', {});
+    expect(listed.map((child: any) => child.id)).toEqual([first.id, second.id]);
+    // The faux log shows the children's requests, apart from any parent's: each starts from its own task.
+    const childRequests = sandbox.requests().filter((request) => request.messages.some((message) => message.role === 'user' && JSON.stringify(message.content).includes('callj grep')));
+    expect(childRequests).toHaveLength(4);
+
+    // A long child (it inherits the group's bash) blocks navigation while it runs.
+    const slow = await client.callService('agents.start', { task: 'slow 60', access: 'inherit' });
+    await expect(client.call('session.new', { expectedSessionId: null })).rejects.toThrow(/child agents are running/);
+    await gateway.kill9();
+    gateway = await startGateway(sandbox);
+    await client.close();
+    client = await connect(sandbox);
+    const after = await client.callService('agents.inspect', { id: slow.id });
+    expect(after).toMatchObject({ status: 'interrupted' });
+    expect(after.error).toMatch(/not run again/);
+    const slowCalls = () => sandbox.requests().filter((request) => request.messages.some((message) => message.role === 'user' && JSON.stringify(message.content).includes('slow 60'))).length;
+    const before = slowCalls();
+    expect(before).toBe(1);
+    // Nothing runs it again; navigation works once no child runs.
+    await client.call('session.new', { expectedSessionId: null });
+    expect(slowCalls()).toBe(before);
+
+    // The CLI: start, wait, inspect; a raised cap is refused with one line.
+    const cli = (...args: string[]) => runCli(['claw', 'agents', ...args], { env: sandbox.env, cwd: sandbox.root });
+    const started = cli('start', '--calls', '4', '--tools', 'grep', '--json', grep('needle'));
+    expect(started.status, started.stderr).toBe(0);
+    const id = JSON.parse(started.stdout).id as string;
+    const waited = cli('wait', id);
+    expect(waited).toMatchObject({ status: 0 });
+    expect(waited.stdout).toMatch(new RegExp(`^${id} completed read-only: .*\\n  result: .*needle in here`));
+    expect(cli('inspect', slow.id).stdout).toMatch(/interrupted/);
+    const raised = cli('start', '--calls', '30', 'anything');
+    expect(raised.status).not.toBe(0);
+    expect(raised.stderr).toMatch(/max_model_calls 30 is over the child limit of 16/);
+    expect(cli('close', id)).toMatchObject({ status: 0, stdout: `closed ${id}\n` });
+  });
+});
