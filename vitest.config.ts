@@ -6,6 +6,9 @@ export default defineConfig({
     // The e2e suite builds the package once before any test file runs.
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
+    // Most files wait on child processes (gateways, CLIs, servers), not the CPU: two at a time
+    // halves the suite on the 2-core machines it runs on (the default would be one).
+    maxWorkers: 2,
     hookTimeout: 120_000,
   },
 });
