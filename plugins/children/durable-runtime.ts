@@ -7,7 +7,7 @@
  * is recorded (with the transcript) before `wait` answers.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, XdogError, type Agent } from '../../core/index.js';
+import { ErrorCodes, XdogError, describeError, type Agent } from '../../core/index.js';
 import type { ChildRecordStore, ChildInputRecord, DurableChildRecord } from './child-records.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 import { MemoryChildRuntime, type ChildHost, type ChildStatus } from './memory-runtime.js';
@@ -22,7 +22,7 @@ export class DurableChildRuntime {
   /** Journaled input ids the agent took in, per child, not yet marked consumed in the store. */
   readonly #consumed = new Map<string, number[]>();
 
-  constructor(options: { host: ChildHost; records: ChildRecordStore; group: string; parentSessionId?: string | null }) {
+  constructor(options: { host: ChildHost; records: ChildRecordStore; group: string; parentSessionId?: string | null; log?(line: string): void }) {
     this.#records = options.records;
     this.#group = options.group;
     this.#parentSessionId = options.parentSessionId ?? null;
@@ -34,6 +34,8 @@ export class DurableChildRuntime {
         await this.#flushConsumed(record.id);
         await this.#records.finish(record.id, { status: record.status as Exclude<ChildStatus, 'running'>, result: record.result, error: record.error, transcript });
       },
+      // The row stays "running" until the next start marks it interrupted: say why now.
+      endFailed: (id, error) => options.log?.(`group ${options.group}: child ${id}: its end was not recorded: ${describeError(error)}`),
     });
   }
 

@@ -44,6 +44,8 @@ export interface ChildObserver {
   modelCalled?(id: string, call: { model: string; usage: AssistantMessage['usage']; durationMs: number }): Promise<void>;
   /** Once, when the child ended, before `wait` answers. */
   ended?(record: ChildRecord, transcript: readonly Message[]): Promise<void>;
+  /** Told when `ended` failed (the child's end may not be recorded); the run itself has ended either way. */
+  endFailed?(id: string, error: unknown): void;
 }
 
 interface LiveChild {
@@ -191,7 +193,7 @@ export class MemoryChildRuntime {
     } finally {
       clearTimeout(deadline);
     }
-    await this.#observer.ended?.({ ...live.record }, live.agent.messages).catch(() => undefined);
+    await this.#observer.ended?.({ ...live.record }, live.agent.messages).catch((error: unknown) => this.#observer.endFailed?.(live.record.id, error));
   }
 
   /** The host's stream, refusing the call past the model-call or token cap (the child then ends as "limit"). */

@@ -44,6 +44,7 @@ export function createChildrenService(): GatewayService {
     const runtime = new DurableChildRuntime({
       records: gateway.records,
       group: group.name,
+      log: (line) => gateway.host.log(line),
       host: {
         streamFn: group.streamFn,
         presets: {},

@@ -1,7 +1,7 @@
 /** What the `xdog claw agents` commands share: reaching the gateway's children service, and showing child records. */
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
 import type { GatewayConnection } from '../../../plugins/claw-gateway/index.js';
-import type { DurableChildRecord } from '../../../plugins/children/index.js';
+import type { ChildInputRecord, DurableChildRecord } from '../../../plugins/children/index.js';
 import { withGateway } from './gateway.js';
 import { clean } from './render.js';
 
@@ -27,4 +27,10 @@ export function renderChildren(children: readonly DurableChildRecord[]): string 
       return head + tail;
     })
     .join('\n');
+}
+
+/** Sends a steer or follow-up to a running child; answered only once the gateway journaled it. */
+export function sendChildInput(method: 'agents.steer' | 'agents.follow_up', group: string | undefined, id: string, argv: readonly string[]): Promise<ChildInputRecord> {
+  // The message is every argument after the id, so it needs no quoting.
+  return callAgents<ChildInputRecord>(method, { group, id, text: argv.slice(1).join(' ') });
 }

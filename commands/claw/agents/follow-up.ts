@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import type { ChildInputRecord } from '../../../plugins/children/index.js';
 import { XdogCommand } from '../../base-command.js';
-import { callAgents } from '../_lib/agents.js';
+import { sendChildInput } from '../_lib/agents.js';
 import { groupFlag } from '../_lib/gateway.js';
 
 export default class ClawAgentsFollowUp extends XdogCommand {
@@ -17,9 +17,7 @@ export default class ClawAgentsFollowUp extends XdogCommand {
 
   async run(): Promise<ChildInputRecord> {
     const { args, argv, flags } = await this.parse(ClawAgentsFollowUp);
-    const text = (argv as string[]).slice(1).join(' ');
-    // Answered only once the gateway journaled the input.
-    const input = await callAgents<ChildInputRecord>('agents.follow_up', { group: flags.group, id: args.id, text });
+    const input = await sendChildInput('agents.follow_up', flags.group, args.id, argv as string[]);
     if (!this.jsonEnabled()) this.log(`input #${input.id} accepted for ${args.id}`);
     return input;
   }

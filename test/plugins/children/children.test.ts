@@ -59,4 +59,20 @@ describe('child agents (in memory)', () => {
     expect(() => parseChildPresets({ scout: { max_model_calls: 4 }, bad: { budget: 1 } })).toThrow(/child_presets.bad: Unrecognized key/);
     expect(() => parseChildPresets(Object.fromEntries(Array.from({ length: 33 }, (_, index) => [`p${index}`, {}])))).toThrow(/33 entries, over the limit of 32/);
   });
+
+  it('reports a failed end observer instead of swallowing it, and the child still ends', async () => {
+    const stream = createFauxStreamFn({ responses: () => ({ text: 'done' }) });
+    const failures: string[] = [];
+    const children = new MemoryChildRuntime(createSdkChildHost({ streamFn: stream, model: 'faux/test', parentTools: () => [] }), {
+      ended: async () => {
+        throw new Error('disk full');
+      },
+      endFailed: (id, error) => failures.push(`${id}: ${(error as Error).message}`),
+    });
+    const child = children.spawn(spawn('stop'));
+    const [ended] = await children.wait([child.id]);
+    expect(ended).toMatchObject({ status: 'completed', result: 'done' });
+    expect(failures).toEqual([`${child.id}: disk full`]);
+    await children.closeAll();
+  });
 });
