@@ -3,9 +3,9 @@
  * `@google/genai` SDK. One request, no retry: a generation is paid for even
  * when its answer is lost.
  */
-import { ErrorCodes, XdogError, type CredentialStore, type XdogConfig } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type CredentialStore, type XdogConfig } from '../../core/index.js';
 import type { ImageBytes, ImageGenerator } from '../images/index.js';
-import { classifyFailure, providerConnector } from '../providers-shared/index.js';
+import { boundedFetch, classifyFailure, providerConnector } from '../providers-shared/index.js';
 
 export function createGeminiImageGenerator(options: { config: XdogConfig; store: CredentialStore; defaults: { apiKeyEnv: string[]; baseURL: string } }): ImageGenerator {
   return {
@@ -19,7 +19,11 @@ export function createGeminiImageGenerator(options: { config: XdogConfig; store:
         apiKey = connection.apiKey;
         endpoint = connection.baseURL;
         const { GoogleGenAI } = await import('@google/genai');
-        const client = new GoogleGenAI({ apiKey: connection.apiKey, httpOptions: { baseUrl: connection.baseURL, headers: connection.headers, retryOptions: { attempts: 1 } } });
+        const client = new GoogleGenAI({
+          apiKey: connection.apiKey,
+          // The SDK reads the whole answer (base64 images inside JSON): the bounded fetch fails it past the limit while it streams in.
+          httpOptions: { baseUrl: connection.baseURL, headers: connection.headers, retryOptions: { attempts: 1 }, fetch: boundedFetch(LIMITS.imageResponseBytes, `the ${request.provider} image response`) },
+        });
         const parts = [{ text: request.prompt }, ...request.references.map((image) => ({ inlineData: { mimeType: image.mimeType, data: image.data.toString('base64') } }))];
         const imageConfig = { ...(request.aspectRatio ? { aspectRatio: request.aspectRatio } : {}), ...(request.imageSize ? { imageSize: request.imageSize } : {}) };
         const response = await client.models.generateContent({

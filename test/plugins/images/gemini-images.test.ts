@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContainerModule, CredentialStoreToken, ToolContribution, createKernel, type z } from '../../../core/index.js';
+import { ContainerModule, CredentialStoreToken, LIMITS, ToolContribution, createKernel, type z } from '../../../core/index.js';
 import imagesPlugin from '../../../plugins/images/index.js';
 import googlePlugin from '../../../plugins/providers-google/index.js';
 import { TINY_PNG } from '../../support/images-standin.js';
 import { tempDir } from '../../support/temp.js';
-import { noStore, startVendorServer, type VendorServer } from '../providers-shared/vendor-server.js';
+import { noStore, startVendorServer, type ScriptedReply, type VendorServer } from '../providers-shared/vendor-server.js';
 
 const KEY = 'gemini-test-images-key-789';
 let server: VendorServer | undefined;
@@ -15,7 +15,7 @@ afterEach(async () => {
   delete process.env.XDOG_TEST_GEMINI_IMAGES_KEY;
 });
 
-async function generate(reply: { status?: number; json: unknown }, args: Record<string, unknown>, files: Record<string, Buffer> = {}) {
+async function generate(reply: ScriptedReply, args: Record<string, unknown>, files: Record<string, Buffer> = {}) {
   server = await startVendorServer([reply]);
   process.env.XDOG_TEST_GEMINI_IMAGES_KEY = KEY;
   const workspace = tempDir('xdog-gemini-images-');
@@ -60,6 +60,26 @@ describe('generate_image with a Gemini image model against a local generateConte
     expect(result.isError).toBe(true);
     expect(text).toMatch(/bad request/);
     expect(text).not.toContain(KEY);
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  it('refuses an answer over the response limit while reading it, declared or streamed, and saves nothing', async () => {
+    // One image of base64 just past the limit: 32 MiB of images cannot be in it, and nothing is cut to fit.
+    const data = 'A'.repeat(LIMITS.imageResponseBytes + 1024);
+    const json = JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data } }] }, finishReason: 'STOP' }] });
+    const declared = await generate({ json: JSON.parse(json) }, { prompt: 'x' });
+    expect(declared.result.isError).toBe(true);
+    expect(declared.text).toMatch(new RegExp(`image response is over the limit of ${LIMITS.imageResponseBytes} bytes`));
+    expect(declared.paths).toEqual([]);
+    expect(server!.requests).toHaveLength(1);
+    await server!.close();
+
+    // Without a content-length (chunked), the reader stops at the limit.
+    const chunks = json.match(/[\s\S]{1,1048576}/g)!;
+    const streamed = await generate({ sse: chunks, headers: { 'content-type': 'application/json' } }, { prompt: 'x' });
+    expect(streamed.result.isError).toBe(true);
+    expect(streamed.text).toMatch(/image response is over the limit/);
+    expect(streamed.paths).toEqual([]);
     expect(server!.requests).toHaveLength(1);
   });
 });
