@@ -1,4 +1,4 @@
-/** `xdog claw onboard`: flags into an existing config (comments and other keys kept), refusals, and the wizard on a TTY (tmux). */
+/** `xdog claw onboard`: flags into an existing config (comments and other keys kept), refusals, the image model (only image generators offered), and the wizard on a TTY (tmux). */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,11 +43,15 @@ describe('xdog claw onboard with flags', () => {
   it('a second group keeps the first and the default', () => {
     const { workspace, config, env } = setup();
     expect(runCli(['claw', 'onboard', '--config', config, '--workspace', workspace, '--model', 'faux/demo', '--tools', 'none'], { env }).status).toBe(0);
-    const second = runCli(['claw', 'onboard', '--config', config, '--group', 'review', '--workspace', workspace, '--model', 'openai/gpt-5.1', '--thinking', 'low', '--tools', 'all', '--json'], { env });
+    const second = runCli(
+      ['claw', 'onboard', '--config', config, '--group', 'review', '--workspace', workspace, '--model', 'openai/gpt-5.1', '--thinking', 'low', '--tools', 'all', '--image-model', 'openai/gpt-image-1', '--json'],
+      { env },
+    );
     expect(second.status).toBe(0);
-    expect(JSON.parse(second.stdout)).toEqual({ file: config, group: 'review', madeDefault: false, replaced: false });
+    expect(JSON.parse(second.stdout)).toEqual({ file: config, group: 'review', madeDefault: false, replaced: false, imageModel: 'openai/gpt-image-1' });
     const claw = parse(fs.readFileSync(config, 'utf8')).claw;
     expect(claw.default_group).toBe('main');
+    expect(claw.image_model).toBe('openai/gpt-image-1');
     expect(claw.groups.main).toEqual({ workspace, model: 'faux/demo', enabled_tools: [] });
     expect(claw.groups.review).toMatchObject({ workspace, model: 'openai/gpt-5.1', thinking: 'low' });
     expect(claw.groups.review.enabled_tools).toEqual(expect.arrayContaining(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time']));
@@ -59,6 +63,29 @@ describe('xdog claw onboard with flags', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^xdog: unknown model "openai\/gpt-nope".*\[MODEL_UNKNOWN\]/);
     expect(fs.readFileSync(config, 'utf8')).toBe(ORIGINAL);
+  });
+
+  it('generate_image needs claw.image_model, chosen only among models that generate images', () => {
+    const { workspace, config, env } = setup();
+    const flags = ['claw', 'onboard', '--config', config, '--workspace', workspace, '--model', 'faux/demo', '--tools', 'read,generate_image'];
+    const missing = runCli(flags, { env });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^xdog: generate_image is enabled but no image model is chosen: missing --image-model \[USAGE\] \(image models: .*openai\/gpt-image-1/);
+    expect(missing.stderr).not.toMatch(/gpt-4\.1|gpt-5/);
+    // A model that reads images but does not make them is not an image model.
+    const chat = runCli([...flags, '--image-model', 'openai/gpt-4.1'], { env });
+    expect(chat.status).not.toBe(0);
+    expect(chat.stderr).toContain('openai/gpt-4.1 does not generate images');
+    expect(fs.readFileSync(config, 'utf8')).toBe(ORIGINAL);
+
+    const chosen = runCli([...flags, '--image-model', 'google/gemini-2.5-flash-image'], { env });
+    expect(chosen.stderr).toBe('');
+    expect(chosen.stdout).toContain('claw.image_model is google/gemini-2.5-flash-image');
+    const claw = parse(fs.readFileSync(config, 'utf8')).claw;
+    expect(claw).toMatchObject({ image_model: 'google/gemini-2.5-flash-image', groups: { main: { enabled_tools: ['read', 'generate_image'] } } });
+    // Once set, a later group with the tool keeps it without asking again.
+    expect(runCli([...flags.slice(0, 4), '--group', 'second', ...flags.slice(4)], { env }).status).toBe(0);
+    expect(parse(fs.readFileSync(config, 'utf8')).claw.image_model).toBe('google/gemini-2.5-flash-image');
   });
 
   it('without a TTY names the missing flags; an existing group is replaced only with --yes', () => {
@@ -97,7 +124,15 @@ describe.skipIf(!hasTmux)('xdog claw onboard on a TTY', { timeout: 60_000 }, () 
     await tty.waitFor('Thinking level');
     tty.keys('Enter');
     await tty.waitFor('Tools (names or numbers');
-    tty.keys('1,2', 'Enter');
+    tty.keys('1,2,generate_image', 'Enter');
+    // generate_image asks for the image model, offering only models that generate images.
+    const asked = await tty.waitFor('Image model (number or provider/model)');
+    const offered = asked.slice(asked.lastIndexOf('Image models (for generate_image):'));
+    expect(offered).toMatch(/\d+\. openai\/gpt-image-1\n/);
+    expect(offered).toContain('google/gemini-2.5-flash-image');
+    expect(offered).not.toMatch(/gpt-4\.1|gpt-5|faux\//);
+    const imageNumber = /(\d+)\. openai\/gpt-image-1\n/.exec(offered)![1]!;
+    tty.keys(imageNumber, 'Enter');
     await tty.waitFor('Write it to the config file?');
     tty.keys('y', 'Enter');
     const end = await tty.waitFor('EXIT=');
@@ -105,6 +140,6 @@ describe.skipIf(!hasTmux)('xdog claw onboard on a TTY', { timeout: 60_000 }, () 
     expect(end).toContain('EXIT=0');
     const text = fs.readFileSync(config, 'utf8');
     expect(text).toContain('# team settings: keep this comment');
-    expect(parse(text).claw).toEqual({ groups: { tty: { workspace, model: 'faux/scripted', enabled_tools: ['bash', 'read'] } }, default_group: 'tty' });
+    expect(parse(text).claw).toEqual({ groups: { tty: { workspace, model: 'faux/scripted', enabled_tools: ['bash', 'read', 'generate_image'] } }, default_group: 'tty', image_model: 'openai/gpt-image-1' });
   });
 });

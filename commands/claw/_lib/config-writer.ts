@@ -15,6 +15,8 @@ export interface GroupWrite {
   file: string;
   name: string;
   group: ClawGroupConfig;
+  /** Sets `claw.image_model` too (it serves every group). */
+  imageModel?: string;
 }
 
 export interface GroupWriteResult {
@@ -24,6 +26,8 @@ export interface GroupWriteResult {
   madeDefault: boolean;
   /** True when a group of that name was there before and was replaced. */
   replaced: boolean;
+  /** The `claw.image_model` written, when one was. */
+  imageModel?: string;
 }
 
 /** The config text after the change, validated; throws CONFIG_INVALID without writing anything. */
@@ -38,6 +42,7 @@ export function withGroup(text: string, change: GroupWrite): { text: string; mad
   const madeDefault = !doc.hasIn(['claw', 'default_group']) && (groups?.items?.length ?? 0) === (replaced ? 1 : 0);
   doc.setIn(['claw', 'groups', change.name], doc.createNode(change.group));
   if (madeDefault) doc.setIn(['claw', 'default_group'], change.name);
+  if (change.imageModel !== undefined) doc.setIn(['claw', 'image_model'], change.imageModel);
   const next = doc.toString();
   parseConfig(next, change.file);
   return { text: next, madeDefault, replaced };
@@ -57,5 +62,5 @@ export async function writeGroup(change: GroupWrite): Promise<GroupWriteResult> 
   const before = readConfigText(change.file);
   const { text, madeDefault, replaced } = withGroup(before, change);
   await writeFileAtomic(change.file, (fd) => writeAll(fd, Buffer.from(text)), { overwrite: true, createParent: true });
-  return { file: change.file, group: change.name, madeDefault, replaced };
+  return { file: change.file, group: change.name, madeDefault, replaced, ...(change.imageModel !== undefined ? { imageModel: change.imageModel } : {}) };
 }

@@ -2,7 +2,9 @@
  * The answers of `xdog claw onboard`: from flags, and on a TTY from a wizard
  * (@inquirer/prompts) for whatever the flags left out. The model is always
  * picked explicitly (there is no default and nothing falls back); tools are
- * chosen by names or numbers, or all / none.
+ * chosen by names or numbers, or all / none. Enabling generate_image asks for
+ * `claw.image_model` among the models whose metadata says they generate
+ * images, and only those.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +22,7 @@ export interface OnboardFlags {
   model?: string;
   tools?: string;
   thinking?: string;
+  'image-model'?: string;
   yes: boolean;
 }
 
@@ -28,6 +31,10 @@ export interface OnboardContext {
   interactive: boolean;
   /** The registry's models ("provider/model"), in its order. */
   models: readonly string[];
+  /** The registry's models that generate images ("provider/model"): the only choices for claw.image_model. */
+  imageModels: readonly string[];
+  /** `claw.image_model` as the config has it now, if set. */
+  currentImageModel?: string;
   /** The registered tools, in order. */
   tools: readonly string[];
   resolve(model: string): ResolvedModel;
@@ -40,7 +47,12 @@ export interface OnboardContext {
 export interface OnboardAnswers {
   name: string;
   group: ClawGroupConfig;
+  /** The `claw.image_model` to write, when one was chosen. */
+  imageModel?: string;
 }
+
+/** The tool that needs `claw.image_model`. */
+export const IMAGE_TOOL = 'generate_image';
 
 /** Collects and checks every answer; throws USAGE (naming missing flags) when it cannot ask. */
 export async function collectAnswers(flags: OnboardFlags, context: OnboardContext): Promise<OnboardAnswers> {
@@ -69,22 +81,65 @@ export async function collectAnswers(flags: OnboardFlags, context: OnboardContex
     if (flags.tools === undefined) context.print(numbered('Tools', context.tools));
     const tools = parseToolSelection(flags.tools ?? (await ask('Tools (names or numbers separated by commas, all, none)', { validate: validator((answer) => parseToolSelection(answer, context.tools)) })), context.tools);
 
+    const imageModel = await chooseImageModel(flags, tools, context);
+
     const group: ClawGroupConfig = { workspace, model, ...(thinking ? { thinking } : {}), enabled_tools: tools };
-    if (!flags.yes) await confirmWrite(name, group, context);
-    return { name, group };
+    if (!flags.yes) await confirmWrite(name, group, imageModel, context);
+    return { name, group, ...(imageModel ? { imageModel } : {}) };
   } catch (error) {
     if ((error as Error)?.name === 'ExitPromptError') throw new XdogError(ErrorCodes.ABORTED, 'cancelled at the prompt; nothing was written');
     throw error;
   }
 }
 
-async function confirmWrite(name: string, group: ClawGroupConfig, context: OnboardContext): Promise<void> {
+/**
+ * `claw.image_model`: from --image-model, else asked when generate_image is
+ * enabled (the current one offered as the default while it still generates
+ * images). Without a terminal the current one is kept; none at all is a
+ * usage error, since the tool would have nothing to call.
+ */
+async function chooseImageModel(flags: OnboardFlags, tools: readonly string[], context: OnboardContext): Promise<string | undefined> {
+  if (flags['image-model'] !== undefined) return pickImageModel(flags['image-model'], context);
+  if (!tools.includes(IMAGE_TOOL)) return undefined;
+  if (context.imageModels.length === 0) {
+    throw new XdogError(ErrorCodes.UNSUPPORTED, `${IMAGE_TOOL} needs an image model, and no model the providers list generates images`, {
+      hint: `leave ${IMAGE_TOOL} out of the tools, or configure a provider with an image model (docs/images.md) and run onboard again`,
+    });
+  }
+  const current = context.currentImageModel !== undefined && context.imageModels.includes(context.currentImageModel) ? context.currentImageModel : undefined;
+  if (!context.interactive) {
+    if (current) return current;
+    throw new XdogError(ErrorCodes.USAGE, `${IMAGE_TOOL} is enabled but no image model is chosen: missing --image-model`, { hint: `image models: ${context.imageModels.join(', ')}` });
+  }
+  context.print(numbered('Image models (for generate_image)', context.imageModels));
+  return pickImageModel(await ask('Image model (number or provider/model)', { ...(current ? { default: current } : {}), validate: validator((answer) => pickImageModel(answer, context)) }), context);
+}
+
+/** An image model by its number in the image list or its name; a model that does not generate images is refused. */
+export function pickImageModel(answer: string, context: Pick<OnboardContext, 'imageModels' | 'resolve'>): string {
+  const text = answer.trim();
+  if (/^\d+$/.test(text)) {
+    const model = context.imageModels[Number(text) - 1];
+    if (model === undefined) throw new XdogError(ErrorCodes.MODEL_UNKNOWN, `there is no image model number ${text}`, { hint: `choose 1-${context.imageModels.length} or name one as provider/model` });
+    return model;
+  }
+  const qualified = context.resolve(text).qualified;
+  if (!context.imageModels.includes(qualified)) {
+    throw new XdogError(ErrorCodes.UNSUPPORTED, `${qualified} does not generate images (its metadata declares no image output)`, {
+      hint: context.imageModels.length ? `image models: ${context.imageModels.join(', ')}` : 'no listed model generates images',
+    });
+  }
+  return qualified;
+}
+
+async function confirmWrite(name: string, group: ClawGroupConfig, imageModel: string | undefined, context: OnboardContext): Promise<void> {
   const replacing = context.hasGroup(name);
   if (!context.interactive) {
     if (replacing) throw new XdogError(ErrorCodes.CONFLICT, `the config already has a group "${name}"; it was left unchanged`, { hint: 'pass --yes to replace it, or choose another --group' });
     return;
   }
   context.print(`\ngroup ${name}: model ${group.model}${group.thinking ? ` (thinking ${group.thinking})` : ''}, workspace ${group.workspace}, tools: ${group.enabled_tools?.join(', ') || 'none'}\n`);
+  if (imageModel) context.print(`image model (claw.image_model, for every group): ${imageModel}\n`);
   const ok = await confirm({ message: replacing ? `Replace the existing group "${name}"?` : 'Write it to the config file?', default: !replacing });
   if (!ok) throw new XdogError(ErrorCodes.ABORTED, 'not confirmed; nothing was written');
 }
