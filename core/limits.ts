@@ -182,6 +182,8 @@ export const LIMITS = Object.freeze({
   channelMessageBytes: 64 * KiB,
   /** channels: one outbound channel request, in seconds, before it is abandoned (never retried). */
   channelSendTimeoutSeconds: 15,
+  /** channels: a channel's saved state (a poll cursor, an offset), in UTF-8 bytes. */
+  channelStateBytes: 16 * KiB,
   /** claw: queued runtime inputs per group (steer and follow-up lanes together, and prompts waiting for the group). */
   clawQueuedInputs: 50,
   /** claw: text of one queued input or prompt, in UTF-8 bytes. */

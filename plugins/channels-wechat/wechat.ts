@@ -3,8 +3,10 @@
  * iLink bot API. A polling channel: it long-polls for updates and offers
  * each text message to the inbox, waiting while the inbox is full (polling
  * pauses; the API keeps the rest). The cursor advances only after a whole
- * batch was offered. Replies go back with the conversation's context token;
- * typing uses the ticket the API hands out per user.
+ * batch was offered, and is saved in the claw store then: a restart goes on
+ * from it, so what was taken is not fetched again and what the API still
+ * holds is not skipped. Replies go back with the conversation's context
+ * token; typing uses the ticket the API hands out per user.
  *
  * The token comes from `xdog claw channels login ID` (stored as credential
  * `wechat:ID`) or from the variable `token_env` names.
@@ -99,7 +101,10 @@ export const wechatChannel = defineChannelType('wechat', WechatSettingsSchema, (
           if (result === 'closed') return;
         }
         // Only after the whole batch was offered: a crash before replays it, which the message ids make harmless.
-        if (updates.get_updates_buf !== undefined) cursor = updates.get_updates_buf;
+        if (updates.get_updates_buf !== undefined && updates.get_updates_buf !== cursor) {
+          cursor = updates.get_updates_buf;
+          await saveCursor();
+        }
         backoff = BACKOFF_MS.first;
       } catch (error) {
         if (signal.aborted) return;
@@ -109,6 +114,15 @@ export const wechatChannel = defineChannelType('wechat', WechatSettingsSchema, (
         await sleep(expired ? BACKOFF_MS.max : backoff, signal);
         backoff = Math.min(backoff * 2, BACKOFF_MS.max);
       }
+    }
+  }
+
+  /** A cursor that could not be saved stays in memory: a restart then fetches the batch again, and its message ids keep it from running twice. */
+  async function saveCursor(): Promise<void> {
+    try {
+      await context.state.save(cursor);
+    } catch (error) {
+      context.log(`the poll cursor was not saved (a restart fetches this batch again; its messages do not run twice): ${describeError(error)}`);
     }
   }
 
@@ -124,8 +138,10 @@ export const wechatChannel = defineChannelType('wechat', WechatSettingsSchema, (
     maxMessageChars: settings.max_message_chars,
     typingRefreshMs: 5000,
     async start() {
+      // Where the last lifetime stopped taking messages; unreadable state fails the start rather than replaying from the beginning.
+      cursor = (await context.state.load()) ?? '';
       polling = poll();
-      context.log(`polling ${client.baseUrl}`);
+      context.log(`polling ${client.baseUrl}${cursor ? ' from the saved cursor' : ''}`);
     },
     async stop() {
       state = 'stopped';

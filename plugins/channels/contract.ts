@@ -64,6 +64,18 @@ export interface ChannelTransport {
   describe?(): Record<string, unknown>;
 }
 
+/**
+ * A channel's own small durable state: one row in the claw store, for what
+ * must survive a restart (a poll cursor, an update offset). The store does
+ * not read it; the transport picks the format.
+ */
+export interface ChannelStatePort {
+  /** The state saved last for this channel; undefined when none, or when a channel of another type saved it. */
+  load(): Promise<string | undefined>;
+  /** Replaces it, committed before this resolves; a state over LIMITS.channelStateBytes is refused. */
+  save(state: string): Promise<void>;
+}
+
 /** What a channel type's `create` is given. */
 export interface ChannelContext<S> {
   /** The channel id (the key under `claw.channels`). */
@@ -71,6 +83,8 @@ export interface ChannelContext<S> {
   /** The validated `settings`. */
   settings: S;
   inbox: ChannelInboxPort;
+  /** Durable state of this channel (see ChannelStatePort). */
+  state: ChannelStatePort;
   clock: Clock;
   /** Aborted when the channel stops: end polls and waits with it. */
   signal: AbortSignal;

@@ -14,6 +14,7 @@ export * from './contract.js';
 export { chunkText } from './chunk.js';
 export { ChannelInbox } from './inbox.js';
 export { replyTextOf } from './reply.js';
+export { storedChannelState } from './state.js';
 export { CHANNELS_CAPABILITY, ChannelsService, channelTypesOf } from './service.js';
 export type { ChannelStatus } from './runner.js';
 export { SIGNATURE_HEADER, signBody, webhookChannel } from './webhook.js';

@@ -14,6 +14,7 @@ import type { ChannelTransport, ChannelType, InboundMessage, OfferResult } from 
 import { ChannelInbox } from './inbox.js';
 import { Outbox } from './outbox.js';
 import { replyTextOf } from './reply.js';
+import { storedChannelState } from './state.js';
 
 /** What `xdog claw channels status` shows of a channel. */
 export interface ChannelStatus {
@@ -72,6 +73,7 @@ export class ChannelRunner {
       signal: this.#stop.signal,
       log: (line) => this.#log(line),
       inbox: { offer: (message) => this.#offer(message), tryOffer: (message) => this.#tryOffer(message) },
+      state: storedChannelState(this.#host.store, this.#host.clock, { id: this.id, type: this.#type.type }),
     });
     await this.#transport.start();
     this.#running = true;

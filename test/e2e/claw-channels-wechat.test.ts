@@ -3,7 +3,9 @@
  * gateway process: QR login stores the token; replies go out per completed
  * assistant text with the conversation's context token and typing on until
  * the turn ends; 60 messages never make the inbox hold more than 50 — polling
- * pauses while the API still holds the rest — and all are answered in order.
+ * pauses while the API still holds the rest — and all are answered in order;
+ * the poll cursor is kept in the store, so a restart neither fetches again
+ * what was taken nor sends anything twice.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -76,6 +78,53 @@ describe('channels: WeChat against a stand-in of its bot API', { timeout: 180_00
     expect(standin.sent.slice(3).map((sent) => sent.text)).toEqual(texts.map((text) => `echo: ${text}`));
     expect(standin.sent.slice(3).map((sent) => sent.to)).toEqual(texts.map((text) => (index(text) % 2 ? 'u1' : 'u2')));
     expect(standin.sent.some((sent) => sent.to === 'intruder')).toBe(false);
+  });
+});
+
+describe('channels: WeChat across a gateway restart', { timeout: 180_000 }, () => {
+  let standin: ILinkStandin | undefined;
+  let gateway: GatewayProcess | undefined;
+  let client: GatewayConnection | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await gateway?.stop();
+    await standin?.close();
+    client = gateway = standin = undefined;
+  });
+
+  it('goes on from the saved poll cursor: nothing fetched again, skipped or sent twice (scenario 6)', async () => {
+    standin = await startILinkStandin();
+    const sandbox = clawSandbox(['  channels:', '    wx:', '      type: wechat', '      group: main', '      allow_from: [u1]', '      settings:', `        base_url: "${standin.url}"`, '        token_env: XDOG_TEST_WECHAT_TOKEN', ''].join('\n'));
+    sandbox.env.XDOG_TEST_WECHAT_TOKEN = standin.token;
+    const start = async () => {
+      gateway = await startGateway(sandbox);
+      client = await connect(sandbox);
+    };
+    const status = async () => ((await client!.callService('channels.status', { id: 'wx' })) as ChannelStatus[])[0]!;
+    await start();
+
+    for (const text of ['hello 0', 'hello 1', 'hello 2']) standin.inject('u1', text);
+    await until(() => standin!.sent.length === 3, 'the first three replies');
+    // A slow one holds the worker while three more wait in the inbox: the restart drops those (the inbox is not durable).
+    standin.inject('u1', 'slow 30');
+    await until(async () => (await status()).current !== null, 'the slow message to be answered');
+    for (const text of ['waiting 0', 'waiting 1', 'waiting 2']) standin.inject('u1', text);
+    await until(async () => (await status()).inbox.size === 3, 'three waiting messages');
+    await until(() => standin!.cursors.at(-1) === '7', 'the cursor past the seven taken messages');
+
+    expect(await gateway!.stop()).toBe(0);
+    await client!.close();
+    expect(gateway!.log()).toContain('3 waiting message(s) dropped');
+    // Sent while the gateway is down: the API keeps them, and the restarted gateway must not skip them.
+    standin.inject('u1', 'while down');
+    const pollsBefore = standin.cursors.length;
+    await start();
+    await until(() => standin!.sent.length === 4, 'the reply to the message sent while down');
+    expect(standin.cursors[pollsBefore]).toBe('7');
+    expect(standin.sent.map((sent) => sent.text)).toEqual(['echo: hello 0', 'echo: hello 1', 'echo: hello 2', 'echo: while down']);
+    await until(async () => (await status()).current === null, 'the channel to be idle');
+    expect(standin.sent).toHaveLength(4);
+    expect(sandbox.requests().filter((request) => JSON.stringify(request.messages.at(-1)).includes('waiting 0'))).toEqual([]);
   });
 });
 

@@ -36,6 +36,7 @@ describe('openClawDataSource', () => {
     const tables = (await dataSource.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'claw_%' ORDER BY name`)) as { name: string }[];
     expect(tables.map((t) => t.name)).toEqual([
       'claw_access_scopes',
+      'claw_channel_state',
       'claw_child_inputs',
       'claw_child_transcript_chunks',
       'claw_child_usage',
@@ -75,7 +76,7 @@ describe('openClawDataSource', () => {
     await first.query(`INSERT INTO claw_groups (name, active_session_id, revision, created_at) VALUES ('main', NULL, 0, 1)`);
     await first.destroy();
     const second = await openStore(file);
-    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual([{ name: 'ClawInitial1764547200000' }, { name: 'ClawScheduler1764720000000' }, { name: 'ClawAccess1764806400000' }, { name: 'ClawMemories1764892800000' }, { name: 'ClawChildren1764990000000' }]);
+    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual([{ name: 'ClawInitial1764547200000' }, { name: 'ClawScheduler1764720000000' }, { name: 'ClawAccess1764806400000' }, { name: 'ClawMemories1764892800000' }, { name: 'ClawChildren1764990000000' }, { name: 'ClawChannels1765017600000' }]);
     expect(await second.query('SELECT name FROM claw_groups')).toEqual([{ name: 'main' }]);
   });
 

@@ -22,6 +22,8 @@ export interface ILinkStandin {
   sent: StandinSent[];
   typing: Array<{ user: string; status: number }>;
   polls: number;
+  /** The cursor (get_updates_buf) of every poll, in order. */
+  cursors: string[];
   /** Queues a text message from `user`. */
   inject(user: string, text: string): void;
   close(): Promise<void>;
@@ -35,7 +37,7 @@ export async function startILinkStandin(options: { batch?: number; holdMs?: numb
   let nextId = 7448678501208393000;
   let statusCalls = 0;
   const waiters = new Set<() => void>();
-  const state = { sent: [] as StandinSent[], typing: [] as Array<{ user: string; status: number }>, polls: 0 };
+  const state = { sent: [] as StandinSent[], typing: [] as Array<{ user: string; status: number }>, polls: 0, cursors: [] as string[] };
 
   const json = (response: http.ServerResponse, body: unknown): void => {
     response.writeHead(200, { 'content-type': 'application/json' });
@@ -58,6 +60,7 @@ export async function startILinkStandin(options: { batch?: number; holdMs?: numb
       switch (url.pathname) {
         case '/ilink/bot/getupdates': {
           state.polls++;
+          state.cursors.push(String(body.get_updates_buf ?? ''));
           // The cursor says how many were handed out before; a replayed cursor gets them again.
           const from = Number(body.get_updates_buf || 0);
           const answer = () => {
@@ -105,6 +108,9 @@ export async function startILinkStandin(options: { batch?: number; holdMs?: numb
     },
     get polls() {
       return state.polls;
+    },
+    get cursors() {
+      return state.cursors;
     },
     inject(user, text) {
       nextId += 1;
