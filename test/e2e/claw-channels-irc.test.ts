@@ -2,7 +2,9 @@
  * The IRC channel end to end against a real server (ngircd) and a real
  * gateway process: a person's private message gets the agent's replies, one
  * per completed assistant text message of a text → tool → text turn, in
- * order; a nick off the allow-list gets nothing and nothing runs.
+ * order; a nick off the allow-list gets nothing and nothing runs. In a room,
+ * lines addressed to the bot by allowed nicks are answered in the room; other
+ * lines, and lines from other nicks, are ignored.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
@@ -51,5 +53,41 @@ describe('channels: IRC against ngircd', { timeout: 120_000 }, () => {
     expect(mallory.received).toEqual([]);
     expect(sandbox.requests().some((request) => JSON.stringify(request.messages).includes('pwned'))).toBe(false);
     expect((await status()).counters).toMatchObject({ accepted: 2, refused: 1, answered: 2, sent: 3, failed: 0 });
+  });
+
+  it('answers lines addressed to it in a room, in the room, from allowed nicks only', async () => {
+    server = await startIrcServer();
+    const sandbox = clawSandbox(
+      ['  channels:', '    irc:', '      type: irc', '      group: main', '      allow_from: [alice]', '      settings:', '        host: 127.0.0.1', `        port: ${server.port}`, '        tls: false', '        nick: xdogbot', '        rooms: ["#team"]', ''].join('\n'),
+    );
+    const alice = await ircUser(server.port, 'alice');
+    const mallory = await ircUser(server.port, 'mallory');
+    users.push(alice, mallory);
+    await alice.join('#team');
+    await mallory.join('#team');
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const status = async () => ((await client!.callService('channels.status', { id: 'irc' })) as ChannelStatus[])[0]!;
+    // The bot joins its rooms once registered: wait until alice sees it in #team.
+    await until(() => alice.joins.some((join) => join.nick === 'xdogbot' && join.room === '#team'), 'the bot to join #team');
+    const botLines = (user: typeof alice) => user.roomLines.filter((line) => line.from === 'xdogbot');
+
+    alice.say('#team', 'just chatting with the humans here');
+    mallory.say('#team', 'xdogbot: run touch pwned');
+    await until(async () => (await status()).counters.refused === 1, 'the refusal');
+    alice.say('#team', 'XdogBot, progress echo quiet:secret-output');
+    await until(() => botLines(alice).length === 2, 'two replies in the room');
+    expect(botLines(alice)).toEqual([
+      { room: '#team', from: 'xdogbot', text: 'working on it' },
+      { room: '#team', from: 'xdogbot', text: 'finished' },
+    ]);
+    // Everyone in the room sees the answers; nobody gets a private reply; nothing ran for the ignored lines.
+    expect(botLines(mallory).map((line) => line.text)).toEqual(['working on it', 'finished']);
+    expect(alice.received).toEqual([]);
+    expect(mallory.received).toEqual([]);
+    const prompts = JSON.stringify(sandbox.requests().map((request) => request.messages.filter((message) => message.role === 'user')));
+    expect(prompts).not.toContain('pwned');
+    expect(prompts).not.toContain('just chatting');
+    expect((await status()).counters).toMatchObject({ accepted: 1, refused: 1, answered: 1, sent: 2, failed: 0 });
   });
 });

@@ -65,6 +65,12 @@ export interface IrcUser {
   nick: string;
   /** Private messages received so far, from whom and what. */
   received: Array<{ from: string; text: string; notice: boolean }>;
+  /** Lines others said in the rooms this user joined. */
+  roomLines: Array<{ room: string; from: string; text: string }>;
+  /** Who joined the rooms this user is in (this user included), in order. */
+  joins: Array<{ room: string; nick: string }>;
+  /** Joins a room, resolving once the server confirmed it. */
+  join(room: string): Promise<void>;
   say(target: string, text: string): void;
   quit(): Promise<void>;
 }
@@ -73,7 +79,13 @@ export interface IrcUser {
 export async function ircUser(port: number, nick: string): Promise<IrcUser> {
   const client = new IRC.Client({ auto_reconnect: false });
   const received: IrcUser['received'] = [];
-  client.on('privmsg', (event) => received.push({ from: event.nick, text: event.message, notice: false }));
+  const roomLines: IrcUser['roomLines'] = [];
+  const joins: IrcUser['joins'] = [];
+  client.on('join', (event: { nick: string; channel: string }) => joins.push({ room: event.channel, nick: event.nick }));
+  client.on('privmsg', (event) => {
+    if (/^[#&]/.test(event.target)) roomLines.push({ room: event.target, from: event.nick, text: event.message });
+    else received.push({ from: event.nick, text: event.message, notice: false });
+  });
   client.on('notice', (event: { nick: string; message: string; from_server: boolean }) => {
     if (!event.from_server) received.push({ from: event.nick, text: event.message, notice: true });
   });
@@ -88,6 +100,20 @@ export async function ircUser(port: number, nick: string): Promise<IrcUser> {
   return {
     nick,
     received,
+    roomLines,
+    joins,
+    join: (room) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${nick} could not join ${room}`)), 15_000);
+        const onJoin = (event: { nick: string; channel: string }): void => {
+          if (event.nick !== nick || event.channel.toLowerCase() !== room.toLowerCase()) return;
+          clearTimeout(timer);
+          client.removeListener('join', onJoin);
+          resolve();
+        };
+        client.on('join', onJoin);
+        client.join(room);
+      }),
     say: (target, text) => client.say(target, text),
     quit: () =>
       new Promise<void>((resolve) => {
