@@ -3,7 +3,8 @@
  * channel: replies go out one per completed assistant text message (never
  * reasoning or tool output), the inbox holds at most 50 and refuses rather
  * than drops, a restart drops the waiting messages and cancels the one being
- * answered, and a killed-and-restarted gateway answers nothing twice.
+ * answered, an extension's `handled` feedback goes back as channel output,
+ * and a killed-and-restarted gateway answers nothing twice.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,7 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import type { ChannelStatus } from '../../plugins/channels/index.js';
 import { clawSandbox, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
-import { repoRoot } from '../support/cli.js';
+import { repoRoot, runCli } from '../support/cli.js';
+import { writeTree } from '../support/temp.js';
 import { WEBHOOK_SECRET, deliver, startReceiver, webhookChannelConfig, type Receiver } from '../support/webhook.js';
 
 type Delivery = { id: string; sender: string; text: string };
@@ -142,6 +144,32 @@ describe('channels: the webhook channel', { timeout: 180_000 }, () => {
     expect((await deliver(url, { id: 'after', sender: 'alice', text: 'after the restart' })).status).toBe(202);
     await until(() => repliesTo('after').length === 1, 'the reply after the restart');
     expect(receiver!.messages().map((reply) => reply.in_reply_to)).toEqual(['after']);
+  });
+
+  it("sends an extension's handled feedback back to the sender, and no model turn runs for it", async () => {
+    const sandbox = await setup(['alice']);
+    fs.appendFileSync(sandbox.configFile, 'extensions: [weather-desk]\n');
+    const folder = path.join(sandbox.root, 'weather-desk');
+    writeTree(folder, {
+      'package.json': { name: 'weather-desk', version: '1.0.0', type: 'module', xdog: { extension: './index.js' } },
+      'index.js': `export default function setup(api) {
+  api.onInput(({ text }) => (text.startsWith('/weather') ? { action: 'handled', feedback: 'sunny in ' + text.slice(9) } : undefined));
+}`,
+    });
+    const installed = runCli(['plugins', 'install', folder], { env: sandbox.env, cwd: sandbox.root });
+    expect(installed.status, installed.stderr).toBe(0);
+    const url = await start(sandbox);
+
+    expect((await deliver(url, { id: 'h1', sender: 'alice', text: '/weather Lisbon' })).status).toBe(202);
+    await until(() => repliesTo('h1').length === 1 && receiver!.received.at(-1)?.on === false, 'the handled feedback and typing off');
+    expect(repliesTo('h1')).toEqual([{ channel: 'hook', type: 'message', to: 'alice', text: 'sunny in Lisbon', in_reply_to: 'h1' }]);
+    expect(sandbox.requests()).toEqual([]);
+    // An input the extension lets through still reaches the model and is answered as usual.
+    expect((await deliver(url, { id: 'h2', sender: 'alice', text: 'hello' })).status).toBe(202);
+    await until(() => repliesTo('h2').length === 1, 'the model reply');
+    expect(repliesTo('h2')[0]!.text).toBe('echo: hello');
+    expect(sandbox.requests()).toHaveLength(1);
+    expect((await status()).counters).toMatchObject({ accepted: 2, answered: 2, sent: 2, failed: 0 });
   });
 
   it('refuses to start with an unknown channel type or bad settings, naming the key', async () => {
