@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { LIMITS, describeError, type AgentTool } from '../../core/index.js';
-import { IMAGE_SIZES, generateImages, type GenerateImageEnvironment } from './generate.js';
+import { DEFAULT_OUTPUT_DIR, IMAGE_SIZES, generateImages, type GenerateImageEnvironment } from './generate.js';
 
 const GenerateImageArgs = z
   .object({
@@ -16,6 +16,7 @@ const GenerateImageArgs = z
       .max(LIMITS.imageReferences)
       .optional()
       .describe(`Up to ${LIMITS.imageReferences} PNG, JPEG or WebP files in the workspace to edit or follow.`),
+    output_dir: z.string().min(1).optional().describe(`A directory inside the workspace for the new files (default "${DEFAULT_OUTPUT_DIR}").`),
   })
   .strict();
 
@@ -33,7 +34,7 @@ export function createGenerateImageTool(environment: GenerateImageEnvironmentSou
         const env = environment();
         const result = await generateImages(
           { prompt: args.prompt, aspectRatio: args.aspect_ratio, imageSize: args.image_size, references: args.references },
-          { ...env, signal: context?.signal },
+          { ...env, ...(args.output_dir === undefined ? {} : { outputDir: args.output_dir }), signal: context?.signal },
         );
         const listed = result.paths.map((file) => `- ${file}`).join('\n');
         return { content: [{ type: 'text', text: `Generated ${result.paths.length} image(s) with ${result.model}:\n${listed}` }], details: result };

@@ -1,7 +1,15 @@
-/** `xdog claw generate-image` through the built CLI against a local OpenAI Images stand-in. */
+/**
+ * Image generation end to end against a local OpenAI Images stand-in:
+ * `xdog claw generate-image` through the built CLI, and scenario 21 — the
+ * generate_image tool in a claw group of a real gateway process, called by
+ * the faux model.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LIMITS } from '../../core/index.js';
+import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
+import { clawSandbox, connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 import { runCliAsync } from '../support/cli.js';
 import { TINY_PNG, startImagesStandIn, type ImagesStandIn } from '../support/images-standin.js';
 import { tempDir, writeTree } from '../support/temp.js';
@@ -64,5 +72,97 @@ describe('xdog claw generate-image', { timeout: 120_000 }, () => {
     expect(run.stderr).toMatch(/openai\/gpt-4\.1 does not generate images .*\[UNSUPPORTED\]/);
     expect(standIn.requests).toHaveLength(0);
     expect(fs.existsSync(path.join(workspace, 'generated-images'))).toBe(false);
+  });
+});
+
+describe('generate_image in a claw group (scenario 21)', { timeout: 180_000 }, () => {
+  let gateway: GatewayProcess | undefined;
+  let client: GatewayConnection | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await gateway?.stop();
+    client = gateway = undefined;
+  });
+
+  /** A group whose faux model may call generate_image, the images going to the stand-in (none configured when `imageModel` is null). */
+  function imageSandbox(imageModel: string | null): ClawSandbox {
+    const sandbox = clawSandbox(imageModel ? `  image_model: ${imageModel}\n` : '');
+    const config = fs.readFileSync(sandbox.configFile, 'utf8');
+    const tools = imageModel ? 'enabled_tools: [bash, read, generate_image]' : 'enabled_tools: [bash, read]';
+    fs.writeFileSync(sandbox.configFile, `${config.replace('enabled_tools: [bash, read]', tools)}providers:\n  openai:\n    base_url: "${standIn!.url}/v1"\n    api_key_env: XDOG_E2E_IMAGES_KEY\n`);
+    sandbox.env.XDOG_E2E_IMAGES_KEY = KEY;
+    sandbox.env.OPENAI_API_KEY = '';
+    return sandbox;
+  }
+
+  /** Has the faux model call generate_image with `args`; resolves the tool result it saw. */
+  async function callTool(sandbox: ClawSandbox, ends: unknown[], args: Record<string, unknown>): Promise<{ text: string; isError: boolean }> {
+    const before = ends.length;
+    await client!.call('prompt', { text: `callj generate_image ${JSON.stringify(args)}`, idempotencyKey: `k${before}` });
+    await until(() => ends.length === before + 1, 'the run to end');
+    const result = sandbox.requests().at(-1)!.messages.at(-1)!;
+    expect(result.role).toBe('toolResult');
+    const text = (result.content as Array<{ type: string; text?: string }>).map((part) => part.text ?? '').join('');
+    return { text, isError: result.isError === true };
+  }
+
+  it('saves under the workspace with unique names; refuses ../x, a 5th and an 11 MiB reference without a request; a provider failure is one call, no retry', async () => {
+    standIn = await startImagesStandIn([{ images: [TINY_PNG] }, { images: [TINY_PNG] }, { status: 500, message: 'the image backend is down' }]);
+    const sandbox = imageSandbox('openai/gpt-image-1');
+    fs.writeFileSync(path.join(sandbox.workspace, 'ref.png'), TINY_PNG);
+    const big = path.join(sandbox.workspace, 'big.png');
+    fs.writeFileSync(big, TINY_PNG);
+    fs.truncateSync(big, 11 * 1024 * 1024);
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const { ends } = await watch(client);
+    const workspace = fs.realpathSync(sandbox.workspace);
+
+    const first = await callTool(sandbox, ends, { prompt: 'a fox in snow' });
+    const second = await callTool(sandbox, ends, { prompt: 'a fox in snow', references: ['ref.png'], output_dir: 'art' });
+    expect([first.isError, second.isError]).toEqual([false, false]);
+    const [firstFile] = /\/\S+\.png/.exec(first.text)!;
+    const [secondFile] = /\/\S+\.png/.exec(second.text)!;
+    expect(path.dirname(firstFile)).toBe(path.join(workspace, 'generated-images'));
+    expect(path.dirname(secondFile)).toBe(path.join(workspace, 'art'));
+    expect(path.basename(firstFile)).not.toBe(path.basename(secondFile));
+    expect(fs.readFileSync(firstFile)).toEqual(TINY_PNG);
+    expect(fs.statSync(secondFile).mode & 0o777).toBe(0o600);
+    expect(standIn.requests.map((request) => request.url)).toEqual(['/v1/images/generations', '/v1/images/edits']);
+
+    const outside = await callTool(sandbox, ends, { prompt: 'x', output_dir: '../x' });
+    expect(outside).toMatchObject({ isError: true, text: expect.stringMatching(/output directory \.\.\/x is outside the workspace/) });
+    expect(fs.existsSync(path.join(sandbox.root, 'x'))).toBe(false);
+    const fifth = await callTool(sandbox, ends, { prompt: 'x', references: Array.from({ length: LIMITS.imageReferences + 1 }, () => 'ref.png') });
+    expect(fifth.isError).toBe(true);
+    expect(fifth.text).toMatch(/references/);
+    const heavy = await callTool(sandbox, ends, { prompt: 'x', references: ['big.png'] });
+    expect(heavy).toMatchObject({ isError: true, text: expect.stringMatching(/reference image big\.png .*over the limit/) });
+    expect(standIn.requests).toHaveLength(2);
+
+    const failed = await callTool(sandbox, ends, { prompt: 'x' });
+    expect(failed.isError).toBe(true);
+    expect(failed.text).toMatch(/the image backend is down/);
+    expect(standIn.requests).toHaveLength(3);
+    // The tool result was the answer: the faux model saw an error, and no other model was asked for an image.
+    expect(fs.readdirSync(path.join(workspace, 'generated-images'))).toEqual([path.basename(firstFile)]);
+  });
+
+  it('with no image_model the call is a tool error, not chat, and nothing is requested', async () => {
+    standIn = await startImagesStandIn([{ images: [TINY_PNG] }]);
+    const sandbox = imageSandbox(null);
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const { ends } = await watch(client);
+    const result = await callTool(sandbox, ends, { prompt: 'a fox' });
+    // Without claw.image_model the tool is not offered at all: the call fails as a tool call, and no chat model stands in.
+    expect(result).toEqual({ isError: true, text: 'Tool "generate_image" is not available' });
+    expect(standIn.requests).toHaveLength(0);
+    expect(fs.existsSync(path.join(sandbox.workspace, 'generated-images'))).toBe(false);
+    // The CLI says why, with the key to set.
+    const cli = await runCliAsync(['claw', 'generate-image', 'a fox', '--workspace', sandbox.workspace], { env: sandbox.env, cwd: sandbox.root });
+    expect(cli.status).not.toBe(0);
+    expect(cli.stderr).toMatch(/^xdog: no image model is configured \[CONFIG_INVALID\] \(set claw\.image_model/);
+    expect(standIn.requests).toHaveLength(0);
   });
 });
