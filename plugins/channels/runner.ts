@@ -5,12 +5,12 @@
  * its replies went out, so a later arrival never changes who is answered.
  * Each message runs under an idempotency key made from its id: a message
  * delivered again (a webhook retry, a poll replayed after a crash) is never
- * answered twice.
+ * answered twice. The hand-over itself is `dispatchToGroup` (dispatch.ts).
  */
-import { createHash } from 'node:crypto';
 import { ErrorCodes, LIMITS, XdogError, describeError, utf8Bytes, type ClawChannelConfig } from '../../core/index.js';
-import type { GatewayHost, GroupRuntime, PromptReceipt, RunObserver } from '../claw-gateway/index.js';
+import type { GatewayHost } from '../claw-gateway/index.js';
 import type { ChannelTransport, ChannelType, InboundMessage, OfferResult } from './contract.js';
+import { dispatchToGroup } from './dispatch.js';
 import { ChannelInbox } from './inbox.js';
 import { Outbox } from './outbox.js';
 import { replyTextOf } from './reply.js';
@@ -29,9 +29,6 @@ export interface ChannelStatus {
   counters: { accepted: number; refused: number; full: number; duplicate: number; answered: number; sent: number; failed: number; dropped: number };
   transport: Record<string, unknown>;
 }
-
-/** How long the worker waits before offering a message again to a group whose queue is full. */
-const GROUP_FULL_RETRY_MS = 500;
 
 export class ChannelRunner {
   readonly id: string;
@@ -184,7 +181,7 @@ export class ChannelRunner {
       let replies = 0;
       let settle!: (outcome: { status: string; errorMessage?: string }) => void;
       const ended = new Promise<{ status: string; errorMessage?: string }>((resolve) => (settle = resolve));
-      const receipt = await this.#prompt(runtime, message, {
+      const receipt = await dispatchToGroup(runtime, this.id, message, {
         event: (event) => {
           const text = replyTextOf(event);
           if (text === undefined) return;
@@ -192,7 +189,7 @@ export class ChannelRunner {
           outbox.send(text);
         },
         ended: settle,
-      });
+      }, this.#stop.signal);
       if (!receipt) return;
       if (receipt.status === 'duplicate') {
         this.#counters.duplicate++;
@@ -205,21 +202,6 @@ export class ChannelRunner {
       this.#counters.answered++;
     } finally {
       await outbox.close();
-    }
-  }
-
-  /** Offers the message to the group, waiting while the group's queue is full; undefined when the channel stopped first. */
-  async #prompt(runtime: GroupRuntime, message: InboundMessage, observer: RunObserver): Promise<PromptReceipt | undefined> {
-    const key = `channel:${this.id}:${createHash('sha256').update(message.id).digest('base64url')}`;
-    for (;;) {
-      if (this.#stop.signal.aborted) return undefined;
-      try {
-        return await runtime.prompt(message.text, [], key, undefined, observer);
-      } catch (error) {
-        if (!(error instanceof XdogError) || error.code !== ErrorCodes.LIMIT_EXCEEDED) throw error;
-        // Not accepted, so offering it again cannot run it twice.
-        await new Promise((resolve) => setTimeout(resolve, GROUP_FULL_RETRY_MS));
-      }
     }
   }
 
