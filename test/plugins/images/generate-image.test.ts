@@ -164,6 +164,23 @@ describe('generate_image against a local OpenAI Images stand-in', () => {
     expect(savedFiles(junk.workspace)).toEqual([]);
   });
 
+  it('refuses an answer over the response limit while reading it, and one over 32 MiB of images; nothing is cut to fit', async () => {
+    // Base64 of this image is over the 44 MiB response limit: the read stops there.
+    const huge = Buffer.concat([TINY_PNG, Buffer.alloc(Math.ceil((LIMITS.imageResponseBytes * 3) / 4))]);
+    const over = await setup([{ images: [huge] }]);
+    const result = await over.run({ prompt: 'x' });
+    expect(result).toMatchObject({ isError: true, text: expect.stringMatching(new RegExp(`image response is over the limit of ${LIMITS.imageResponseBytes} bytes`)) });
+    expect(savedFiles(over.workspace)).toEqual([]);
+    expect(standIn!.requests).toHaveLength(1);
+    await standIn!.close();
+
+    // Under the response limit but over 32 MiB of images once decoded.
+    const two = Buffer.concat([TINY_PNG, Buffer.alloc(LIMITS.imageGenerationBytes / 2)]);
+    const heavy = await setup([{ images: [two, two] }]);
+    expect((await heavy.run({ prompt: 'x' })).text).toMatch(new RegExp(`over the limit of ${LIMITS.imageGenerationBytes} bytes`));
+    expect(savedFiles(heavy.workspace)).toEqual([]);
+  });
+
   it('refuses sizes OpenAI cannot make, and bad aspect ratios, before any request', async () => {
     const { run } = await setup([{ images: [TINY_PNG] }]);
     expect((await run({ prompt: 'x', image_size: '4K' })).text).toMatch(/no 4K images/);
