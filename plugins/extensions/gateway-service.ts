@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/index.js';
 import type { Json } from './api.js';
 import type { ExtensionEntrySink, ExtensionHost } from './host.js';
 
@@ -44,36 +44,46 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
       gateway = host;
       for (const runtime of host.groups.values()) {
         const extensions = hostOf(runtime.kernel);
-        if (extensions) extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId);
+        if (extensions) extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
       }
     },
   };
 }
 
-/** Appends extension entries to the active session, one at a time, within the session limits. */
-export function sessionEntries(store: SessionStore, activeSession: () => string | null): ExtensionEntrySink {
-  let queue: Promise<unknown> = Promise.resolve();
-  const append = async (extensionId: string, kind: string, data: Json): Promise<{ id: string }> => {
-    const sessionId = activeSession();
-    if (!sessionId) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the group has no active session yet', { hint: 'append entries from a turn' });
-    const bytes = Buffer.byteLength(JSON.stringify(data ?? null));
-    if (bytes > LIMITS.extensionEntryBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `an entry is ${bytes} bytes, over the ${LIMITS.extensionEntryBytes}-byte limit`);
-    const existing = (await store.path(sessionId)).filter((entry) => entry.kind === 'custom' && String((entry.payload as { type?: unknown }).type).startsWith(ENTRY_TYPE_PREFIX));
-    if (existing.length >= LIMITS.extensionEntriesPerSession) {
-      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the session already holds ${existing.length} extension entries, the limit`, { hint: 'start a new session' });
-    }
-    const total = existing.reduce((sum, entry) => sum + Buffer.byteLength(JSON.stringify((entry.payload as { data?: unknown }).data ?? null)), 0);
-    if (total + bytes > LIMITS.extensionEntriesTotalBytes) {
-      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the session's extension entries would be ${total + bytes} bytes, over the ${LIMITS.extensionEntriesTotalBytes}-byte limit`);
-    }
-    const [entry] = await store.append(sessionId, [{ kind: 'custom', payload: { type: `${ENTRY_TYPE_PREFIX}${extensionId}:${kind}`, data } }]);
-    return { id: String(entry!.id) };
-  };
+/**
+ * Appends extension entries to the active session. The limits are checked
+ * over the session's current path and the entry appended in one store
+ * transaction (the session row locked first), so concurrent appends, from
+ * this process or another worker, cannot pass a limit together.
+ */
+export function sessionEntries(store: SessionStore, activeSession: () => string | null, now: () => number = Date.now): ExtensionEntrySink {
   return {
-    append(extensionId, kind, data) {
-      const next = queue.then(() => append(extensionId, kind, data));
-      queue = next.catch(() => undefined);
-      return next;
+    async append(extensionId, kind, data) {
+      const sessionId = activeSession();
+      if (!sessionId) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the group has no active session yet', { hint: 'append entries from a turn' });
+      const bytes = entryBytes(data);
+      if (bytes > LIMITS.extensionEntryBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `an entry is ${bytes} bytes, over the ${LIMITS.extensionEntryBytes}-byte limit`);
+      return store.withTransaction(async (sql) => {
+        const { session, path } = await lockSessionPath(sql, sessionId);
+        const existing = path.filter(isExtensionEntry);
+        if (existing.length >= LIMITS.extensionEntriesPerSession) {
+          throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the session already holds ${existing.length} extension entries, the limit`, { hint: 'start a new session' });
+        }
+        const total = existing.reduce((sum, entry) => sum + entryBytes((entry.payload as { data?: Json }).data ?? null), 0);
+        if (total + bytes > LIMITS.extensionEntriesTotalBytes) {
+          throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the session's extension entries would be ${total + bytes} bytes, over the ${LIMITS.extensionEntriesTotalBytes}-byte limit`);
+        }
+        const [entry] = await appendInTransaction(sql, session, [{ kind: 'custom', payload: { type: `${ENTRY_TYPE_PREFIX}${extensionId}:${kind}`, data } }], now());
+        return { id: String(entry!.id) };
+      });
     },
   };
+}
+
+function entryBytes(data: Json): number {
+  return Buffer.byteLength(JSON.stringify(data ?? null));
+}
+
+function isExtensionEntry(entry: Entry): boolean {
+  return entry.kind === 'custom' && String((entry.payload as { type?: unknown }).type).startsWith(ENTRY_TYPE_PREFIX);
 }
