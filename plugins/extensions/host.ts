@@ -342,7 +342,9 @@ export class ExtensionHost {
       const parsed = contract(StatusSchema, params, 'status');
       if (!parsed) return;
       if (parsed.text === null) record.status.delete(parsed.key);
-      else if (record.status.has(parsed.key) || record.status.size < 32) record.status.set(parsed.key, parsed.text);
+      else if (record.status.has(parsed.key) || record.status.size < LIMITS.extensionStatusKeys) record.status.set(parsed.key, parsed.text);
+      // The API refuses a key over the limit in the author's code; a worker that sends one anyway is out of contract.
+      else void this.#quarantine(record, `it set more than ${LIMITS.extensionStatusKeys} status keys`);
     });
     peer.addMethod('streamEvent', (params) => {
       const parsed = contract(StreamEventSchema, params, 'stream event');

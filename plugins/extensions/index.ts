@@ -77,6 +77,7 @@ export default definePlugin({
           settings: config.extension_settings ?? {},
           cwd,
           locate: (id) => findExtension(id, { cwd }),
+          ...(config.extension_timeout_ms !== undefined && { callbackTimeoutMs: config.extension_timeout_ms }),
           onNotice: (message) => process.stderr.write(`xdog: notice: ${terminalSafe(message)}\n`),
         });
       })
