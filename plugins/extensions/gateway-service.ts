@@ -1,6 +1,8 @@
 /**
  * The extensions gateway service: `extensions.list|reload|unload` per group
- * (reload and unload need an idle group), and durable entries: an extension's
+ * (reload and unload need an idle group), extension commands and their
+ * completion, each run's extensions activated and their tools given to the
+ * group's agent, and durable entries: an extension's
  * `appendEntry` becomes a `custom` entry in the group's active session,
  * committed before the extension gets its receipt, within the per-session
  * limits (counted from the store, so they hold across restarts and workers).
@@ -12,11 +14,16 @@ import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-ga
 import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/index.js';
 import type { Json } from './api.js';
 import type { ExtensionEntrySink, ExtensionHost } from './host.js';
+import { inspectorOf } from './inspector.js';
+import { syncExtensionTools } from './provider.js';
 
 /** The `custom` entry type of an extension's entries: `extension:ID:KIND`. */
 export const ENTRY_TYPE_PREFIX = 'extension:';
 
 const Target = z.object({ group: z.string().optional(), id: z.string().min(1) }).strict();
+const CommandName = z.string().regex(/^\/?ext-[\w.-]{1,200}$/, 'an extension command is /ext-ID-NAME');
+const CommandCall = z.object({ group: z.string().optional(), command: CommandName, args: z.string().max(LIMITS.messageTextBytes).default('') }).strict();
+const CompleteCall = z.object({ group: z.string().optional(), command: CommandName, prefix: z.string().max(4096).default('') }).strict();
 
 export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | undefined): GatewayService {
   let gateway: GatewayHost | undefined;
@@ -30,7 +37,14 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
     name: 'extensions',
     capabilities: ['extensions:1'],
     methods: {
-      'extensions.list': gatewayMethod(z.object({ group: z.string().optional() }).strict(), (params) => hostIn(params.group).host.list()),
+      // `activate: true` is `/extensions`: it starts the enabled extensions (lazy activation), then lists them.
+      'extensions.list': gatewayMethod(z.object({ group: z.string().optional(), activate: z.boolean().optional() }).strict(), async (params) => {
+        const { host } = hostIn(params.group);
+        if (params.activate) await host.activateAll();
+        return host.list();
+      }),
+      'extensions.command': gatewayMethod(CommandCall, async (params) => ({ text: await hostIn(params.group).host.runCommand(params.command, params.args) })),
+      'extensions.complete': gatewayMethod(CompleteCall, async (params) => ({ items: await hostIn(params.group).host.completeCommand(params.command, params.prefix) })),
       'extensions.reload': gatewayMethod(Target, (params) => {
         const { runtime, host } = hostIn(params.group);
         return runtime.control(runtime.activeSessionId, () => host.reload(params.id));
@@ -46,6 +60,15 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
         const extensions = hostOf(runtime.kernel);
         if (extensions) extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
       }
+      // Each run: its extensions active (lazy: the first turn), its agent inspected, its tools in step with what they registered.
+      host.hooks.runStarting.tapPromise('extensions', async ({ group, sessionId, agent }) => {
+        const runtime = host.group(group);
+        const extensions = hostOf(runtime.kernel);
+        if (!extensions) return;
+        await extensions.activateAll();
+        extensions.inspector = inspectorOf(agent, { name: async () => (await host.store.getSession(sessionId)).name, model: async () => (await host.store.getState(sessionId)).model });
+        syncExtensionTools(agent, extensions, runtime.kernel.config.extension_allow_tools ?? []);
+      });
     },
   };
 }
