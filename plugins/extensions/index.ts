@@ -23,6 +23,8 @@ import type { AgentTool } from '../../core/agent/tool-types.js';
 
 export { ExtensionHost, commandAlias, providerAlias, toolAlias, extensionSlug, type ExtensionInfo, type ExtensionState, type ExtensionUi, type ExtensionEntrySink, type ExtensionInspector } from './host.js';
 export { BRIDGE_TAP } from './bridge.js';
+export { changesExtensions, completeExtensionSlash, isExtensionSlash, localControl, renderExtensions, runExtensionSlash, type ExtensionControl } from './slash.js';
+export { syncExtensionTools } from './provider.js';
 export { ENTRY_TYPE_PREFIX, sessionEntries } from './gateway-service.js';
 export type * from './api.js';
 
