@@ -252,6 +252,8 @@ export const ConfigSchema = z
     extension_settings: z.record(z.string(), z.unknown()).optional(),
     /** Extension tools (their `ext_` aliases) the model may call; every other extension tool is blocked. */
     extension_allow_tools: z.array(z.string().regex(/^ext_/, 'must be an ext_ tool alias')).optional(),
+    /** Milliseconds each extension callback (and a provider stream between events) may take before the extension is quarantined. */
+    extension_timeout_ms: z.number().int().min(LIMITS.extensionCallbackTimeoutMinMs).max(LIMITS.extensionCallbackTimeoutMaxMs).optional(),
   })
   .strict();
 

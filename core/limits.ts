@@ -297,6 +297,11 @@ export const LIMITS = Object.freeze({
   extensionSetupTimeoutMs: 10_000,
   /** extensions: milliseconds one hook or command callback may take before the extension is quarantined. */
   extensionCallbackTimeoutMs: 5_000,
+  /** extensions: the bounds of `extension_timeout_ms`, the configurable callback deadline, in milliseconds. */
+  extensionCallbackTimeoutMinMs: 100,
+  extensionCallbackTimeoutMaxMs: 600_000,
+  /** extensions: status keys one extension holds at once. */
+  extensionStatusKeys: 32,
   /** extensions: status text of one key, in UTF-8 bytes. */
   extensionStatusBytes: 1 * KiB,
   /** extensions: milliseconds a worker gets after SIGTERM before SIGKILL. */

@@ -4,6 +4,7 @@
  * runs without the gateway knowing about them.
  */
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from 'tapable';
+import type { Agent } from '../core/agent/agent.js';
 
 /** How a group's run ended: what `run.end` tells clients, plus its times. */
 export interface RunEndedInfo {
@@ -35,6 +36,13 @@ export interface SessionResumedInfo {
   sessionId: string;
   /** Epoch ms, from the gateway's clock. */
   at: number;
+}
+
+/** A run about to start: the group's agent for its session, idle, before it sees the input. */
+export interface RunStartingInfo {
+  group: string;
+  sessionId: string;
+  agent: Agent;
 }
 
 /** Creates the hooks of one gateway. `TGroup` is the gateway's group runtime. */
@@ -69,6 +77,14 @@ export function createGatewayHooks<TGroup>() {
      * @since 0.2.0
      */
     sessionResumed: new AsyncSeriesHook<[SessionResumedInfo]>(['resumed']),
+    /**
+     * AsyncSeries. Called before each run of a group, with the agent of its
+     * session while it is still idle (it has not seen the input): a tap may
+     * activate what the run needs and adjust the agent's tools (extensions
+     * do). A failing tap fails the run before the model is called.
+     * @since 0.2.0
+     */
+    runStarting: new AsyncSeriesHook<[RunStartingInfo]>(['run']),
   });
 }
 

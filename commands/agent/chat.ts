@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ErrorCodes, LIMITS, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
 import { MemoryChildRuntime, createAgentTool, createSdkChildHost } from '../../plugins/children/index.js';
 import { connectMcpServer } from '../../plugins/mcp/index.js';
-import { extensionHostOf, extensionToolsOf } from '../../plugins/extensions/index.js';
+import { extensionHostOf, extensionToolsOf, localControl, syncExtensionTools } from '../../plugins/extensions/index.js';
 import { XdogCommand } from '../base-command.js';
 import { runInteractive } from './_lib/interactive.js';
 import { EventRenderer, processOutput, terminalOutput } from './_lib/render.js';
@@ -70,7 +70,12 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
         { tools: [...(children ? [...baseTools, createAgentTool(children)] : baseTools), ...(flags.tools ? extensionToolsOf(session.kernel) : [])], toolCtx, skills },
       );
       try {
-        if (prompt === undefined) return await runInteractive(agent, renderer, output);
+        if (prompt === undefined) {
+          const host = extensionHostOf(session.kernel);
+          // After a reload or unload the agent gets the tools the extensions registered now (between runs).
+          const control = host && localControl(host, () => flags.tools && syncExtensionTools(agent, host, session.kernel.config.extension_allow_tools ?? []));
+          return await runInteractive(agent, renderer, output, process.stdin, control);
+        }
         const stream = agent.prompt(prompt);
         const onSigint = (): void => agent.abort();
         process.once('SIGINT', onSigint);

@@ -54,6 +54,8 @@ export interface GroupRuntimeOptions {
   publish(sessionId: string | null, method: string, params: unknown): void;
   /** Told when a run ended (after its writes settled); must not throw. */
   onRunEnded?(info: RunEndedInfo): void;
+  /** Called before each run with the session's idle agent (the gateway's runStarting hook); a failure fails the run. */
+  onRunStarting?(info: { sessionId: string; agent: Agent }): Promise<void>;
   log(line: string): void;
 }
 
@@ -555,6 +557,7 @@ export class GroupRuntime {
     let usage = zeroUsage();
     try {
       const live = await this.#liveSession(run.sessionId);
+      await this.#options.onRunStarting?.({ sessionId: run.sessionId, agent: live.agent });
       const input: UserMessage = {
         role: 'user',
         content: pending.images.length ? [{ type: 'text', text: pending.text }, ...pending.images] : pending.text,

@@ -25,6 +25,8 @@ import { InputQueue, checkInputText, type QueuedTurn } from './input-queue.js';
 import { ACTIONS, loadKeybindings, type Action, type Bindings } from './keybindings.js';
 import { Pager } from './overlays.js';
 import { isCommand, parseCommand, unsupported } from './slash-commands.js';
+import { TuiExtensions } from './extension-commands.js';
+import { isExtensionSlash } from '../extensions/index.js';
 
 export interface ClawTuiOptions {
   /** The group to attach to (default: the gateway's default group). */
@@ -58,6 +60,7 @@ export class ClawTui {
   readonly #footer = new Text('', 1, 0);
   readonly #bindings: Bindings;
   readonly #commands: SessionCommands;
+  readonly #extensions: TuiExtensions;
 
   connection: GatewayConnection | undefined;
   methods = new Set<string>();
@@ -87,6 +90,14 @@ export class ClawTui {
     this.editor = new Editor(this.tui, { borderColor: style.dim, selectList: { selectedPrefix: style.bold, selectedText: style.bold, description: style.dim, scrollInfo: style.dim, noMatch: style.dim } });
     this.attachments = new Attachments(() => this.queue.list().reduce((sum, turn) => sum + turn.images.reduce((bytes, image) => bytes + Buffer.byteLength(image.data, 'base64'), 0), 0));
     this.#commands = new SessionCommands(this);
+    this.#extensions = new TuiExtensions(this);
+    this.editor.setAutocompleteProvider(this.#extensions.autocomplete());
+    // Enter while a completion list shows: the editor applies the item, then submits here.
+    this.editor.onSubmit = (text) => {
+      if (!text.trim()) return;
+      this.editor.addToHistory(text);
+      void this.submit(text);
+    };
     this.tui.addChild(this.chat);
     this.tui.addChild(this.#status);
     this.tui.addChild(this.editor);
@@ -378,7 +389,8 @@ export class ClawTui {
    */
   async submit(text: string, draft = text): Promise<void> {
     try {
-      if (isCommand(text)) {
+      if (isExtensionSlash(text)) await this.#extensions.run(text);
+      else if (isCommand(text)) {
         const parsed = parseCommand(text);
         const refusal = unsupported(parsed.command, this.methods);
         if (refusal) throw refusal;

@@ -25,7 +25,14 @@ export interface CommandSpec {
   replace?: boolean;
 }
 
-export type LifecycleEvent = 'turn_start' | 'turn_end' | 'agent_end';
+/** Agent events, in the order a run emits them: `agent_start`, then per model call `turn_start` and `turn_end`, then `agent_end`. */
+export type LifecycleEvent = 'agent_start' | 'turn_start' | 'turn_end' | 'agent_end';
+
+/** What a lifecycle callback gets: the event, and for turn events the turn number (from 1 within the run). */
+export interface LifecycleInfo {
+  event: LifecycleEvent;
+  turn?: number;
+}
 
 export interface ToolCallInfo {
   toolName: string;
@@ -117,7 +124,8 @@ export interface ExtensionAPI {
   /** `extension_settings.ID` from the user's config (undefined when none). */
   readonly settings: Json | undefined;
   command(name: string, spec: CommandSpec): Disposer;
-  on(event: LifecycleEvent, callback: (info: { turn?: number }) => void | Promise<void>): Disposer;
+  /** Follows agent events; callbacks run in event order but never hold up the run (each still has the callback deadline). */
+  on(event: LifecycleEvent, callback: (info: LifecycleInfo) => void | Promise<void>): Disposer;
   beforeToolCall(callback: (call: ToolCallInfo) => BeforeToolCallAnswer | Promise<BeforeToolCallAnswer>): Disposer;
   afterToolCall(callback: (result: ToolResultInfo) => AfterToolCallAnswer | Promise<AfterToolCallAnswer>): Disposer;
   /** Rewrites a copy of the messages before each model call (never the transcript); return undefined to keep them. */
@@ -130,7 +138,7 @@ export interface ExtensionAPI {
   select(title: string, options: string[], dialog?: DialogOptions): Promise<string | undefined>;
   input(title: string, dialog?: DialogOptions & { placeholder?: string }): Promise<string | undefined>;
   confirm(title: string, dialog?: DialogOptions): Promise<boolean>;
-  /** Sets (or with undefined clears) a status line under `key`. */
+  /** Sets (or with undefined clears) a status line under `key` (1-64 characters; text at most 1 KiB); a 33rd key throws. */
   status(key: string, text: string | undefined): void;
   /** Serves models as `ext-ID-NAME/MODEL`. */
   registerProvider(name: string, spec: ProviderSpec): Disposer;

@@ -12,7 +12,7 @@ import { tapHook, type Disposer } from '../../hooks/tap.js';
 import type { BeforeToolCallContext, BeforeToolCallResult } from '../../hooks/agent.js';
 import type { Message } from '../../core/agent/messages.js';
 import type { ExtensionHost } from './host.js';
-import { AfterAnswerSchema, BeforeAnswerSchema, ContextAnswerSchema, InputAnswerSchema, NullAnswerSchema } from './protocol.js';
+import { AfterAnswerSchema, BeforeAnswerSchema, ContextAnswerSchema, InputAnswerSchema, LIFECYCLE_EVENTS, NullAnswerSchema } from './protocol.js';
 
 /** The name of the bridge's taps; its own re-check of rewritten arguments skips them. */
 export const BRIDGE_TAP = 'extensions';
@@ -103,10 +103,11 @@ export function bridgeAgent(host: ExtensionHost, agent: Agent): Disposer[] {
 
   disposers.push(
     agent.subscribe((event) => {
-      if (event.type !== 'turn_start' && event.type !== 'turn_end' && event.type !== 'agent_end') return;
+      if (!(LIFECYCLE_EVENTS as readonly string[]).includes(event.type)) return;
+      const input = { event: event.type, ...('turn' in event && { turn: event.turn }) };
       for (const { id, registration } of host.registrations('event')) {
         if (registration.meta.event !== event.type) continue;
-        void host.invoke(id, 'invoke', { handle: registration.handle, input: {} }, NullAnswerSchema, `${event.type} handler`).catch(() => undefined);
+        void host.invoke(id, 'invoke', { handle: registration.handle, input }, NullAnswerSchema, `${event.type} handler`).catch(() => undefined);
       }
     }),
   );

@@ -1,6 +1,8 @@
 /**
  * The extensions gateway service: `extensions.list|reload|unload` per group
- * (reload and unload need an idle group), and durable entries: an extension's
+ * (reload and unload need an idle group), extension commands and their
+ * completion, each run's extensions activated and their tools given to the
+ * group's agent, and durable entries: an extension's
  * `appendEntry` becomes a `custom` entry in the group's active session,
  * committed before the extension gets its receipt, within the per-session
  * limits (counted from the store, so they hold across restarts and workers).
@@ -9,14 +11,19 @@ import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/index.js';
 import type { Json } from './api.js';
 import type { ExtensionEntrySink, ExtensionHost } from './host.js';
+import { inspectorOf } from './inspector.js';
+import { syncExtensionTools } from './provider.js';
 
 /** The `custom` entry type of an extension's entries: `extension:ID:KIND`. */
 export const ENTRY_TYPE_PREFIX = 'extension:';
 
 const Target = z.object({ group: z.string().optional(), id: z.string().min(1) }).strict();
+const CommandName = z.string().regex(/^\/?ext-[\w.-]{1,200}$/, 'an extension command is /ext-ID-NAME');
+const CommandCall = z.object({ group: z.string().optional(), command: CommandName, args: z.string().max(LIMITS.messageTextBytes).default('') }).strict();
+const CompleteCall = z.object({ group: z.string().optional(), command: CommandName, prefix: z.string().max(4096).default('') }).strict();
 
 export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | undefined): GatewayService {
   let gateway: GatewayHost | undefined;
@@ -30,7 +37,14 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
     name: 'extensions',
     capabilities: ['extensions:1'],
     methods: {
-      'extensions.list': gatewayMethod(z.object({ group: z.string().optional() }).strict(), (params) => hostIn(params.group).host.list()),
+      // `activate: true` is `/extensions`: it starts the enabled extensions (lazy activation), then lists them.
+      'extensions.list': gatewayMethod(z.object({ group: z.string().optional(), activate: z.boolean().optional() }).strict(), async (params) => {
+        const { host } = hostIn(params.group);
+        if (params.activate) await host.activateAll();
+        return host.list();
+      }),
+      'extensions.command': gatewayMethod(CommandCall, async (params) => ({ text: await hostIn(params.group).host.runCommand(params.command, params.args) })),
+      'extensions.complete': gatewayMethod(CompleteCall, async (params) => ({ items: await hostIn(params.group).host.completeCommand(params.command, params.prefix) })),
       'extensions.reload': gatewayMethod(Target, (params) => {
         const { runtime, host } = hostIn(params.group);
         return runtime.control(runtime.activeSessionId, () => host.reload(params.id));
@@ -44,36 +58,55 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
       gateway = host;
       for (const runtime of host.groups.values()) {
         const extensions = hostOf(runtime.kernel);
-        if (extensions) extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId);
+        if (extensions) extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
       }
+      // Each run: its extensions active (lazy: the first turn), its agent inspected, its tools in step with what they registered.
+      host.hooks.runStarting.tapPromise('extensions', async ({ group, sessionId, agent }) => {
+        const runtime = host.group(group);
+        const extensions = hostOf(runtime.kernel);
+        if (!extensions) return;
+        await extensions.activateAll();
+        extensions.inspector = inspectorOf(agent, { name: async () => (await host.store.getSession(sessionId)).name, model: async () => (await host.store.getState(sessionId)).model });
+        syncExtensionTools(agent, extensions, runtime.kernel.config.extension_allow_tools ?? []);
+      });
     },
   };
 }
 
-/** Appends extension entries to the active session, one at a time, within the session limits. */
-export function sessionEntries(store: SessionStore, activeSession: () => string | null): ExtensionEntrySink {
-  let queue: Promise<unknown> = Promise.resolve();
-  const append = async (extensionId: string, kind: string, data: Json): Promise<{ id: string }> => {
-    const sessionId = activeSession();
-    if (!sessionId) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the group has no active session yet', { hint: 'append entries from a turn' });
-    const bytes = Buffer.byteLength(JSON.stringify(data ?? null));
-    if (bytes > LIMITS.extensionEntryBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `an entry is ${bytes} bytes, over the ${LIMITS.extensionEntryBytes}-byte limit`);
-    const existing = (await store.path(sessionId)).filter((entry) => entry.kind === 'custom' && String((entry.payload as { type?: unknown }).type).startsWith(ENTRY_TYPE_PREFIX));
-    if (existing.length >= LIMITS.extensionEntriesPerSession) {
-      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the session already holds ${existing.length} extension entries, the limit`, { hint: 'start a new session' });
-    }
-    const total = existing.reduce((sum, entry) => sum + Buffer.byteLength(JSON.stringify((entry.payload as { data?: unknown }).data ?? null)), 0);
-    if (total + bytes > LIMITS.extensionEntriesTotalBytes) {
-      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the session's extension entries would be ${total + bytes} bytes, over the ${LIMITS.extensionEntriesTotalBytes}-byte limit`);
-    }
-    const [entry] = await store.append(sessionId, [{ kind: 'custom', payload: { type: `${ENTRY_TYPE_PREFIX}${extensionId}:${kind}`, data } }]);
-    return { id: String(entry!.id) };
-  };
+/**
+ * Appends extension entries to the active session. The limits are checked
+ * over the session's current path and the entry appended in one store
+ * transaction (the session row locked first), so concurrent appends, from
+ * this process or another worker, cannot pass a limit together.
+ */
+export function sessionEntries(store: SessionStore, activeSession: () => string | null, now: () => number = Date.now): ExtensionEntrySink {
   return {
-    append(extensionId, kind, data) {
-      const next = queue.then(() => append(extensionId, kind, data));
-      queue = next.catch(() => undefined);
-      return next;
+    async append(extensionId, kind, data) {
+      const sessionId = activeSession();
+      if (!sessionId) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the group has no active session yet', { hint: 'append entries from a turn' });
+      const bytes = entryBytes(data);
+      if (bytes > LIMITS.extensionEntryBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `an entry is ${bytes} bytes, over the ${LIMITS.extensionEntryBytes}-byte limit`);
+      return store.withTransaction(async (sql) => {
+        const { session, path } = await lockSessionPath(sql, sessionId);
+        const existing = path.filter(isExtensionEntry);
+        if (existing.length >= LIMITS.extensionEntriesPerSession) {
+          throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the session already holds ${existing.length} extension entries, the limit`, { hint: 'start a new session' });
+        }
+        const total = existing.reduce((sum, entry) => sum + entryBytes((entry.payload as { data?: Json }).data ?? null), 0);
+        if (total + bytes > LIMITS.extensionEntriesTotalBytes) {
+          throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the session's extension entries would be ${total + bytes} bytes, over the ${LIMITS.extensionEntriesTotalBytes}-byte limit`);
+        }
+        const [entry] = await appendInTransaction(sql, session, [{ kind: 'custom', payload: { type: `${ENTRY_TYPE_PREFIX}${extensionId}:${kind}`, data } }], now());
+        return { id: String(entry!.id) };
+      });
     },
   };
+}
+
+function entryBytes(data: Json): number {
+  return Buffer.byteLength(JSON.stringify(data ?? null));
+}
+
+function isExtensionEntry(entry: Entry): boolean {
+  return entry.kind === 'custom' && String((entry.payload as { type?: unknown }).type).startsWith(ENTRY_TYPE_PREFIX);
 }

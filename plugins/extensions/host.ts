@@ -47,7 +47,9 @@ export interface ExtensionEntrySink {
 
 /** Read-only inspection of the current agent; each answers 'unavailable' when it has no data. */
 export interface ExtensionInspector {
-  inspect(what: z.infer<typeof InspectSchema>['what']): unknown;
+  /** True once its agent closed (another agent's inspector may take its place). */
+  readonly closed: boolean;
+  inspect(what: z.infer<typeof InspectSchema>['what']): Promise<unknown>;
 }
 
 export interface ExtensionHostOptions {
@@ -139,6 +141,26 @@ export class ExtensionHost {
   async activate(id: string): Promise<void> {
     const record = this.#record(id);
     if (record.state === 'inactive') await this.#activate(record);
+  }
+
+  /**
+   * Activates the extensions that serve these models (`ext-ID-PROVIDER/MODEL`;
+   * others are ignored), so they resolve; fails with the extension's state
+   * and reason when one of them could not start.
+   */
+  async activateForModels(models: ReadonlyArray<string | undefined>, what: string): Promise<void> {
+    for (const model of models) {
+      if (!model?.startsWith('ext-')) continue;
+      const provider = model.split('/')[0]!;
+      const owners = [...this.#records.values()].filter((record) => provider.startsWith(`ext-${extensionSlug(record.id)}-`));
+      if (owners.length === 0) {
+        throw new XdogError(ErrorCodes.CONFIG_INVALID, `${what} uses the model ${model}, but no enabled extension serves ${provider}`, { hint: 'enable the extension under extensions: in the config' });
+      }
+      for (const record of owners) if (record.state === 'inactive') await this.#activate(record);
+      if (!owners.some((record) => record.state === 'active')) {
+        throw new XdogError(ErrorCodes.UNAVAILABLE, `${what} uses the model ${model}, but ${unavailable(owners[0]!).message}`, { hint: 'fix the extension, then restart the gateway' });
+      }
+    }
   }
 
   /** Stops the extension (if running) and starts it afresh. */
@@ -342,7 +364,9 @@ export class ExtensionHost {
       const parsed = contract(StatusSchema, params, 'status');
       if (!parsed) return;
       if (parsed.text === null) record.status.delete(parsed.key);
-      else if (record.status.has(parsed.key) || record.status.size < 32) record.status.set(parsed.key, parsed.text);
+      else if (record.status.has(parsed.key) || record.status.size < LIMITS.extensionStatusKeys) record.status.set(parsed.key, parsed.text);
+      // The API refuses a key over the limit in the author's code; a worker that sends one anyway is out of contract.
+      else void this.#quarantine(record, `it set more than ${LIMITS.extensionStatusKeys} status keys`);
     });
     peer.addMethod('streamEvent', (params) => {
       const parsed = contract(StreamEventSchema, params, 'stream event');
@@ -370,10 +394,14 @@ export class ExtensionHost {
       const answer = await withDeadline(this.ui.dialog(parsed.data), parsed.data.timeoutSeconds * 1000).catch(() => undefined);
       return { answer: answer ?? none };
     });
-    peer.addMethod('inspect', (params) => {
+    peer.addMethod('inspect', async (params) => {
       const parsed = InspectSchema.safeParse(params);
       if (!parsed.success) throw refusal('inspect: unknown inspection');
-      return this.inspector?.inspect(parsed.data.what) ?? 'unavailable';
+      try {
+        return (await this.inspector?.inspect(parsed.data.what)) ?? 'unavailable';
+      } catch {
+        return 'unavailable';
+      }
     });
   }
 

@@ -13,16 +13,18 @@ import { Config, WorkingDirectory, token } from '../../core/tokens.js';
 import { DynamicModelProvidersToken } from '../../core/model/registry.js';
 import type { Kernel } from '../../core/kernel.js';
 import type { XdogConfig } from '../../core/config.js';
-import type { Agent } from '../../core/agent/agent.js';
 import { bridgeAgent } from './bridge.js';
+import { inspectorOf } from './inspector.js';
 import { ExtensionHost } from './host.js';
 import { extensionProviders, extensionTools } from './provider.js';
 import { extensionsService } from './gateway-service.js';
-import { GatewayServiceContribution } from '../claw-gateway/index.js';
+import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
 import type { AgentTool } from '../../core/agent/tool-types.js';
 
 export { ExtensionHost, commandAlias, providerAlias, toolAlias, extensionSlug, type ExtensionInfo, type ExtensionState, type ExtensionUi, type ExtensionEntrySink, type ExtensionInspector } from './host.js';
 export { BRIDGE_TAP } from './bridge.js';
+export { changesExtensions, completeExtensionSlash, isExtensionSlash, localControl, renderExtensions, runExtensionSlash, type ExtensionControl } from './slash.js';
+export { syncExtensionTools } from './provider.js';
 export { ENTRY_TYPE_PREFIX, sessionEntries } from './gateway-service.js';
 export type * from './api.js';
 
@@ -40,28 +42,6 @@ export function extensionToolsOf(kernel: Kernel): AgentTool[] {
   return host ? extensionTools(host, kernel.config.extension_allow_tools ?? []) : [];
 }
 
-/** What one agent reads of the current run, for the inspection API; 'unavailable' where it has nothing. */
-function inspectorOf(agent: Agent) {
-  return {
-    inspect(what: string): unknown {
-      if (agent.isClosed) return 'unavailable';
-      if (what === 'model') {
-        const info = agent.resolveModel();
-        return info ? { id: info.id, provider: info.provider, ...(info.contextWindow !== undefined && { contextWindow: info.contextWindow }) } : 'unavailable';
-      }
-      if (what === 'activeTools') return agent.activeTools.map((tool) => tool.name);
-      if (what === 'contextUsage') {
-        const last = [...agent.messages].reverse().find((message) => message.role === 'assistant' && message.stopReason !== 'error');
-        if (!last || last.role !== 'assistant') return 'unavailable';
-        const tokens = last.usage.input + last.usage.output + last.usage.cacheRead + last.usage.cacheWrite;
-        const window = agent.resolveModel()?.contextWindow;
-        return { source: 'last-response', tokens, ...(window && { contextWindow: window, percent: (tokens / window) * 100 }) };
-      }
-      return 'unavailable'; // sessionName: only a session store knows it
-    },
-  };
-}
-
 const hosts = new WeakMap<Kernel, ExtensionHost>();
 
 export default definePlugin({
@@ -77,6 +57,7 @@ export default definePlugin({
           settings: config.extension_settings ?? {},
           cwd,
           locate: (id) => findExtension(id, { cwd }),
+          ...(config.extension_timeout_ms !== undefined && { callbackTimeoutMs: config.extension_timeout_ms }),
           onNotice: (message) => process.stderr.write(`xdog: notice: ${terminalSafe(message)}\n`),
         });
       })
@@ -89,10 +70,20 @@ export default definePlugin({
     kernel.hooks.agentCreated.tap('extensions', (agent) => {
       const host = kernel.get(ExtensionHostToken);
       hosts.set(kernel, host);
-      host.inspector = inspectorOf(agent);
+      // The first agent, or the next once it closed; the gateway points it at each run's session agent.
+      if (!host.inspector || host.inspector.closed) host.inspector = inspectorOf(agent);
       const disposers = bridgeAgent(host, agent);
       agent.onClose(() => disposers.forEach((dispose) => dispose()));
     });
+  },
+  async open({ kernel }) {
+    // In a claw group kernel: a configured or saved ext-… model must resolve before the gateway reports ready.
+    if (!kernel.isBound(ClawGroupToken)) return;
+    const group = kernel.get(ClawGroupToken);
+    const models = [kernel.config.claw?.groups?.[group.name]?.model];
+    const active = (await group.store.getGroup(group.name)).activeSessionId;
+    if (active) models.push((await group.store.getState(active)).model);
+    await kernel.get(ExtensionHostToken).activateForModels(models, `group ${group.name}`);
   },
   async close({ kernel }) {
     await (hosts.get(kernel) ?? (kernel.isBound(ExtensionHostToken) ? kernel.get(ExtensionHostToken) : undefined))?.close();

@@ -8,6 +8,9 @@ import { LIMITS } from '../../core/limits.js';
 export const REGISTRATION_KINDS = ['command', 'event', 'beforeToolCall', 'afterToolCall', 'context', 'input', 'tool', 'provider'] as const;
 export type RegistrationKind = (typeof REGISTRATION_KINDS)[number];
 
+/** The agent events an extension may follow with `on(event)`, in the order a run emits them. */
+export const LIFECYCLE_EVENTS = ['agent_start', 'turn_start', 'turn_end', 'agent_end'] as const;
+
 const ModelSpecSchema = z
   .object({
     id: z.string().regex(/^[^/\s]{1,128}$/, 'a model id has no "/" or spaces'),
@@ -20,7 +23,7 @@ const ModelSpecSchema = z
 
 export const RegisterSchema = z.discriminatedUnion('kind', [
   z.object({ handle: z.number().int(), kind: z.literal('command'), name: z.string(), meta: z.object({ description: z.string().max(1024), completes: z.boolean() }) }),
-  z.object({ handle: z.number().int(), kind: z.literal('event'), meta: z.object({ event: z.enum(['turn_start', 'turn_end', 'agent_end']) }) }),
+  z.object({ handle: z.number().int(), kind: z.literal('event'), meta: z.object({ event: z.enum(LIFECYCLE_EVENTS) }) }),
   z.object({ handle: z.number().int(), kind: z.enum(['beforeToolCall', 'afterToolCall', 'context', 'input']), meta: z.object({}) }),
   z.object({ handle: z.number().int(), kind: z.literal('tool'), name: z.string(), meta: z.object({ description: z.string().max(8192), parameters: z.record(z.string(), z.unknown()) }) }),
   z.object({ handle: z.number().int(), kind: z.literal('provider'), name: z.string(), meta: z.object({ models: z.array(ModelSpecSchema).min(1).max(LIMITS.extensionProviderModels) }) }),
@@ -28,7 +31,10 @@ export const RegisterSchema = z.discriminatedUnion('kind', [
 export type Registration = z.infer<typeof RegisterSchema>;
 
 export const UnregisterSchema = z.object({ handle: z.number().int() });
-export const StatusSchema = z.object({ key: z.string().min(1).max(64), text: z.string().max(LIMITS.extensionStatusBytes).nullable() });
+export const StatusSchema = z.object({
+  key: z.string().min(1).max(64),
+  text: z.string().refine((text) => Buffer.byteLength(text) <= LIMITS.extensionStatusBytes, `at most ${LIMITS.extensionStatusBytes} bytes`).nullable(),
+});
 export const AppendEntrySchema = z.object({ kind: z.string().regex(/^[a-z0-9][\w.-]{0,63}$/i, 'an entry kind is 1-64 letters, digits, ".", "_" or "-"'), data: z.unknown() });
 export const DialogSchema = z.object({
   kind: z.enum(['select', 'input', 'confirm']),

@@ -6,6 +6,7 @@
  */
 import type { AssistantMessage } from '../../core/agent/messages.js';
 import { zeroUsage } from '../../core/agent/messages.js';
+import type { Agent } from '../../core/agent/agent.js';
 import type { AgentTool } from '../../core/agent/tool-types.js';
 import { describeError } from '../../core/errors.js';
 import type { DynamicModelProviders } from '../../core/model/registry.js';
@@ -73,11 +74,14 @@ async function* streamFrom(host: ExtensionHost, id: string, handle: number, qual
   }
 }
 
+/** The agent tools `extensionTools` made, so a later sync can tell them from the agent's own. */
+const madeHere = new WeakSet<AgentTool>();
+
 /** The tools extensions registered, as agent tools named `ext_NAME`. */
 export function extensionTools(host: ExtensionHost, allowed: readonly string[]): AgentTool[] {
   return host.registrations('tool').map(({ id, registration }) => {
     const alias = toolAlias(registration.name);
-    return {
+    const tool: AgentTool = {
       name: alias,
       description: registration.meta.description,
       parameters: registration.meta.parameters as AgentTool['parameters'],
@@ -89,5 +93,16 @@ export function extensionTools(host: ExtensionHost, allowed: readonly string[]):
         return { content: [{ type: 'text', text }] };
       },
     };
+    madeHere.add(tool);
+    return tool;
   });
+}
+
+/**
+ * Gives an idle agent the extension tools registered now, in place of the
+ * ones it got at an earlier sync (a withdrawn tool leaves, a new one joins);
+ * its own tools stay as they are.
+ */
+export function syncExtensionTools(agent: Agent, host: ExtensionHost, allowed: readonly string[]): void {
+  agent.setTools([...agent.localTools.filter((tool) => !madeHere.has(tool)), ...extensionTools(host, allowed)]);
 }

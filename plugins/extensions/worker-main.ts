@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { LIMITS } from '../../core/limits.js';
 import type { CommandSpec, Disposer, ExtensionAPI, Json, ProviderSpec, ToolSpec } from './api.js';
 import { Channel } from './channel.js';
-import type { RegistrationKind } from './protocol.js';
+import { LIFECYCLE_EVENTS, type RegistrationKind } from './protocol.js';
 
 const socket = new net.Socket({ fd: 3, readable: true, writable: true });
 // The host is gone: nothing is left to serve.
@@ -26,6 +26,8 @@ const providers = new Map<number, ProviderSpec>();
 const named = new Map<string, { handle: number; dispose: Disposer }>();
 const counts = new Map<RegistrationKind, number>();
 let nextHandle = 1;
+/** Status keys set and not cleared (the host holds at most LIMITS.extensionStatusKeys). */
+const statusKeys = new Set<string>();
 
 function fail(message: string): never {
   throw new Error(`xdog extension API: ${message}`);
@@ -83,7 +85,11 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
       if (spec.complete) completers.set(nextHandle - 1, spec.complete);
       return dispose;
     },
-    on: (event, callback) => register('event', undefined, { event }, callback),
+    on(event, callback) {
+      if (!(LIFECYCLE_EVENTS as readonly string[]).includes(event)) fail(`no lifecycle event ${JSON.stringify(event)}: use one of ${LIFECYCLE_EVENTS.join(', ')}`);
+      if (typeof callback !== 'function') fail(`on('${event}') needs a callback function`);
+      return register('event', undefined, { event }, callback);
+    },
     beforeToolCall: (callback) => register('beforeToolCall', undefined, {}, callback),
     afterToolCall: (callback) => register('afterToolCall', undefined, {}, callback),
     context: (callback) => register('context', undefined, {}, callback),
@@ -98,6 +104,11 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
     input: async (title, dialog) => (await ask({ kind: 'input', title, placeholder: dialog?.placeholder, timeoutSeconds: dialogTimeout(dialog?.timeoutSeconds) })).answer as string | undefined,
     confirm: async (title, dialog) => (await ask({ kind: 'confirm', title, timeoutSeconds: dialogTimeout(dialog?.timeoutSeconds) })).answer === true,
     status(key: string, text: string | undefined): void {
+      if (typeof key !== 'string' || key.length < 1 || key.length > 64) fail('a status key is 1-64 characters');
+      if (text !== undefined && (typeof text !== 'string' || Buffer.byteLength(text) > LIMITS.extensionStatusBytes)) fail(`status text is a string of at most ${LIMITS.extensionStatusBytes} bytes`);
+      if (text === undefined) statusKeys.delete(key);
+      else if (!statusKeys.has(key) && statusKeys.size >= LIMITS.extensionStatusKeys) fail(`at most ${LIMITS.extensionStatusKeys} status keys at once; clear one with status(key, undefined) first`);
+      else statusKeys.add(key);
       peer.notify('status', { key, text: text ?? null } as never, undefined);
     },
     registerProvider(name: string, spec: ProviderSpec): Disposer {

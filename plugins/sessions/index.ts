@@ -17,6 +17,7 @@ export { TypeormSessionStore, openSessionStore, type SessionStoreOptions } from 
 export { checkSessionName } from './names.js';
 export { checkUsage, insertUsage } from './ledger.js';
 export { compactionSummaryMessage, branchSummaryMessage } from './context.js';
+export { lockSessionPath, appendInTransaction } from './entries-in-transaction.js';
 
 /** Opens a kernel's session store on demand (once); the store stays open until the kernel closes. */
 export interface ClawStore {

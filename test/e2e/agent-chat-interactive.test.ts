@@ -42,4 +42,40 @@ describe.skipIf(!hasTmux)('xdog agent chat on a TTY', { timeout: 120_000 }, () =
     expect(end).toContain('EXIT=0');
     expect(end).not.toContain('never shown');
   });
+
+  it('lists extensions with /extensions, runs and Tab-completes /ext-ID-NAME, and unloads one', async () => {
+    const root = tempDir('xdog-e2e-tty-ext-');
+    writeTree(root, {
+      'script.json': { responses: [{ text: 'unused' }] },
+      'c/xdog/config.yaml': 'extensions: [probe]\n',
+      'node_modules/probe/package.json': { name: 'probe', version: '1.0.0', type: 'module', xdog: { extension: './index.js' } },
+      'node_modules/probe/index.js': [
+        'export default (api) => {',
+        "  api.command('hello', { description: 'greets', run: (args) => 'hello ' + args, complete: (prefix) => ['world', 'there'].filter((word) => word.startsWith(prefix)) });",
+        "  api.status('mood', 'cheerful');",
+        '};',
+      ].join('\n'),
+    });
+    const env = `XDG_CONFIG_HOME=${root}/c XDG_DATA_HOME=${root}/d XDOG_FAUX_SCRIPT=${root}/script.json OCLIF_SKIP_NEW_VERSION_CHECK=1`;
+    tty.start(`cd ${root} && env ${env} ${process.execPath} ${path.join(repoRoot, 'bin/run.js')} agent chat faux/demo --no-tools; echo EXIT=$?; sleep 60`);
+    await waitFor('xdog chat with faux/demo');
+
+    tty.keys('/extensions', 'Enter');
+    const listed = await waitFor('status mood: cheerful');
+    expect(listed).toContain('probe 1.0.0: active');
+    expect(listed).toContain('commands: /ext-probe-hello');
+
+    tty.keys('/ext-probe-hello w', 'Tab');
+    await waitFor('/ext-probe-hello world');
+    tty.keys('Enter');
+    await waitFor('\nhello world');
+
+    tty.keys('/ext-probe-nope', 'Enter');
+    await waitFor('no extension command /ext-probe-nope');
+
+    tty.keys('/extensions unload probe', 'Enter');
+    await waitFor('probe 1.0.0: unloaded');
+    tty.keys('C-c');
+    expect(await waitFor('EXIT=')).toContain('EXIT=0');
+  });
 });

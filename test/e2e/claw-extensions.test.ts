@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
-import { clawSandbox, connect, startGateway, until, watch, type GatewayProcess } from '../support/claw.js';
-import { runCli } from '../support/cli.js';
+import { clawSandbox, connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { repoRoot, runCli } from '../support/cli.js';
 import { writeTree } from '../support/temp.js';
 
 const EXTENSION = `
@@ -77,5 +77,122 @@ describe('extensions in the claw gateway', { timeout: 120_000 }, () => {
     await until(() => ends.length === 5, 'the run after reload');
     expect(lastToolResult()).toContain('works-again');
     expect(fs.existsSync(sandbox.configFile)).toBe(true);
+  });
+
+  /** Scenario 19 and the rest of the extension API through a real gateway. */
+  const SCENARIO = `
+export default function setup(api) {
+  const seen = [];
+  for (const event of ['agent_start', 'turn_start', 'turn_end', 'agent_end']) api.on(event, (info) => { seen.push(info.turn ? info.event + ':' + info.turn : info.event); });
+  api.tool({ name: 'shout', description: 'shouts', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, execute: ({ text }) => text.toUpperCase() });
+  api.beforeToolCall(({ toolName, args }) => (toolName === 'bash' && args.command === 'echo rewrite-me' ? { args: { command: 'cat /etc/hostname' } } : undefined));
+  api.command('fill', {
+    description: 'appends N entries',
+    run: async (n) => {
+      const refused = [];
+      let stored = 0;
+      for (let i = 0; i < Number(n); i++) await api.appendEntry('note', { i }).then(() => stored++, (error) => refused.push(error.message));
+      return [stored + ' stored', ...refused].join('\\n');
+    },
+    complete: (prefix) => ['1', '128', '129'].filter((item) => item.startsWith(prefix)),
+  });
+  api.command('probe', { run: async () => JSON.stringify({ seen, session: await api.getSessionName(), model: await api.getModel() }) });
+}`;
+
+  /** An in-process policy: the group's own gate, which a rewritten argument must still pass. */
+  const ETC_GATE = [
+    "import { definePlugin } from 'xdog';",
+    'export default definePlugin({',
+    "  name: 'xdog-plugin-etc-gate',",
+    "  hooks: { beforeToolCall: (context) => (String(context.args.command ?? '').includes('/etc') ? { block: true, reason: 'no /etc here' } : undefined) },",
+    '});',
+  ].join('\n');
+
+  function install(sandbox: ClawSandbox, name: string, files: Record<string, string | object>): void {
+    const folder = path.join(sandbox.root, name);
+    writeTree(folder, files);
+    const installed = runCli(['plugins', 'install', folder], { env: sandbox.env, cwd: sandbox.root });
+    expect(installed.status, installed.stderr).toBe(0);
+  }
+
+  it('scenario 19: blocks an extension tool until allowed, refuses the 129th entry, denies a rewrite that breaks policy; events, names and commands', async () => {
+    const sandbox = clawSandbox('extensions: [test-tools]\n');
+    install(sandbox, 'test-tools', { 'package.json': { name: 'test-tools', version: '1.0.0', type: 'module', xdog: { extension: './index.js' } }, 'index.js': SCENARIO });
+    install(sandbox, 'etc-gate', { 'package.json': { name: 'xdog-plugin-etc-gate', version: '1.0.0', type: 'module', peerDependencies: { xdog: '*' }, xdog: { entry: './index.js', provides: {} } }, 'index.js': ETC_GATE });
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const { ends } = await watch(client);
+    const lastToolResult = () => JSON.stringify(sandbox.requests().at(-1)!.messages.at(-1));
+
+    // Not in extension_allow_tools: the model sees ext_shout, and its call is blocked with the remedy.
+    await client.call('prompt', { text: 'callj ext_shout {"text":"hi"}', idempotencyKey: 's1' });
+    await until(() => ends.length === 1, 'the blocked extension tool call');
+    expect(JSON.stringify(sandbox.requests().at(-1))).toContain('ext_shout');
+    expect(lastToolResult()).toContain('extension tool ext_shout is blocked: add it to extension_allow_tools');
+
+    // A pre-hook rewrite that breaks the group's policy is still denied.
+    await client.call('prompt', { text: 'run echo rewrite-me', idempotencyKey: 's2' });
+    await until(() => ends.length === 2, 'the rewritten call');
+    expect(lastToolResult()).toContain('rewrote the arguments, and permission hook \\"xdog-plugin-etc-gate\\" blocked them: no /etc here');
+
+    // getSessionName answers the gateway's session name; the events came in run order.
+    const status = (await client.call('group.status', {})) as { activeSessionId: string };
+    await client.call('session.name', { name: 'scenario nineteen', expectedSessionId: status.activeSessionId });
+    const probe = JSON.parse(((await client.callService('extensions.command', { command: '/ext-test-tools-probe' })) as { text: string }).text);
+    const run = ['agent_start', 'turn_start:1', 'turn_end:1', 'turn_start:2', 'turn_end:2', 'agent_end'];
+    expect(probe).toMatchObject({ seen: [...run, ...run], session: 'scenario nineteen', model: { id: 'demo', provider: 'faux' } });
+
+    // 128 entries per session: the 129th is refused, and the store holds 128.
+    expect(await client.callService('extensions.complete', { command: 'ext-test-tools-fill', prefix: '12' })).toEqual({ items: ['128', '129'] });
+    const filled = (await client.callService('extensions.command', { command: 'ext-test-tools-fill', args: '129' })) as { text: string };
+    expect(filled.text).toBe('128 stored\nthe session already holds 128 extension entries, the limit');
+    await expect(client.callService('extensions.command', { command: 'ext-test-tools-nope' })).rejects.toThrow(/no extension command ext-test-tools-nope/);
+
+    // Allowed in the config (after a restart), the same call runs the extension's tool.
+    await client.close();
+    await gateway.stop();
+    fs.appendFileSync(sandbox.configFile, 'extension_allow_tools: [ext_shout]\n');
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const after = await watch(client);
+    await client.call('prompt', { text: 'callj ext_shout {"text":"hi"}', idempotencyKey: 's3' });
+    await until(() => after.ends.length === 1, 'the allowed extension tool call');
+    expect(lastToolResult()).toContain('HI');
+    expect(lastToolResult()).not.toContain('blocked');
+  });
+
+  it('runs the example extension: its model for the group (active before ready), its veto, its entries and its command', async () => {
+    const sandbox = clawSandbox('extensions: [xdog-extension-guard]\nextension_settings:\n  xdog-extension-guard: { protect: private }\n');
+    fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('model: faux/demo', 'model: ext-xdog-extension-guard-echo/v1').replace('enabled_tools: [bash, read]', 'enabled_tools: [write]'));
+    const installed = runCli(['plugins', 'install', path.join(repoRoot, 'docs/examples/xdog-extension-guard')], { env: sandbox.env, cwd: sandbox.root });
+    expect(installed.status, installed.stderr).toBe(0);
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    expect(await client.callService('extensions.list', {})).toMatchObject([{ id: 'xdog-extension-guard', state: 'active', providers: ['ext-xdog-extension-guard-echo'] }]);
+    const { events, ends } = await watch(client);
+    const texts = () => events.filter((event) => event.event.type === 'message_end' && event.event.message.role === 'assistant').map((event) => JSON.stringify(event.event.message.content));
+
+    await client.call('prompt', { text: 'hi there', idempotencyKey: 'g1' });
+    await until(() => ends.length === 1, 'the echo turn');
+    expect(ends[0]).toMatchObject({ status: 'completed' });
+    expect(texts().at(-1)).toContain('echo: hi there');
+
+    await client.call('prompt', { text: 'write private.txt', idempotencyKey: 'g2' });
+    await until(() => ends.length === 2, 'the vetoed write');
+    expect(texts().at(-1)).toContain('private.txt is protected by xdog-extension-guard');
+    expect(fs.existsSync(path.join(sandbox.workspace, 'private.txt'))).toBe(false);
+
+    await client.call('prompt', { text: 'write notes.txt', idempotencyKey: 'g3' });
+    await until(() => ends.length === 3, 'the allowed write');
+    expect(fs.readFileSync(path.join(sandbox.workspace, 'notes.txt'), 'utf8')).toBe('written by the echo model\n');
+    const listed = runCli(['claw', 'extensions', 'list'], { env: sandbox.env });
+    expect(listed.stdout).toContain('status guard: 1 write(s) recorded');
+
+    const command = (await client.callService('extensions.command', { command: '/ext-xdog-extension-guard-protected' })) as { text: string };
+    expect(command.text).toBe('paths containing "private" are protected; 1 write(s) so far');
+
+    await client.call('prompt', { text: 'fail', idempotencyKey: 'g4' });
+    await until(() => ends.length === 4, 'the failing turn');
+    expect(ends[3]).toMatchObject({ status: 'error', errorMessage: 'the echo backend refused' });
   });
 });

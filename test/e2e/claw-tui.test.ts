@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clawSandbox, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
-import { repoRoot } from '../support/cli.js';
+import { repoRoot, runCli } from '../support/cli.js';
 import { hasTmux, tmuxSession } from '../support/tmux.js';
 
 const tty = tmuxSession(`xdog-tui-${process.pid}`);
@@ -233,5 +233,44 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     expect(last.content.filter((part) => part.type === 'image')).toHaveLength(4);
     expect(history()).not.toContain(png.toString('base64').slice(0, 12));
     expect(tty.screen()).not.toContain('image(s) attached');
+  });
+
+  it('/extensions starts and lists the extensions, /ext-ID-NAME runs one with Tab completion, a quarantined one shows why', async () => {
+    const sandbox = clawSandbox('extensions: [probe]\n');
+    const folder = path.join(sandbox.root, 'probe');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name: 'probe', version: '1.0.0', type: 'module', xdog: { extension: './index.js' } }));
+    fs.writeFileSync(
+      path.join(folder, 'index.js'),
+      [
+        'export default (api) => {',
+        "  api.command('hello', { description: 'greets', run: (args) => 'hello ' + args, complete: (prefix) => ['world', 'there'].filter((word) => word.startsWith(prefix)) });",
+        "  api.command('crash', { run: () => { throw new Error('the probe broke'); } });",
+        '};',
+      ].join('\n'),
+    );
+    const installed = runCli(['plugins', 'install', folder], { env: sandbox.env, cwd: sandbox.root });
+    expect(installed.status, installed.stderr).toBe(0);
+    await gatewayFor(sandbox);
+    await openTui(sandbox);
+
+    tty.keys('/extensions', 'Enter');
+    await seen('probe 1.0.0: active');
+    expect(history()).toContain('commands: /ext-probe-hello, /ext-probe-crash');
+    tty.keys('q');
+
+    tty.keys('/ext-probe-hello w');
+    await seen('/ext-probe-hello world');
+    tty.keys('Tab');
+    tty.keys('Enter');
+    await seen('hello world');
+    tty.keys('q');
+
+    tty.keys('/ext-probe-crash', 'Enter');
+    await seen('the probe broke');
+    // A refused command goes back to the editor: Ctrl+C once clears it.
+    tty.keys('C-c');
+    tty.keys('/extensions', 'Enter');
+    await seen('probe 1.0.0: quarantined (its command /ext-probe-crash failed: the probe broke)');
   });
 });

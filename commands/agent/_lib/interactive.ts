@@ -2,12 +2,15 @@
  * The interactive chat on a TTY: each line is a prompt; while a run streams,
  * `/steer TEXT` and `/follow-up TEXT` queue input into it. Ctrl+C aborts the
  * running run; a second Ctrl+C (or one while idle) exits. `/quit` exits.
+ * With enabled extensions, `/extensions` and `/ext-ID-NAME ARGS` run their
+ * commands (Tab completes them); their text is shown, never sent to the model.
  */
 import readline from 'node:readline';
 import { ErrorCodes, XdogError, type Agent, type RunResult } from '../../../core/index.js';
+import { changesExtensions, completeExtensionSlash, isExtensionSlash, runExtensionSlash, type ExtensionControl } from '../../../plugins/extensions/index.js';
 import type { EventRenderer, Output } from './render.js';
 
-const HELP = 'commands: /steer TEXT (add to the running turn), /follow-up TEXT (after it), /quit; Ctrl+C aborts a run, twice exits';
+const HELP = 'commands: /steer TEXT (add to the running turn), /follow-up TEXT (after it), /extensions [list|reload ID|unload ID], /ext-ID-NAME ARGS (Tab completes), /quit; Ctrl+C aborts a run, twice exits';
 
 /** One error line in the CLI's form, `xdog: message [CODE] (hint)`. */
 function errorLine(error: unknown): string {
@@ -24,8 +27,15 @@ function queueRefusal(error: unknown): unknown {
   return new XdogError(error.code, error.message, { hint: 'send it as its own message once this run has finished', cause: error });
 }
 
-export async function runInteractive(agent: Agent, renderer: EventRenderer, output: Output, input: NodeJS.ReadableStream = process.stdin): Promise<void> {
-  const rl = readline.createInterface({ input, output: process.stderr, terminal: true, prompt: '> ' });
+export async function runInteractive(agent: Agent, renderer: EventRenderer, output: Output, input: NodeJS.ReadableStream = process.stdin, extensions?: ExtensionControl): Promise<void> {
+  const completer = (line: string, done: (error: null, result: [string[], string]) => void): void => {
+    if (!extensions) return done(null, [[], line]);
+    completeExtensionSlash(extensions, line).then(
+      (items) => done(null, [items, line]),
+      () => done(null, [[], line]),
+    );
+  };
+  const rl = readline.createInterface({ input, output: process.stderr, terminal: true, prompt: '> ', completer });
   let running: Promise<RunResult> | undefined;
   let interrupted = false;
   output.stderr(`xdog chat with ${agent.config.model}; ${HELP}\n`);
@@ -93,6 +103,14 @@ export async function runInteractive(agent: Agent, renderer: EventRenderer, outp
             throw queueRefusal(error);
           }
         }
+      } else if (extensions && isExtensionSlash(text)) {
+        if (running && changesExtensions(text)) throw new XdogError(ErrorCodes.BUSY, 'extensions are reloaded or unloaded between runs', { hint: 'wait for the run to end, or Ctrl+C to abort it' });
+        runExtensionSlash(extensions, text).then(
+          (shown) => output.stderr(`${shown}\n`),
+          (error: unknown) => output.stderr(errorLine(error)),
+        ).finally(() => {
+          if (!running) rl.prompt();
+        });
       } else if (running) output.stderr('a run is streaming: use /steer TEXT or /follow-up TEXT, or Ctrl+C to abort it\n');
       else start(line);
     };

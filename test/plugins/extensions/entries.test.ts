@@ -24,4 +24,31 @@ describe('extension entries in the session store', () => {
     await expect(big.append('guard', 'blob', 'y'.repeat(16_000))).rejects.toThrow(/over the 524288-byte limit/);
     await expect(sessionEntries(store, () => null).append('guard', 'x', 1)).rejects.toThrow(/no active session/);
   });
+
+  it('lets exactly one of several parallel appends at the limit through, from separate sinks too', async () => {
+    const { store } = await openTestStore();
+    await store.ensureGroup('main');
+    const session = await store.createSession('main', { model: 'faux/demo' });
+    // Two sinks on one store stand for two hosts (group kernels, workers) appending to one session.
+    const [first, second] = [sessionEntries(store, () => session.id), sessionEntries(store, () => session.id)];
+    for (let i = 0; i < 127; i++) await first.append('guard', 'fill', { i });
+    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, (_, index) => (index % 2 ? first : second).append('guard', 'race', { index })));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(refused).toHaveLength(5);
+    for (const outcome of refused) expect(String(outcome.reason)).toMatch(/already holds 128 extension entries/);
+    expect((await store.path(session.id)).filter((entry) => entry.kind === 'custom')).toHaveLength(128);
+  });
+
+  it('checks the byte total in the same transaction as the append', async () => {
+    const { store } = await openTestStore();
+    await store.ensureGroup('main');
+    const session = await store.createSession('main', { model: 'faux/demo' });
+    const entries = sessionEntries(store, () => session.id);
+    for (let i = 0; i < 32; i++) await entries.append('guard', 'blob', 'y'.repeat(16_000));
+    // 512,000 + 2 * 12,000 > 524,288, but either one alone fits: only one of the parallel pair may land.
+    const outcomes = await Promise.allSettled([entries.append('guard', 'blob', 'z'.repeat(12_000)), entries.append('guard', 'blob', 'w'.repeat(12_000))]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(String((outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/over the 524288-byte limit/);
+  });
 });

@@ -6,6 +6,7 @@ import { createFauxStreamFn, type FauxResponse } from '../../../plugins/faux/ind
 import extensionsPlugin, { ExtensionHost, ExtensionHostToken, extensionHostOf, extensionToolsOf } from '../../../plugins/extensions/index.js';
 import { findExtension } from '../../../core/discovery.js';
 import { modelRegistryFor } from '../../../core/model/registry.js';
+import { parseConfig } from '../../../core/config.js';
 import { tempProject, writeExtension } from './support.js';
 
 const writes: string[] = [];
@@ -240,6 +241,88 @@ describe('extensions in worker processes', () => {
     expect(textOf(results(agent)[0]!)).toBe('redacted (1 part)');
     expect(writes).toEqual(['x.txt']);
     await agent.close();
+  });
+});
+
+describe('status and lifecycle events', () => {
+  it('refuses a 33rd status key in the author code, and quarantines a worker that sends one anyway', async () => {
+    const project = tempProject();
+    writeExtension(
+      project,
+      'statusy',
+      `import fs from 'node:fs';
+      export default (api) => {
+        for (let i = 0; i < 32; i++) api.status('k' + i, 'v' + i);
+        let refused = '';
+        try { api.status('k32', 'one too many'); } catch (e) { refused = e.message; }
+        api.status('k0', refused);
+        api.status('k1', undefined);
+        api.status('k1', 'a cleared key may be set again');
+        api.command('bypass', { run: () => {
+          api.status('k2', undefined);
+          // Around the API: a raw frame that sets a 33rd key.
+          fs.writeSync(3, JSON.stringify({ jsonrpc: '2.0', method: 'status', params: { key: 'k2', text: 'x' } }) + '\\n');
+          fs.writeSync(3, JSON.stringify({ jsonrpc: '2.0', method: 'status', params: { key: 'extra', text: 'x' } }) + '\\n');
+          return 'sent';
+        } });
+      };`,
+    );
+    const k = await boot(project, ['statusy']);
+    const host = extensionHostOf(k)!;
+    await host.activateAll();
+    const [info] = host.list();
+    expect(Object.keys(info!.status)).toHaveLength(32);
+    expect(info!.status.k0).toMatch(/at most 32 status keys at once/);
+    expect(info!.status.k1).toBe('a cleared key may be set again');
+    expect(host.list()[0]!.state).toBe('active');
+    await host.runCommand('ext-statusy-bypass', '').catch(() => undefined);
+    await expect.poll(() => host.list()[0]!.state).toBe('quarantined');
+    expect(host.list()[0]!.reason).toBe('it set more than 32 status keys');
+  });
+
+  it('calls on(event) callbacks for agent_start, each turn_start and turn_end, and agent_end, in that order', async () => {
+    const project = tempProject();
+    writeExtension(
+      project,
+      'watcher',
+      `export default (api) => {
+        const seen = [];
+        for (const event of ['agent_start', 'turn_start', 'turn_end', 'agent_end']) api.on(event, (info) => { seen.push(info.turn ? info.event + ':' + info.turn : info.event); });
+        let problem = '';
+        try { api.on('tool_start', () => {}); } catch (e) { problem = e.message; }
+        api.command('seen', { run: () => JSON.stringify({ seen, problem }) });
+      };`,
+    );
+    const k = await boot(project, ['watcher']);
+    const host = extensionHostOf(k)!;
+    await host.activateAll();
+    const agent = agentOf(k, [call('a.txt'), { text: 'done' }]);
+    await run(agent, 'go');
+    const { seen, problem } = JSON.parse(await host.runCommand('ext-watcher-seen', ''));
+    expect(seen).toEqual(['agent_start', 'turn_start:1', 'turn_end:1', 'turn_start:2', 'turn_end:2', 'agent_end']);
+    expect(problem).toMatch(/no lifecycle event "tool_start"/);
+    await agent.close();
+  });
+});
+
+describe('the callback deadline', () => {
+  it('is extension_timeout_ms from the config, bounded by the limits', async () => {
+    expect(() => parseConfig('extension_timeout_ms: 50\n')).toThrow(/extension_timeout_ms/);
+    expect(() => parseConfig('extension_timeout_ms: 600001\n')).toThrow(/extension_timeout_ms/);
+    const project = tempProject();
+    writeExtension(project, 'slow', `export default (api) => api.beforeToolCall(() => new Promise((resolve) => setTimeout(resolve, 800)));`);
+    for (const [timeout, outcome] of [[300, /did not answer within 300 ms/], [5000, /wrote a\.txt/]] as const) {
+      const k = await createKernel({ plugins: [extensionsPlugin], config: parseConfig(`extensions: [slow]\nextension_timeout_ms: ${timeout}\n`), cwd: project });
+      await k.open();
+      try {
+        const agent = agentOf(k, [call('a.txt'), { text: 'ok' }]);
+        await run(agent, 'go');
+        expect(textOf(results(agent)[0]!)).toMatch(outcome);
+        await agent.close();
+      } finally {
+        await k.close();
+      }
+    }
   });
 });
 
