@@ -252,6 +252,8 @@ export const ConfigSchema = z
     extension_settings: z.record(z.string(), z.unknown()).optional(),
     /** Extension tools (their `ext_` aliases) the model may call; every other extension tool is blocked. */
     extension_allow_tools: z.array(z.string().regex(/^ext_/, 'must be an ext_ tool alias')).optional(),
+    /** Named child-agent settings for `--preset` and the agent tool's `preset` (docs/children.md); checked by the children plugin, an invalid catalog fails. */
+    child_presets: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 
