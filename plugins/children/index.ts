@@ -18,6 +18,7 @@ export { DurableChildRuntime } from './durable-runtime.js';
 export { ChildRecordStore, TRANSCRIPT_CHUNK_CHARS, chunkText, type ChildEnd, type ChildInputRecord, type ChildInputStatus, type DurableChildRecord, type DurableChildStatus } from './child-records.js';
 export { childPrompt, childTools, createSdkChildHost, seedChild, type SdkChildHostOptions } from './chat-host.js';
 export { GroupChildren, GroupChildrenToken } from './group-children.js';
+export { createGroupChildHost, type GroupChildHostOptions } from './group-host.js';
 
 export { createChildrenService } from './service.js';
 

@@ -14,12 +14,11 @@
 import { ErrorCodes, XdogError, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
-import { MemoryAccessScope, tapReadOnlyGate } from '../access/index.js';
-import { childPrompt, childTools, seedChild } from './chat-host.js';
 import { ChildRecordStore } from './child-records.js';
 import { ChildConfigSchema, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
 import { DurableChildRuntime } from './durable-runtime.js';
 import { GroupChildrenToken } from './group-children.js';
+import { createGroupChildHost } from './group-host.js';
 
 const group = { group: z.string().optional() };
 const id = z.string().min(1).max(64);
@@ -43,30 +42,20 @@ export function createChildrenService(): GatewayService {
     return { host, records };
   };
 
-  /** A durable runtime for one group: children on the group's kernel (its gates), model access and tools. */
+  /** A durable runtime for one group: children on the group's kernel (its gates), model access and tools (group-host.ts). */
   const createRuntime = (group: GroupRuntime): DurableChildRuntime => {
     const gateway = started();
     return new DurableChildRuntime({
       records: gateway.records,
       group: group.name,
       log: (line) => gateway.host.log(line),
-      host: {
+      host: createGroupChildHost({
+        kernel: group.kernel,
         streamFn: group.streamFn,
+        tools: () => group.tools(),
+        model: (spec) => group.resolveModel(spec.model ?? group.newSessionOptions().model).qualified,
         presets,
-        createChild(spec, streamFn, context) {
-          const model = spec.model ?? group.newSessionOptions().model;
-          // The group's kernel taps the group's gates into every agent it creates.
-          const agent = group.kernel.createAgent(streamFn, { model: group.resolveModel(model).qualified, systemPrompt: childPrompt(spec), ...(spec.thinking ? { thinking: spec.thinking } : {}) }, { tools: childTools(spec, group.tools()) });
-          if (spec.access === 'read-only') tapReadOnlyGate(agent.hooks, new MemoryAccessScope('read-only'), () => undefined);
-          try {
-            seedChild(agent, context);
-          } catch (error) {
-            void agent.close();
-            throw error;
-          }
-          return agent;
-        },
-      },
+      }),
     });
   };
 
