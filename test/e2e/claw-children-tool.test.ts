@@ -9,13 +9,16 @@
  *   stops ends at 16 calls, `--calls 20` is refused, a read-only child cannot
  *   write and no child can delegate;
  * - scenario 17: a steer acknowledged before a kill -9 shows as an uncertain
- *   row after the restart, and the child is never run again.
+ *   row after the restart, and the child is never run again;
+ * - an automatic (idle) reset is held back while a child runs and happens
+ *   once it ended (the children service's resetSuppressed tap, on the
+ *   testclock fixture's fake clock).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
-import { clawSandbox, connect, startGateway, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { clawSandbox, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 import { repoRoot, runCli, type CliResult } from '../support/cli.js';
 
 interface LoggedRequest {
@@ -121,6 +124,30 @@ describe('claw children through the agent tool and the agents methods', { timeou
     expect(JSON.stringify(answered('"write pwned.txt"').messages.at(-1)!.content)).toContain('Tool \\"write\\" is not available');
     expect(answered('"spawn more"').tools.map((tool) => tool.name)).not.toContain('agent');
     expect(JSON.stringify(answered('"spawn more"').messages.at(-1)!.content)).toContain('Tool \\"agent\\" is not available');
+  });
+
+  it('holds an idle reset back while a child runs, and resets once it ended', async () => {
+    const sandbox = childrenSandbox('      reset: { idle_minutes: 30 }\n');
+    sandbox.env.XDOG_TEST_CLOCK_START = '2026-12-01T06:00:00Z';
+    const installed = runCli(['plugins', 'install', path.join(repoRoot, 'test/fixtures/claw/testclock-plugin')], { env: sandbox.env, cwd: sandbox.root });
+    expect(installed.status, installed.stderr).toBe(0);
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const connection = client;
+    const activeSession = async () => ((await connection.call('group.status', {})) as { activeSessionId: string | null }).activeSessionId;
+    const checkedPast = (at: string) => until(async () => ((await connection.callService('reset.status', {})) as { checkedAt: number }).checkedAt >= Date.parse(at), `a reset check at ${at}`);
+
+    expect(claw(sandbox, 'send', 'delegate alpha').status).toBe(0);
+    const first = await activeSession();
+    const held = await client.callService('agents.start', { task: 'hold' });
+    await client.callService('testclock.set', { at: '2026-12-01T06:30:01Z' });
+    await checkedPast('2026-12-01T06:30:01Z');
+    expect(await activeSession()).toBe(first);
+    expect(gateway.log()).toContain(`the idle reset of session ${first} is held back: child agents are running`);
+
+    await client.callService('agents.cancel', { id: held.id });
+    await client.callService('testclock.set', { at: '2026-12-01T06:31:00Z' });
+    await until(async () => (await activeSession()) !== first, 'the idle reset after the child ended');
   });
 
   it('scenario 17: a steer acknowledged before a kill -9 is an uncertain row after the restart, and the child is not run again', async () => {
