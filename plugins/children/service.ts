@@ -109,6 +109,8 @@ export function createChildrenService(): GatewayService {
       gateway.hooks.resetSuppressed.tapPromise('children', (reset) => blockedReason(store, reset.group));
     },
     async stop() {
+      // The groups' `agent` tools answer "not available" from here on, rather than start children nobody stops.
+      for (const group of host?.groups.values() ?? []) if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(undefined);
       for (const runtime of runtimes.values()) await runtime.closeAll();
       runtimes.clear();
     },
