@@ -254,6 +254,8 @@ export const ConfigSchema = z
     extension_allow_tools: z.array(z.string().regex(/^ext_/, 'must be an ext_ tool alias')).optional(),
     /** Milliseconds each extension callback (and a provider stream between events) may take before the extension is quarantined. */
     extension_timeout_ms: z.number().int().min(LIMITS.extensionCallbackTimeoutMinMs).max(LIMITS.extensionCallbackTimeoutMaxMs).optional(),
+    /** Named child-agent settings for `--preset` and the agent tool's `preset` (docs/children.md); checked by the children plugin, an invalid catalog fails. */
+    child_presets: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 

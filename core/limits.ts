@@ -200,6 +200,11 @@ export const LIMITS = Object.freeze({
   childTokens: 32_000,
   /** Children: a task or an input's UTF-8 bytes. */
   childInputBytes: 16 * KiB,
+  /** Children: the parent's conversation a child may inherit (inherit_context), in estimated tokens; also at most half the child's token cap. */
+  childContextTokens: 8_000,
+  /** Children: a `child_presets` catalog, entries and JSON bytes. */
+  childPresets: 32,
+  childPresetsBytes: 256 * KiB,
   /** Plan mode: the objective's UTF-8 bytes. */
   planObjectiveBytes: 4 * KiB,
   /** Plan mode: steps in one plan. */

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ErrorCodes, LIMITS, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
-import { MemoryChildRuntime, createAgentTool, createSdkChildHost } from '../../plugins/children/index.js';
+import { MemoryChildRuntime, ParentContexts, createAgentTool, createSdkChildHost, parseChildPresets } from '../../plugins/children/index.js';
 import { connectMcpServer } from '../../plugins/mcp/index.js';
 import { extensionHostOf, extensionToolsOf, localControl, syncExtensionTools } from '../../plugins/extensions/index.js';
 import { XdogCommand } from '../base-command.js';
@@ -62,13 +62,16 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
         : undefined;
       const skills = capabilities?.composeSkills(SkillRepo.fromConfig(session.kernel.config, cwd));
       const baseTools = capabilities ? capabilities.composeTools(undefined, skills) : session.tools;
-      // The `agent` tool: children in memory, built from the parent's tools (never more), ended with the chat.
-      const children = flags.tools ? new MemoryChildRuntime(createSdkChildHost({ streamFn, model: model.qualified, parentTools: () => baseTools })) : undefined;
+      // The `agent` tool: children in memory, built from the parent's tools (never more), ended with the chat; presets from child_presets.
+      const children = flags.tools ? new MemoryChildRuntime(createSdkChildHost({ streamFn, model: model.qualified, parentTools: () => baseTools, presets: parseChildPresets(session.kernel.config.child_presets) })) : undefined;
+      const contexts = new ParentContexts();
+      const agentTool = children ? createAgentTool(children, { contextOf: (args) => contexts.of(args) }) : undefined;
       const agent = session.kernel.createAgent(
         streamFn,
         { model: model.qualified, systemPrompt: flags.system, thinking: flags.thinking },
-        { tools: [...(children ? [...baseTools, createAgentTool(children)] : baseTools), ...(flags.tools ? extensionToolsOf(session.kernel) : [])], toolCtx, skills },
+        { tools: [...baseTools, ...(agentTool ? [agentTool] : []), ...(flags.tools ? extensionToolsOf(session.kernel) : [])], toolCtx, skills },
       );
+      if (agentTool) contexts.follow(agent, agentTool);
       try {
         if (prompt === undefined) {
           const host = extensionHostOf(session.kernel);

@@ -4,9 +4,53 @@
  * are then checked per action (AgentToolArgsSchema), so a spawn-only field
  * in a control action is refused rather than ignored.
  */
-import { describeError, type AgentTool, type AgentToolResult } from '../../core/index.js';
-import { AgentToolArgsSchema, resolveChildSpec, type AgentToolArgs } from './contracts.js';
-import type { MemoryChildRuntime } from './memory-runtime.js';
+import { ErrorCodes, XdogError, describeError, tapHook, type Agent, type AgentTool, type AgentToolResult, type Disposer, type Message } from '../../core/index.js';
+import { AgentToolArgsSchema, inheritedContext, resolveChildSpec, type AgentToolArgs, type ChildPresets, type ChildSpec } from './contracts.js';
+import type { SpawnOptions } from './memory-runtime.js';
+
+/** What the `agent` tool drives: MemoryChildRuntime (agent chat) or DurableChildRuntime (a claw group). */
+export interface ChildRuntime {
+  readonly presets: ChildPresets;
+  spawn(spec: ChildSpec, options: SpawnOptions): unknown;
+  list(): unknown;
+  inspect(id: string): unknown;
+  queue(id: string, lane: 'steer' | 'followUp', text: string): unknown;
+  pending(id: string): unknown;
+  cancel(id: string): unknown;
+  wait(ids: readonly string[] | undefined, signal?: AbortSignal): unknown;
+  close(id: string): Promise<void>;
+}
+
+/** Where the tool finds what a spawn takes from its parent. */
+export interface AgentToolOptions {
+  /** The parent's conversation as the spawn call was about to run (ParentContexts.of). */
+  contextOf?(args: object): readonly Message[] | undefined;
+  /** The parent's session, from the tool context (claw). */
+  parentSessionOf?(toolCtx: Record<string, unknown>): string | null;
+}
+
+/**
+ * The conversations of parents at their `agent` spawn calls that ask for
+ * inherit_context. A tool sees only its arguments, so a `beforeToolCall` tap
+ * on each parent copies the conversation under the call's argument object
+ * (the very object `execute` gets); a call a gate blocks leaves nothing
+ * behind (a WeakMap).
+ */
+export class ParentContexts {
+  readonly #byArgs = new WeakMap<object, readonly Message[]>();
+
+  /** Follows one parent agent that has `tool`; returns a disposer. */
+  follow(agent: Agent, tool: AgentTool): Disposer {
+    return tapHook(agent.hooks.beforeToolCall, 'children:parent-context', (call: { tool: AgentTool; args: Record<string, unknown> }) => {
+      if (call.tool === tool && call.args.action === 'spawn' && call.args.inherit_context === true) this.#byArgs.set(call.args, agent.messages);
+      return undefined;
+    });
+  }
+
+  of(args: object): readonly Message[] | undefined {
+    return this.#byArgs.get(args);
+  }
+}
 
 const PARAMETERS = {
   type: 'object',
@@ -31,10 +75,18 @@ function answer(value: unknown): AgentToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], details: value };
 }
 
-async function perform(runtime: MemoryChildRuntime, args: AgentToolArgs, signal: AbortSignal): Promise<unknown> {
+async function perform(runtime: ChildRuntime, args: AgentToolArgs, raw: object, context: { signal: AbortSignal; toolCtx: Record<string, unknown> }, options: AgentToolOptions): Promise<unknown> {
   switch (args.action) {
-    case 'spawn':
-      return runtime.spawn(resolveChildSpec(args, runtime.presets));
+    case 'spawn': {
+      const spec = resolveChildSpec(args, runtime.presets);
+      let inherited: Message[] | undefined;
+      if (spec.inheritContext) {
+        const parent = options.contextOf?.(raw);
+        if (!parent) throw new XdogError(ErrorCodes.UNSUPPORTED, "this host cannot give a child its parent's conversation", { hint: 'spawn without inherit_context and put what the child needs into its task' });
+        inherited = inheritedContext(parent, spec);
+      }
+      return runtime.spawn(spec, { ...(inherited ? { context: inherited } : {}), parentSessionId: options.parentSessionOf?.(context.toolCtx) ?? null });
+    }
     case 'list':
       return runtime.list();
     case 'presets':
@@ -48,7 +100,7 @@ async function perform(runtime: MemoryChildRuntime, args: AgentToolArgs, signal:
     case 'cancel':
       return runtime.cancel(args.id);
     case 'wait':
-      return runtime.wait(args.ids, signal);
+      return runtime.wait(args.ids, context.signal);
     case 'close':
       await runtime.close(args.id);
       return { closed: args.id };
@@ -57,7 +109,9 @@ async function perform(runtime: MemoryChildRuntime, args: AgentToolArgs, signal:
   }
 }
 
-export function createAgentTool(runtime: MemoryChildRuntime): AgentTool<Record<string, unknown>> {
+/** The `agent` tool on `runtime` (or on the runtime a getter answers when the call runs). */
+export function createAgentTool(runtime: ChildRuntime | (() => ChildRuntime), options: AgentToolOptions = {}): AgentTool<Record<string, unknown>> {
+  const runtimeNow = typeof runtime === 'function' ? runtime : () => runtime;
   return {
     name: 'agent',
     description:
@@ -72,7 +126,7 @@ export function createAgentTool(runtime: MemoryChildRuntime): AgentTool<Record<s
         return { content: [{ type: 'text', text: `Error: ${problems.join('; ')}` }], isError: true };
       }
       try {
-        return answer(await perform(runtime, parsed.data, context.signal));
+        return answer(await perform(runtimeNow(), parsed.data, raw, context, options));
       } catch (error) {
         return { content: [{ type: 'text', text: `Error: ${describeError(error)}` }], isError: true };
       }

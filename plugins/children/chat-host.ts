@@ -4,9 +4,10 @@
  * parent's and never more. A read-only child gets only the built-in read
  * tools plus the read-only gate; an inheriting child gets the parent's tools
  * but never `agent` or `update_plan`, and the parent's gates are tapped in
- * by `inheritGates`.
+ * by `inheritGates`. A child that inherits the parent's context starts with
+ * a copy of it (seedChild).
  */
-import { Agent, ErrorCodes, XdogError, type AgentHooks, type AgentTool, type ModelStreamFn } from '../../core/index.js';
+import { Agent, ErrorCodes, XdogError, buildMetadata, zeroUsage, type AgentHooks, type AgentTool, type Message, type ModelStreamFn } from '../../core/index.js';
 import { MemoryAccessScope, tapReadOnlyGate } from '../access/index.js';
 import { isLocalReadOnlyTool } from '../tools/index.js';
 import { PARENT_ONLY_TOOLS, type ChildPresets, type ChildSpec } from './contracts.js';
@@ -43,16 +44,22 @@ export function childTools(spec: ChildSpec, parentTools: readonly AgentTool[]): 
   });
 }
 
+/** Gives a fresh child Agent the parent's conversation it inherits (nothing when there is none). */
+export function seedChild(agent: Agent, context: readonly Message[] | undefined): void {
+  if (!context?.length) return;
+  agent.restoreParts(buildMetadata({ model: agent.config.model, usage: zeroUsage(), messages: context }), context);
+}
+
 export function createSdkChildHost(options: SdkChildHostOptions): ChildHost {
   return {
     streamFn: options.streamFn,
     presets: options.presets ?? {},
-    createChild(spec, streamFn) {
-      if (spec.inheritContext) throw new XdogError(ErrorCodes.UNSUPPORTED, 'inherit_context is not supported by this host', { hint: 'put what the child needs to know into its task' });
+    createChild(spec, streamFn, context) {
       const tools = childTools(spec, options.parentTools());
       const agent = new Agent(streamFn, { model: spec.model ?? options.model, systemPrompt: childPrompt(spec), ...(spec.thinking ? { thinking: spec.thinking } : {}) }, { tools });
       if (spec.access === 'read-only') tapReadOnlyGate(agent.hooks, new MemoryAccessScope('read-only'), () => undefined);
       else options.inheritGates?.(agent.hooks);
+      seedChild(agent, context);
       return agent;
     },
   };

@@ -6,7 +6,7 @@
  * storage and grants; nothing here starts anything.
  */
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, estimateMessageTokens, type Message } from '../../core/index.js';
 
 const text = z.string().min(1).refine((value) => Buffer.byteLength(value, 'utf8') <= LIMITS.childInputBytes, `must be at most ${LIMITS.childInputBytes} bytes of UTF-8`);
 
@@ -77,15 +77,43 @@ export type ChildPresets = Readonly<Record<string, ChildConfig>>;
 /** Validates a `child_presets` catalog: ≤ 32 entries, ≤ 256 KiB; an invalid one fails whole, never partly used. */
 export function parseChildPresets(catalog: unknown): ChildPresets {
   if (catalog === undefined || catalog === null) return {};
+  const hint = 'fix child_presets in the config file; no child starts from a preset while the catalog is invalid';
   const size = Buffer.byteLength(JSON.stringify(catalog), 'utf8');
-  if (size > 256 * 1024) throw new XdogError(ErrorCodes.CONFIG_INVALID, `child_presets is ${size} bytes, over the 256 KiB limit`);
+  if (size > LIMITS.childPresetsBytes) throw new XdogError(ErrorCodes.CONFIG_INVALID, `child_presets is ${size} bytes, over the limit of ${LIMITS.childPresetsBytes}`, { hint });
   const parsed = z.record(z.string().min(1).max(64), ChildConfigSchema.omit({ preset: true })).safeParse(catalog);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new XdogError(ErrorCodes.CONFIG_INVALID, `child_presets.${issue.path.join('.')}: ${issue.message}`, { hint: 'fix the catalog; no preset is used while it is invalid' });
+    throw new XdogError(ErrorCodes.CONFIG_INVALID, `child_presets${issue.path.map((key) => `.${String(key)}`).join('')}: ${issue.message}`, { hint });
   }
-  if (Object.keys(parsed.data).length > 32) throw new XdogError(ErrorCodes.CONFIG_INVALID, `child_presets has ${Object.keys(parsed.data).length} entries, over the limit of 32`);
+  const count = Object.keys(parsed.data).length;
+  if (count > LIMITS.childPresets) throw new XdogError(ErrorCodes.CONFIG_INVALID, `child_presets has ${count} entries, over the limit of ${LIMITS.childPresets}`, { hint });
   return parsed.data;
+}
+
+/**
+ * The part of a parent's conversation a child inheriting it starts with: a
+ * copy of every message up to the last point where each tool call has its
+ * result (the spawning call itself is still open, so it and its batch stay
+ * out). Refused, never clipped, when it is over LIMITS.childContextTokens or
+ * half the child's token cap: the child would spend its budget rereading it.
+ */
+export function inheritedContext(messages: readonly Message[], spec: Pick<ChildSpec, 'maxTokens'>): Message[] {
+  let complete = 0;
+  const open = new Set<string>();
+  for (const [index, message] of messages.entries()) {
+    if (message.role === 'assistant') for (const part of message.content) if (part.type === 'toolCall') open.add(part.id);
+    if (message.role === 'toolResult') open.delete(message.toolCallId);
+    if (open.size === 0) complete = index + 1;
+  }
+  const kept = messages.slice(0, complete);
+  const tokens = kept.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+  const limit = Math.min(LIMITS.childContextTokens, Math.floor(spec.maxTokens / 2));
+  if (tokens > limit) {
+    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the parent's conversation is about ${tokens} tokens, over the ${limit} a child may inherit`, {
+      hint: 'spawn without inherit_context and put what the child needs into its task (or compact the conversation first)',
+    });
+  }
+  return structuredClone(kept);
 }
 
 function cap(name: string, value: number | undefined, limit: number): number {

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCodes, XdogError, describeError, type Agent } from '../../core/index.js';
 import type { ChildRecordStore, ChildInputRecord, DurableChildRecord } from './child-records.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
-import { MemoryChildRuntime, type ChildHost, type ChildStatus } from './memory-runtime.js';
+import { MemoryChildRuntime, type ChildHost, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
 
 const INPUT_ID_PREFIX = 'child-input-';
 
@@ -43,17 +43,21 @@ export class DurableChildRuntime {
     return this.#live.presets;
   }
 
-  /** True while a child of this runtime runs (the group blocks navigation and resets then). */
-  get active(): boolean {
-    return this.#live.active;
+  /**
+   * How many of the group's children are running, by the store: whichever
+   * process runs them (the group blocks navigation and resets while any do).
+   */
+  running(): Promise<number> {
+    return this.#records.runningCount(this.#group);
   }
 
-  async spawn(spec: ChildSpec): Promise<DurableChildRecord> {
+  /** Starts a child: its record is committed first; `options.parentSessionId` defaults to the runtime's. */
+  async spawn(spec: ChildSpec, options: Omit<SpawnOptions, 'id'> = {}): Promise<DurableChildRecord> {
     const id = `c-${randomUUID().slice(0, 8)}`;
     this.#live.assertRoom(); // refused over the caps before anything is written
-    const record = await this.#records.create({ id, group: this.#group, parentSessionId: this.#parentSessionId, spec });
+    const record = await this.#records.create({ id, group: this.#group, parentSessionId: options.parentSessionId ?? this.#parentSessionId, spec });
     try {
-      this.#live.spawn(spec, id);
+      this.#live.spawn(spec, { ...options, id });
     } catch (error) {
       await this.#records.finish(id, { status: 'failed', result: null, error: error instanceof Error ? error.message : String(error), transcript: [] });
       throw error;
@@ -78,6 +82,11 @@ export class DurableChildRuntime {
     const input = await this.#records.journalInput(this.#group, id, lane, text);
     this.#live.queue(id, lane, text, `${INPUT_ID_PREFIX}${input.id}`);
     return input;
+  }
+
+  /** The child's inputs journaled and not yet taken in by its model. */
+  async pending(id: string): Promise<ChildInputRecord[]> {
+    return (await this.#records.inputs(this.#group, id)).filter((input) => input.status === 'accepted');
   }
 
   async cancel(id: string): Promise<DurableChildRecord> {

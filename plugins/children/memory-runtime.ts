@@ -27,8 +27,12 @@ export interface ChildRecord {
 
 /** The host's side: how a fresh child Agent is built (its tools and gates), and the presets. */
 export interface ChildHost {
-  /** A fresh Agent for `spec` on `streamFn` (budgeted by the runtime). Never the parent; never with parent-only tools. */
-  createChild(spec: ChildSpec, streamFn: ModelStreamFn): Agent;
+  /**
+   * A fresh Agent for `spec` on `streamFn` (budgeted by the runtime). Never
+   * the parent; never with parent-only tools. `context` is the parent's
+   * conversation the child inherits (inheritedContext), when it asked to.
+   */
+  createChild(spec: ChildSpec, streamFn: ModelStreamFn, context?: readonly Message[]): Agent;
   /** The model access children share with their parent (the runtime budgets it per child). */
   readonly streamFn: ModelStreamFn;
   readonly presets: ChildPresets;
@@ -48,9 +52,21 @@ export interface ChildObserver {
   endFailed?(id: string, error: unknown): void;
 }
 
+/** How a child is spawned, beyond its spec. */
+export interface SpawnOptions {
+  /** The child's id (default: a fresh one). */
+  id?: string;
+  /** The parent's conversation, for a spec with inheritContext (already bounded by inheritedContext). */
+  context?: readonly Message[];
+  /** The parent's session, where the host has sessions (claw records it). */
+  parentSessionId?: string | null;
+}
+
 interface LiveChild {
   record: ChildRecord;
   agent: Agent;
+  /** Messages it inherited from its parent (its own answer comes after them). */
+  inherited: number;
   done: Promise<void>;
   /** Why the runtime stopped it, when it did. */
   stoppedAs?: Extract<ChildStatus, 'cancelled' | 'timeout' | 'limit'>;
@@ -88,12 +104,14 @@ export class MemoryChildRuntime {
     if (this.#children.size >= LIMITS.childRetained) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${this.#children.size} child records are kept, the limit`, { hint: 'close finished children first' });
   }
 
-  /** Starts a child; `id` is the host's (a durable host commits its record first). */
-  spawn(spec: ChildSpec, id = `c-${randomUUID().slice(0, 8)}`): ChildRecord {
+  /** Starts a child; `options.id` is the host's (a durable host commits its record first); `options.context` what it inherits. */
+  spawn(spec: ChildSpec, options: SpawnOptions = {}): ChildRecord {
     this.assertRoom();
+    if (spec.inheritContext && options.context === undefined) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'inherit_context needs the parent\'s conversation, and none was given', { hint: 'spawn it from a parent agent (the agent tool)' });
+    const id = options.id ?? `c-${randomUUID().slice(0, 8)}`;
     const record: ChildRecord = { id, label: spec.label ?? null, task: spec.task, access: spec.access, status: 'running', result: null, error: null, modelCalls: 0, tokens: 0 };
-    const live = { record } as LiveChild;
-    live.agent = this.#host.createChild(spec, this.#budgeted(live, spec));
+    const live = { record, inherited: spec.inheritContext ? options.context!.length : 0 } as LiveChild;
+    live.agent = this.#host.createChild(spec, this.#budgeted(live, spec), spec.inheritContext ? options.context : undefined);
     this.#children.set(record.id, live);
     this.#observer.started?.(record.id, live.agent);
     live.done = this.#run(live, spec);
@@ -178,7 +196,7 @@ export class MemoryChildRuntime {
     deadline.unref();
     try {
       const result = await live.agent.prompt(spec.task).result();
-      live.record.result = lastText(live.agent.messages);
+      live.record.result = lastText(live.agent.messages.slice(live.inherited));
       if (live.stoppedAs) {
         live.record.status = live.stoppedAs;
         live.record.error ??= live.stoppedAs === 'timeout' ? `the child passed its ${spec.timeoutSeconds} s deadline` : live.stoppedAs === 'cancelled' ? 'cancelled by the parent' : live.record.error;

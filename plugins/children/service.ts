@@ -3,31 +3,38 @@
  * group, sharing its workspace, model access and tools, built by the group's
  * kernel so every gate the group's agent has (read-only scope, plan mode)
  * applies to them too; a read-only child gets the read-only gate on top.
- * Records are durable (ChildRecordStore); at start, children a previous
- * process left running are marked interrupted, never re-run. While a group
- * has running children, its controls (navigation) and automatic resets are
- * refused.
+ * Clients start children with `agents.*`; the group's own model with the
+ * `agent` tool of its kernel, on the same runtime (the same caps and
+ * records). Records are durable (ChildRecordStore); at start, children a
+ * previous process left running are marked interrupted, never re-run. While
+ * the store holds running children of a group, its controls (navigation)
+ * and automatic resets are refused. `child_presets` comes from the config;
+ * an invalid catalog fails the gateway's start.
  */
 import { ErrorCodes, XdogError, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
-import { MemoryAccessScope, tapReadOnlyGate } from '../access/index.js';
-import { childPrompt, childTools } from './chat-host.js';
 import { ChildRecordStore } from './child-records.js';
-import { ChildConfigSchema, resolveChildSpec } from './contracts.js';
+import { ChildConfigSchema, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
 import { DurableChildRuntime } from './durable-runtime.js';
+import { GroupChildrenToken } from './group-children.js';
+import { createGroupChildHost } from './group-host.js';
 
 const group = { group: z.string().optional() };
 const id = z.string().min(1).max(64);
 const text = z.string().min(1).max(LIMITS.childInputBytes);
 
-function blockedReason(runtime: DurableChildRuntime | undefined): string | undefined {
-  return runtime?.active ? 'child agents are running; navigation and resets wait until they end' : undefined;
+const BLOCKED = 'child agents are running; navigation and resets wait until they end';
+
+/** The reason to hold controls and resets of `group`: any of its children running, by the store (whichever process runs them). */
+async function blockedReason(records: ChildRecordStore, group: string): Promise<string | undefined> {
+  return (await records.runningCount(group)) > 0 ? BLOCKED : undefined;
 }
 
 export function createChildrenService(): GatewayService {
   let host: GatewayHost | undefined;
   let records: ChildRecordStore | undefined;
+  let presets: ChildPresets = {};
   const runtimes = new Map<string, DurableChildRuntime>();
 
   const started = (): { host: GatewayHost; records: ChildRecordStore } => {
@@ -35,33 +42,29 @@ export function createChildrenService(): GatewayService {
     return { host, records };
   };
 
-  /** The group's children runtime, made on first use. */
-  const runtimeOf = (name: string | undefined): DurableChildRuntime => {
+  /** A durable runtime for one group: children on the group's kernel (its gates), model access and tools (group-host.ts). */
+  const createRuntime = (group: GroupRuntime): DurableChildRuntime => {
     const gateway = started();
-    const group: GroupRuntime = gateway.host.group(name);
-    const existing = runtimes.get(group.name);
-    if (existing) return existing;
-    const runtime = new DurableChildRuntime({
+    return new DurableChildRuntime({
       records: gateway.records,
       group: group.name,
       log: (line) => gateway.host.log(line),
-      host: {
+      host: createGroupChildHost({
+        kernel: group.kernel,
         streamFn: group.streamFn,
-        presets: {},
-        createChild(spec, streamFn) {
-          if (spec.inheritContext) throw new XdogError(ErrorCodes.UNSUPPORTED, 'inherit_context is not supported in claw yet', { hint: 'put what the child needs to know into its task' });
-          const model = spec.model ?? group.newSessionOptions().model;
-          // The group's kernel taps the group's gates into every agent it creates.
-          const agent = group.kernel.createAgent(streamFn, { model: group.resolveModel(model).qualified, systemPrompt: childPrompt(spec), ...(spec.thinking ? { thinking: spec.thinking } : {}) }, { tools: childTools(spec, group.tools()) });
-          if (spec.access === 'read-only') tapReadOnlyGate(agent.hooks, new MemoryAccessScope('read-only'), () => undefined);
-          return agent;
-        },
-      },
+        tools: () => group.tools(),
+        model: (spec) => group.resolveModel(spec.model ?? group.newSessionOptions().model).qualified,
+        presets,
+      }),
     });
-    runtimes.set(group.name, runtime);
-    return runtime;
   };
 
+  const runtimeOf = (name: string | undefined): DurableChildRuntime => {
+    const group = started().host.group(name);
+    const runtime = runtimes.get(group.name);
+    if (!runtime) throw new XdogError(ErrorCodes.UNAVAILABLE, `group ${group.name} has no children runtime`, { hint: 'restart the gateway' });
+    return runtime;
+  };
   const spawnParams = z
     .object({ ...group, task: text, access: z.enum(['read-only', 'inherit']).optional(), config: ChildConfigSchema.optional() })
     .strict();
@@ -89,14 +92,25 @@ export function createChildrenService(): GatewayService {
       }),
     },
     async start(gateway) {
+      // An invalid catalog fails the start: no child may start from a preset half read.
+      presets = parseChildPresets(gateway.kernel.config.child_presets);
       host = gateway;
-      records = new ChildRecordStore({ store: gateway.store, clock: gateway.clock });
-      const interrupted = await records.recoverInterrupted([...gateway.groups.keys()]);
+      const store = new ChildRecordStore({ store: gateway.store, clock: gateway.clock });
+      records = store;
+      const interrupted = await store.recoverInterrupted([...gateway.groups.keys()]);
       if (interrupted.length) gateway.log(`children: ${interrupted.length} child(ren) were running when the gateway stopped; marked interrupted: ${interrupted.join(', ')}`);
-      for (const group of gateway.groups.values()) group.addControlGuard(() => blockedReason(runtimes.get(group.name)));
-      gateway.hooks.resetSuppressed.tap('children', (reset) => blockedReason(runtimes.get(reset.group)));
+      for (const group of gateway.groups.values()) {
+        const runtime = createRuntime(group);
+        runtimes.set(group.name, runtime);
+        // The group's own model reaches it through the `agent` tool its kernel has.
+        if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(runtime);
+        group.addControlGuard(() => blockedReason(store, group.name));
+      }
+      gateway.hooks.resetSuppressed.tapPromise('children', (reset) => blockedReason(store, reset.group));
     },
     async stop() {
+      // The groups' `agent` tools answer "not available" from here on, rather than start children nobody stops.
+      for (const group of host?.groups.values() ?? []) if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(undefined);
       for (const runtime of runtimes.values()) await runtime.closeAll();
       runtimes.clear();
     },

@@ -129,7 +129,7 @@ export class GroupRuntime {
   /** Held by a run (until its writes settled) or a control; never both. */
   #reserved = false;
   readonly #prompts: PendingPrompt[] = [];
-  readonly #controlGuards: Array<() => string | undefined> = [];
+  readonly #controlGuards: Array<() => string | undefined | Promise<string | undefined>> = [];
   #nextInputId = 1;
   #closed = false;
   #creatingFirst?: Promise<string>;
@@ -176,8 +176,8 @@ export class GroupRuntime {
     return this.#registry.streamFn;
   }
 
-  /** Adds a check that refuses every control (navigation, new sessions) with its reason while it answers one; services add these (children). */
-  addControlGuard(guard: () => string | undefined): void {
+  /** Adds a check that refuses every control (navigation, new sessions) with its reason while it answers one; services add these (children ask the store). */
+  addControlGuard(guard: () => string | undefined | Promise<string | undefined>): void {
     this.#controlGuards.push(guard);
   }
 
@@ -329,14 +329,16 @@ export class GroupRuntime {
    */
   async control<T>(expected: string | null, change: () => Promise<T>): Promise<T> {
     this.#assertOpen();
+    // The guards may ask the store; the idle check below and the reservation follow them with no await between.
+    for (const guard of this.#controlGuards) {
+      const reason = await guard();
+      if (reason) throw new XdogError(ErrorCodes.BUSY, `group ${this.name}: ${reason}`, { hint: 'wait for the children (xdog claw agents wait) or cancel them first' });
+    }
+    this.#assertOpen();
     if (this.busy) {
       throw new XdogError(ErrorCodes.BUSY, `group ${this.name} is busy (${this.#run ? 'a turn is running' : 'another control is running'}${this.#prompts.length ? `, ${this.#prompts.length} prompt(s) waiting` : ''})`, {
         hint: 'wait until it is idle, or abort the turn first',
       });
-    }
-    for (const guard of this.#controlGuards) {
-      const reason = guard();
-      if (reason) throw new XdogError(ErrorCodes.BUSY, `group ${this.name}: ${reason}`, { hint: 'wait for the children (xdog claw agents wait) or cancel them first' });
     }
     this.#assertExpected(expected);
     this.#reserved = true;

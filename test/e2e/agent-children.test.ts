@@ -51,6 +51,26 @@ describe('xdog agent chat with child agents (faux model)', { timeout: 120_000 },
     expect(children.some((child) => JSON.stringify(child.messages).includes('delegate'))).toBe(false);
   });
 
+  it("starts a child with inherit_context from the parent's conversation, up to the prompt that spawned it", () => {
+    const { env, cwd, requests } = setup();
+    const result = runCli(['agent', 'chat', 'faux/demo', 'recall this prompt', '--cwd', cwd], { env, cwd });
+    expect(result).toMatchObject({ status: 0, stdout: 'recall (completed): recalled "recall this prompt" (2 messages)\n' });
+    const child = requests().filter(isChild).at(-1)!;
+    expect(child.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'recall this prompt'],
+      ['user', 'recall'],
+    ]);
+  });
+
+  it('refuses to start with an invalid child_presets catalog, naming the key', () => {
+    const { env, cwd } = setup();
+    fs.mkdirSync(path.join(env.XDG_CONFIG_HOME, 'xdog'), { recursive: true });
+    fs.writeFileSync(path.join(env.XDG_CONFIG_HOME, 'xdog', 'config.yaml'), 'child_presets:\n  scout: { max_model_calls: many }\n');
+    const result = runCli(['agent', 'chat', 'faux/demo', 'delegate alpha', '--cwd', cwd], { env, cwd });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/^xdog: child_presets\.scout\.max_model_calls: .* \[CONFIG_INVALID\] \(fix child_presets in the config file/);
+  });
+
   it("denies a read-only child's write and reports it to the parent", () => {
     const { env, cwd, requests } = setup();
     const result = runCli(['agent', 'chat', 'faux/demo', 'delegate !pwned.txt', '--cwd', cwd], { env, cwd });

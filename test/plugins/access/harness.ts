@@ -3,7 +3,8 @@
  * tools, MCP with server-filesystem, the access plugin, an extension plugin
  * with a writing tool and a pre-hook that rewrites arguments), a real
  * SQLite store bound as ClawGroupToken, and a faux model that makes whatever
- * tool call the prompt spells out as JSON.
+ * tool call the prompt spells out as JSON. Attempts run in the group's agent,
+ * or in a child that inherits the group's gates (`agents start --inherit`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,10 +17,12 @@ import {
   type Agent,
   type AgentTool,
   type Kernel,
+  type Message,
   type ToolResultMessage,
   type XdogPlugin,
 } from '../../../core/index.js';
 import accessPlugin from '../../../plugins/access/index.js';
+import { ChildRecordStore, DurableChildRuntime, createGroupChildHost, resolveChildSpec } from '../../../plugins/children/index.js';
 import { ClawGroupToken, type ClawGroupContext } from '../../../plugins/claw-gateway/index.js';
 import { createFauxStreamFn } from '../../../plugins/faux/index.js';
 import mcpPlugin, { McpRegistryToken } from '../../../plugins/mcp/index.js';
@@ -76,6 +79,8 @@ export interface PolicyGroup {
   sessionId: string;
   /** Runs one prompt whose model makes `attempt`; returns the tool result. */
   attempt(attempt: ToolAttempt): Promise<ToolResultMessage>;
+  /** Runs `attempt` in a child of the group with access "inherit" (the group's tools under its gates); returns the tool result. */
+  attemptAsChild(attempt: ToolAttempt): Promise<ToolResultMessage>;
   close(): Promise<void>;
 }
 
@@ -113,6 +118,17 @@ export async function openPolicyGroup(extraPlugins: XdogPlugin[] = []): Promise<
     },
   });
   const agents: Agent[] = [];
+  const records = new ChildRecordStore({ store, clock });
+  const children = new DurableChildRuntime({
+    host: createGroupChildHost({ kernel, streamFn: stream, tools: () => kernel.getAll(ToolContribution), model: () => 'faux/test', presets: {} }),
+    records,
+    group,
+  });
+  const toolResultOf = (messages: readonly Message[], attempt: ToolAttempt): ToolResultMessage => {
+    const result = messages.find((message): message is ToolResultMessage => message.role === 'toolResult');
+    if (!result) throw new Error(`no tool result for ${JSON.stringify(attempt)}`);
+    return result;
+  };
   return {
     kernel,
     store,
@@ -124,11 +140,17 @@ export async function openPolicyGroup(extraPlugins: XdogPlugin[] = []): Promise<
       const agent = kernel.createAgent(stream, { model: 'faux/test' }, { tools: kernel.getAll(ToolContribution) });
       agents.push(agent);
       await agent.prompt(JSON.stringify(attempt)).result();
-      const result = agent.messages.find((message): message is ToolResultMessage => message.role === 'toolResult');
-      if (!result) throw new Error(`no tool result for ${JSON.stringify(attempt)}`);
-      return result;
+      return toolResultOf(agent.messages, attempt);
+    },
+    async attemptAsChild(attempt) {
+      const child = await children.spawn(resolveChildSpec({ action: 'spawn', task: JSON.stringify(attempt), access: 'inherit' }, {}));
+      await children.wait([child.id]);
+      const transcript = await records.transcript(group, child.id);
+      await children.close(child.id);
+      return toolResultOf(transcript, attempt);
     },
     async close() {
+      await children.closeAll();
       for (const agent of agents) await agent.close();
       await kernel.close();
       await dataSource.destroy();

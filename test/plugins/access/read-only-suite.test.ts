@@ -1,7 +1,8 @@
 /**
  * The read-only scope against mutating attempts: every one is denied (the
- * workspace stays as it was), every allowed read still works, and a scope
- * that cannot be decoded denies everything.
+ * workspace stays as it was), in the group's agent and in a child that
+ * inherits its gates; every allowed read still works; a scope that cannot be
+ * decoded denies everything.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,6 +37,21 @@ describe('the read-only scope', () => {
   it('still runs every allowed read', async () => {
     for (const [attempt, expected] of allowedReads(group.workspace)) {
       const result = await group.attempt(attempt);
+      expect(result.isError, attempt.name).toBe(false);
+      expect(textOf(result), attempt.name).toContain(expected);
+    }
+  });
+
+  it('holds a child that inherits the gates (agents start --inherit) to the scope: every mutating attempt denied, every read allowed', async () => {
+    const before = snapshot(group.workspace);
+    for (const [what, attempt] of mutatingAttempts(group.workspace)) {
+      const result = await group.attemptAsChild(attempt);
+      expect(result.isError, what).toBe(true);
+      expect(textOf(result), what).toMatch(/read-only scope is on: ".+" is not allowed/);
+    }
+    expect(snapshot(group.workspace)).toEqual(before);
+    for (const [attempt, expected] of allowedReads(group.workspace)) {
+      const result = await group.attemptAsChild(attempt);
       expect(result.isError, attempt.name).toBe(false);
       expect(textOf(result), attempt.name).toContain(expected);
     }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createBuiltinTools } from '../../../plugins/tools/index.js';
 import { createFauxStreamFn } from '../../../plugins/faux/index.js';
-import { AgentToolArgsSchema, MemoryChildRuntime, createAgentTool, createSdkChildHost, parseChildPresets, resolveChildSpec } from '../../../plugins/children/index.js';
+import { AgentToolArgsSchema, MemoryChildRuntime, createAgentTool, createSdkChildHost, inheritedContext, parseChildPresets, resolveChildSpec } from '../../../plugins/children/index.js';
+import { assistant, toolResult, user } from '../sessions/helpers.js';
 import { tempDir } from '../../support/temp.js';
 
 /** Children whose model calls `current_time` forever, unless the task says "stop". */
@@ -74,5 +75,17 @@ describe('child agents (in memory)', () => {
     expect(ended).toMatchObject({ status: 'completed', result: 'done' });
     expect(failures).toEqual([`${child.id}: disk full`]);
     await children.closeAll();
+  });
+
+  it('inherits the conversation up to its last complete tool exchange, as a copy, and refuses one over the bound', () => {
+    const spec = resolveChildSpec({ action: 'spawn', task: 't', inherit_context: true }, {});
+    const history = [user('first'), assistant('reading', [{ id: 'a', name: 'read' }]), toolResult('a', 'read', 'r'), assistant('ok'), user('now delegate'), assistant('', [{ id: 'b', name: 'agent' }, { id: 'c', name: 'read' }]), toolResult('c', 'read', 'r')];
+    const inherited = inheritedContext(history, spec);
+    expect(inherited).toEqual(history.slice(0, 5));
+    expect(inherited[0]).not.toBe(history[0]);
+    // The bound is the smaller of 8,000 tokens and half the child's token cap; over it the spawn is refused, never clipped.
+    const long = [user('x'.repeat(40_000))];
+    expect(() => inheritedContext(long, spec)).toThrow(/the parent's conversation is about \d+ tokens, over the 8000 a child may inherit/);
+    expect(() => inheritedContext([user('y'.repeat(8_000))], { maxTokens: 2_000 })).toThrow(/over the 1000 a child may inherit/);
   });
 });

@@ -35,6 +35,23 @@ describe('plan mode', () => {
     expect(snapshot(group.workspace)).toEqual(before);
   });
 
+  it('holds a child that inherits the gates (agents start --inherit) to plan mode, and gives it no update_plan', async () => {
+    const before = snapshot(group.workspace);
+    for (const [what, attempt] of mutatingAttempts(group.workspace)) {
+      const result = await group.attemptAsChild(attempt);
+      expect(result.isError, what).toBe(true);
+      expect(textOf(result), what).toMatch(/plan mode: ".+" is not allowed while planning/);
+    }
+    expect(snapshot(group.workspace)).toEqual(before);
+    for (const [attempt, expected] of allowedReads(group.workspace).filter(([attempt]) => !attempt.name.startsWith('fs__'))) {
+      const result = await group.attemptAsChild(attempt);
+      expect(result.isError, attempt.name).toBe(false);
+      expect(textOf(result), attempt.name).toContain(expected);
+    }
+    const update = await group.attemptAsChild({ name: 'update_plan', arguments: { revision: 1, steps: [] } });
+    expect(textOf(update)).toBe('Tool "update_plan" is not available');
+  });
+
   it('still runs local reads and update_plan, which checks the revision', async () => {
     for (const [attempt, expected] of allowedReads(group.workspace).filter(([attempt]) => !attempt.name.startsWith('fs__'))) {
       const result = await group.attempt(attempt);
