@@ -9,6 +9,7 @@
 import { EntitySchema } from 'typeorm';
 import { CLAW_SCHEDULER_ENTITIES } from './claw-scheduler-entities.js';
 import { CLAW_CHILDREN_ENTITIES } from './claw-children-entities.js';
+import { CLAW_SKILLS_ENTITIES } from './claw-skills-entities.js';
 import { bigintNumber } from './columns.js';
 
 export { bigintNumber } from './columns.js';
@@ -293,4 +294,5 @@ export const CLAW_ENTITIES = [
   ClawAccessScopeEntity,
   ClawMemoryEntity,
   ...CLAW_CHILDREN_ENTITIES,
+  ...CLAW_SKILLS_ENTITIES,
 ];

@@ -9,6 +9,7 @@ import { ClawScheduler1764720000000 } from './1764720000000-claw-scheduler.js';
 import { ClawAccess1764806400000 } from './1764806400000-claw-access.js';
 import { ClawMemories1764892800000 } from './1764892800000-claw-memories.js';
 import { ClawChildren1764990000000 } from './1764990000000-claw-children.js';
+import { ClawTurnSkills1765180800000 } from './1765180800000-claw-turn-skills.js';
 
 const groupName = (name = 'group_name'): TableColumnOptions => ({ name, type: 'varchar', length: '64' });
 const uuid = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'varchar', length: '36', isNullable: nullable });
@@ -170,4 +171,5 @@ export const CLAW_MIGRATIONS = [
   ClawAccess1764806400000,
   ClawMemories1764892800000,
   ClawChildren1764990000000,
+  ClawTurnSkills1765180800000,
 ];
