@@ -4,6 +4,7 @@
  * runs without the gateway knowing about them.
  */
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from 'tapable';
+import type { Agent } from '../core/agent/agent.js';
 
 /** How a group's run ended: what `run.end` tells clients, plus its times. */
 export interface RunEndedInfo {
@@ -35,6 +36,16 @@ export interface SessionResumedInfo {
   sessionId: string;
   /** Epoch ms, from the gateway's clock. */
   at: number;
+}
+
+/** A run about to start: its session's live agent is idle and its input not yet admitted. */
+export interface RunStartingInfo {
+  group: string;
+  sessionId: string;
+  /** The id of the input that starts the run. */
+  inputId: string;
+  /** The session's agent; a tap may prepare it for this run (active skills), never prompt it. */
+  agent: Agent;
 }
 
 /** Creates the hooks of one gateway. `TGroup` is the gateway's group runtime. */
@@ -69,6 +80,14 @@ export function createGatewayHooks<TGroup>() {
      * @since 0.2.0
      */
     sessionResumed: new AsyncSeriesHook<[SessionResumedInfo]>(['resumed']),
+    /**
+     * AsyncSeries. Called before each run of a group, right before its input
+     * goes to the agent (after an automatic compaction); the skills service
+     * activates the session's skills here. A failing tap fails the run before
+     * any model call (it ends with status "error" and its message).
+     * @since 0.2.0
+     */
+    runStarting: new AsyncSeriesHook<[RunStartingInfo]>(['run']),
   });
 }
 
