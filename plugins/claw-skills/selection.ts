@@ -4,7 +4,7 @@
  * in every request's system prefix; turn skills wait for the next run only.
  * A slug is in at most one of the two lists.
  */
-import { ErrorCodes, LIMITS, SkillPlacement, XdogError, type SkillDocument, type SkillRepo, type SkillScope } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type SkillDocument, type SkillRepo, type SkillScope } from '../../core/index.js';
 
 export interface SkillSelection {
   /** In every request of the session, after the system prompt. */
@@ -71,17 +71,19 @@ export function readSelection(repo: SkillRepo, selection: SkillSelection, sessio
   if (count > LIMITS.activeSkills) {
     throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `session ${sessionId} would have ${count} skills loaded, over the limit of ${LIMITS.activeSkills}`, { hint: 'unload some first' });
   }
-  const read = (slugs: string[]): SkillDocument[] => {
-    try {
-      return SkillPlacement.read(repo, slugs);
-    } catch (error) {
-      if (!XdogError.is(error)) throw error;
-      throw new XdogError(error.code, `a skill loaded in session ${sessionId} cannot be read: ${error.message}`, {
-        hint: `${error.hint ? `${error.hint}; ` : ''}unload it (xdog claw skills unload NAME) or restore its SKILL.md`,
-        cause: error,
-      });
-    }
-  };
+  const read = (slugs: string[]): SkillDocument[] =>
+    slugs.map((slug) => {
+      try {
+        return repo.read(slug);
+      } catch (error) {
+        if (!XdogError.is(error)) throw error;
+        // The message carries the way out: a failed run reports its message only.
+        throw new XdogError(error.code, `skill "${slug}", loaded in session ${sessionId}, cannot be read (${error.message}); unload it with \`xdog claw skills unload ${slug}\` or restore its SKILL.md`, {
+          ...(error.hint ? { hint: error.hint } : {}),
+          cause: error,
+        });
+      }
+    });
   const documents = { session: read(selection.session), turn: read(selection.turn) };
   const bytes = [...documents.session, ...documents.turn].reduce((sum, skill) => sum + Buffer.byteLength(skill.body, 'utf8'), 0);
   if (bytes > LIMITS.activeSkillBytes) {

@@ -118,7 +118,7 @@ export function createSkillsService(): GatewayService {
     start(gatewayHost) {
       host = gatewayHost;
       // A group's configured skills (what its new sessions start with) must exist: a typo fails the start, not every run.
-      gatewayHost.hooks.groupReady.tapPromise('skills', async (runtime) => {
+      for (const runtime of gatewayHost.groups.values()) {
         const configured = gatewayHost.kernel.config.claw?.groups?.[runtime.name]?.skills ?? [];
         try {
           assertAvailable(runtime.skills, configured);
@@ -126,7 +126,7 @@ export function createSkillsService(): GatewayService {
           if (!XdogError.is(error)) throw error;
           throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.groups.${runtime.name}.skills: ${error.message}`, { hint: error.hint, cause: error });
         }
-      });
+      }
       gatewayHost.hooks.runStarting.tapPromise('skills', async ({ group, sessionId, agent }) => {
         const runtime = gatewayHost.groups.get(group);
         if (!runtime) return;
