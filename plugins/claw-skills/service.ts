@@ -71,14 +71,26 @@ export function createSkillsService(): GatewayService {
   };
 
   /** Applies a change to the active session's selection in one transaction, saved before it is answered. */
-  const change = async (params: { group?: string; expectedSessionId?: string }, next: (current: SkillSelection, runtime: GroupRuntime, sessionId: string) => SkillSelection): Promise<SkillsView> => {
+  const change = async (
+    params: { group?: string; expectedSessionId?: string },
+    next: (current: SkillSelection, runtime: GroupRuntime, sessionId: string) => SkillSelection,
+    options: { clearsCorrupt?: boolean } = {},
+  ): Promise<SkillsView> => {
     const gateway = started();
     const runtime = gateway.group(params.group);
     const sessionId = await activeSession(gateway, runtime, params.expectedSessionId);
     // Indexed first: a broken index fails the change before anything is written.
     const available = availableIn(runtime);
     const selection = await gateway.store.withTransaction(async (sql) => {
-      const updated = next(await readStoredSelection(sql, sessionId), runtime, sessionId);
+      let current: SkillSelection;
+      try {
+        current = await readStoredSelection(sql, sessionId);
+      } catch (error) {
+        // Only `unload --all` may replace a selection that cannot be read: it is how the user clears it.
+        if (!XdogError.is(error, ErrorCodes.STORE_CORRUPT) || !options.clearsCorrupt) throw error;
+        current = EMPTY_SELECTION;
+      }
+      const updated = next(current, runtime, sessionId);
       await writeStoredSelection(sql, sessionId, updated, gateway.clock.now());
       return updated;
     });
@@ -112,7 +124,7 @@ export function createSkillsService(): GatewayService {
           .object({ ...target, names: names.optional(), all: z.literal(true).optional() })
           .strict()
           .refine((params) => (params.names === undefined) !== (params.all === undefined), 'give either names or all: true'),
-        (params) => change(params, (current, _runtime, sessionId) => unloadSkills(current, params.names ?? null, sessionId)),
+        (params) => change(params, (current, _runtime, sessionId) => unloadSkills(current, params.names ?? null, sessionId), { clearsCorrupt: params.all === true }),
       ),
     },
     start(gatewayHost) {

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../core/limits.js';
+import { openClawDataSource } from '../../entities/index.js';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import { clawSandbox, connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 import { runCli, type CliResult } from '../support/cli.js';
@@ -179,6 +180,20 @@ describe('xdog claw skills', { timeout: 300_000 }, () => {
     expect(sandbox.requests()).toHaveLength(before);
     json(sandbox, 'skills', 'unload', 'review');
     expect(send(sandbox, 'works again')).toHaveLength(1);
+
+    // A stored selection that is not a list of skill names is refused, never read as empty; `unload --all` clears it.
+    const { sessionId } = json(sandbox, 'skills', 'list');
+    await gateway.stop();
+    const store = await openClawDataSource({ type: 'sqlite', file: sandbox.storeFile });
+    await store.query(`INSERT INTO claw_turn_skills (session_id, slugs, loaded_at) VALUES ('${sessionId}', '["../../etc"]', 0)`);
+    await store.destroy();
+    gateway = await startGateway(sandbox);
+    expect(claw(sandbox, 'skills', 'list').stderr).toContain(`the next-turn skills of session ${sessionId} are not a list of skill names`);
+    const refused = sandbox.requests().length;
+    expect(claw(sandbox, 'send', 'refused').status).not.toBe(0);
+    expect(sandbox.requests()).toHaveLength(refused);
+    expect(json(sandbox, 'skills', 'unload', '--all')).toMatchObject({ session: [], turn: [] });
+    expect(send(sandbox, 'cleared')).toHaveLength(1);
   });
 
   it('refuses to start a group whose configured skills do not exist', async () => {
