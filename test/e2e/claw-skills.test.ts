@@ -76,15 +76,21 @@ describe('xdog claw skills', { timeout: 300_000 }, () => {
     expect(withStyle!.messages.at(-1)).toMatchObject({ role: 'user', content: 'one' });
 
     expect(claw(sandbox, 'skills', 'load', 'review', '--turn').stdout).toBe(`session ${listed.sessionId}: session: style; next turn: review\n`);
-    const [withReview] = send(sandbox, 'two');
-    expect(withReview!.systemPrompt).toContain('STYLE-BODY');
-    expect(withReview!.systemPrompt).not.toContain('REVIEW-BODY');
-    expect(JSON.stringify(withReview!.messages.at(-1))).toContain('REVIEW-BODY');
+    // The turn is the whole next run: its first request and the one after its tool call.
+    const turnRun = send(sandbox, 'run echo two');
+    expect(turnRun).toHaveLength(2);
+    for (const request of turnRun) {
+      expect(request.systemPrompt).toContain('STYLE-BODY');
+      expect(request.systemPrompt).not.toContain('REVIEW-BODY');
+      const users = request.messages.filter((message) => message.role === 'user');
+      expect(JSON.stringify(users.at(-1))).toContain('REVIEW-BODY');
+      expect(JSON.stringify(users.slice(0, -1))).not.toContain('REVIEW-BODY');
+    }
     const [after] = send(sandbox, 'three');
     // Gone from the next run, and the saved history every request carries holds the user's text only
     // (the faux model's echo of that turn quotes the skill, as a real model's answer might).
     expect(after!.systemPrompt).not.toContain('REVIEW-BODY');
-    expect(after!.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['hello', 'one', 'two', 'three']);
+    expect(after!.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['hello', 'one', 'run echo two', 'three']);
     expect(after!.systemPrompt).toContain('STYLE-BODY');
     expect(json(sandbox, 'skills', 'list')).toMatchObject({ session: ['style'], turn: [] });
 
