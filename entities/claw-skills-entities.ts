@@ -14,7 +14,7 @@ export interface ClawTurnSkillsRow {
   sessionId: string;
   /** The skill slugs as a JSON array of strings, in load order. */
   slugs: string;
-  /** When the latest of them was loaded (epoch ms, the gateway's clock). */
+  /** When the pick last changed (epoch ms, the gateway clock). */
   loadedAt: number;
 }
 

@@ -34,13 +34,18 @@ export async function readStoredSelection(sql: Sql, sessionId: string): Promise<
   return { session: decodeSlugs(state.skills, 'session', sessionId), turn: turn ? decodeSlugs(turn.slugs, 'next-turn', sessionId) : [] };
 }
 
-/** Replaces the whole selection (the turn row goes when no turn skill is left). */
-export async function writeStoredSelection(sql: Sql, sessionId: string, selection: SkillSelection, now: number): Promise<void> {
-  const changed = await sql.run('UPDATE claw_session_state SET skills = :skills WHERE session_id = :id', { id: sessionId, skills: JSON.stringify(selection.session) });
+/**
+ * Saves `next` over `previous`, what the same transaction read (null: it could
+ * not be read, so everything is rewritten). The turn row is written only when
+ * the turn pick changed, and goes when no turn skill is left.
+ */
+export async function writeStoredSelection(sql: Sql, sessionId: string, previous: SkillSelection | null, next: SkillSelection, now: number): Promise<void> {
+  const changed = await sql.run('UPDATE claw_session_state SET skills = :skills WHERE session_id = :id', { id: sessionId, skills: JSON.stringify(next.session) });
   if (changed !== 1) throw new XdogError(ErrorCodes.NOT_FOUND, `session ${sessionId} has no state`, { hint: 'list the sessions with `xdog claw sessions list`' });
+  if (previous && JSON.stringify(previous.turn) === JSON.stringify(next.turn)) return;
   await sql.run('DELETE FROM claw_turn_skills WHERE session_id = :id', { id: sessionId });
-  if (selection.turn.length) {
-    await sql.run('INSERT INTO claw_turn_skills (session_id, slugs, loaded_at) VALUES (:id, :slugs, :now)', { id: sessionId, slugs: JSON.stringify(selection.turn), now });
+  if (next.turn.length) {
+    await sql.run('INSERT INTO claw_turn_skills (session_id, slugs, loaded_at) VALUES (:id, :slugs, :now)', { id: sessionId, slugs: JSON.stringify(next.turn), now });
   }
 }
 

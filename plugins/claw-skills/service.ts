@@ -82,16 +82,16 @@ export function createSkillsService(): GatewayService {
     // Indexed first: a broken index fails the change before anything is written.
     const available = availableIn(runtime);
     const selection = await gateway.store.withTransaction(async (sql) => {
-      let current: SkillSelection;
+      let current: SkillSelection | null;
       try {
         current = await readStoredSelection(sql, sessionId);
       } catch (error) {
         // Only `unload --all` may replace a selection that cannot be read: it is how the user clears it.
         if (!XdogError.is(error, ErrorCodes.STORE_CORRUPT) || !options.clearsCorrupt) throw error;
-        current = EMPTY_SELECTION;
+        current = null;
       }
-      const updated = next(current, runtime, sessionId);
-      await writeStoredSelection(sql, sessionId, updated, gateway.clock.now());
+      const updated = next(current ?? EMPTY_SELECTION, runtime, sessionId);
+      await writeStoredSelection(sql, sessionId, current, updated, gateway.clock.now());
       return updated;
     });
     const result = view(runtime, sessionId, selection, available);
