@@ -115,6 +115,8 @@ export const LIMITS = Object.freeze({
   skillsPerRepo: 1024,
   /** Skills active on one agent at once (session and turn together). */
   activeSkills: 32,
+  /** Bytes of the skill bodies one claw session has selected at once (session and turn together). */
+  activeSkillBytes: 1 * MiB,
 
   /** One Flow workflow file, in bytes. */
   flowFileBytes: 1 * MiB,

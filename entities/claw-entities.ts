@@ -10,6 +10,7 @@ import { EntitySchema } from 'typeorm';
 import { CLAW_SCHEDULER_ENTITIES } from './claw-scheduler-entities.js';
 import { CLAW_CHILDREN_ENTITIES } from './claw-children-entities.js';
 import { CLAW_CHANNEL_ENTITIES } from './claw-channel-entities.js';
+import { CLAW_SKILLS_ENTITIES } from './claw-skills-entities.js';
 import { bigintNumber } from './columns.js';
 
 export { bigintNumber } from './columns.js';
@@ -295,4 +296,5 @@ export const CLAW_ENTITIES = [
   ClawMemoryEntity,
   ...CLAW_CHILDREN_ENTITIES,
   ...CLAW_CHANNEL_ENTITIES,
+  ...CLAW_SKILLS_ENTITIES,
 ];

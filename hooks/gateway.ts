@@ -38,10 +38,13 @@ export interface SessionResumedInfo {
   at: number;
 }
 
-/** A run about to start: the group's agent for its session, idle, before it sees the input. */
+/** A run about to start: its session's live agent is idle and its input not yet admitted. */
 export interface RunStartingInfo {
   group: string;
   sessionId: string;
+  /** The id of the input that starts the run. */
+  inputId: string;
+  /** The session's agent; a tap may prepare it for this run (active skills), never prompt it. */
   agent: Agent;
 }
 
@@ -78,10 +81,10 @@ export function createGatewayHooks<TGroup>() {
      */
     sessionResumed: new AsyncSeriesHook<[SessionResumedInfo]>(['resumed']),
     /**
-     * AsyncSeries. Called before each run of a group, with the agent of its
-     * session while it is still idle (it has not seen the input): a tap may
-     * activate what the run needs and adjust the agent's tools (extensions
-     * do). A failing tap fails the run before the model is called.
+     * AsyncSeries. Called before each run of a group, right before its input
+     * goes to the agent (after an automatic compaction); the skills service
+     * activates the session's skills here. A failing tap fails the run before
+     * any model call (it ends with status "error" and its message).
      * @since 0.2.0
      */
     runStarting: new AsyncSeriesHook<[RunStartingInfo]>(['run']),

@@ -153,7 +153,7 @@ export class Gateway {
         clock,
         publish: (sessionId, method, params) => subscriptions.publish(name, sessionId, method, params),
         onRunEnded: (info) => this.hooks.runEnded.call(info),
-        onRunStarting: (info) => this.hooks.runStarting.promise({ group: name, ...info }),
+        onRunStarting: (info) => this.hooks.runStarting.promise(info),
         log: (line) => this.#log(line),
       });
       // Registered before opening, so close() releases a half-started group too.

@@ -9,6 +9,7 @@
 import {
   COMPACTION_DEFAULTS,
   ErrorCodes,
+  SkillRepo,
   ToolContribution,
   XdogError,
   buildMetadata,
@@ -31,6 +32,7 @@ import {
   type ModelStreamFn,
   type ResolvedModel,
   type RunEndedInfo,
+  type RunStartingInfo,
   type Usage,
   type UserMessage,
 } from '../../core/index.js';
@@ -54,8 +56,8 @@ export interface GroupRuntimeOptions {
   publish(sessionId: string | null, method: string, params: unknown): void;
   /** Told when a run ended (after its writes settled); must not throw. */
   onRunEnded?(info: RunEndedInfo): void;
-  /** Called before each run with the session's idle agent (the gateway's runStarting hook); a failure fails the run. */
-  onRunStarting?(info: { sessionId: string; agent: Agent }): Promise<void>;
+  /** Prepares the session's agent right before a run's input goes to it; a rejection fails the run. */
+  onRunStarting?(info: RunStartingInfo): Promise<void>;
   log(line: string): void;
 }
 
@@ -137,6 +139,7 @@ export class GroupRuntime {
   #accepting = 0;
   /** Set while a compaction (manual or before a turn) runs, so `abort` cancels it and its memory flush. */
   #compacting?: AbortController;
+  #skills?: SkillRepo;
 
   constructor(options: GroupRuntimeOptions) {
     this.name = options.name;
@@ -169,6 +172,16 @@ export class GroupRuntime {
   /** The group's tools as its agent gets them (children pick theirs from these). */
   tools(): AgentTool[] {
     return selectTools(this.#options.kernel.getAll(ToolContribution), this.#options.config.enabled_tools, this.name);
+  }
+
+  /**
+   * The skills the group's sessions may select: those installed plugins
+   * package and the config's `skills.dirs` (relative ones resolve against the
+   * workspace). Indexed on first use; bodies are read when selected.
+   */
+  get skills(): SkillRepo {
+    this.#skills ??= SkillRepo.fromConfig(this.#options.kernel.config, this.#options.workspace);
+    return this.#skills;
   }
 
   /** The model access the group's agent uses (children share it). */
@@ -559,13 +572,13 @@ export class GroupRuntime {
     let usage = zeroUsage();
     try {
       const live = await this.#liveSession(run.sessionId);
-      await this.#options.onRunStarting?.({ sessionId: run.sessionId, agent: live.agent });
       const input: UserMessage = {
         role: 'user',
         content: pending.images.length ? [{ type: 'text', text: pending.text }, ...pending.images] : pending.text,
         timestamp: this.#options.clock.now(),
       };
       await this.#compactBeforeTurn(live, input);
+      await this.#options.onRunStarting?.({ group: this.name, sessionId: run.sessionId, inputId: run.inputId, agent: live.agent });
       live.writer.labelNextInput(pending.system?.source);
       const result = await live.agent.prompt(input, { system: pending.system !== undefined }).result();
       await live.writer.flush();
@@ -618,6 +631,7 @@ export class GroupRuntime {
       {
         tools: selectTools(kernel.getAll(ToolContribution), config.enabled_tools, this.name),
         inputLimits: INPUT_LIMITS,
+        skills: this.skills,
         toolCtx: { [CLAW_SESSION_TOOL_CTX]: sessionId },
         compaction: {
           // Within a run (between tool turns) and on a provider overflow; before a turn the runtime compacts itself, with the memory flush.
