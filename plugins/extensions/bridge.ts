@@ -107,6 +107,7 @@ export function bridgeAgent(host: ExtensionHost, agent: Agent): Disposer[] {
       const input = { event: event.type, ...('turn' in event && { turn: event.turn }) };
       for (const { id, registration } of host.registrations('event')) {
         if (registration.meta.event !== event.type) continue;
+        // invoke() has already quarantined the extension when this rejects; the event is only a notice, so the run goes on.
         void host.invoke(id, 'invoke', { handle: registration.handle, input }, NullAnswerSchema, `${event.type} handler`).catch(() => undefined);
       }
     }),
