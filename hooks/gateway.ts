@@ -58,6 +58,16 @@ export function createGatewayHooks<TGroup>() {
      */
     groupReady: new AsyncSeriesHook<[TGroup]>(['group']),
     /**
+     * AsyncSeries. Called when the gateway gives a group up while it keeps
+     * running (a worker lost the group's lease or hands it to another worker),
+     * before the group's runtime closes: taps stop feeding it (scheduler,
+     * channels) and drop what they hold for it. Not called when the whole
+     * gateway closes (services' `stop()` covers that). A failing tap is logged;
+     * the group closes anyway.
+     * @since 0.3.0
+     */
+    groupClosing: new AsyncSeriesHook<[TGroup]>(['group']),
+    /**
      * Sync. Called when a run of a group ended (after its writes settled,
      * before the group takes its next input). Taps must not throw.
      * @since 0.2.0

@@ -63,6 +63,25 @@ export interface GatewayService {
 
 export const GatewayServiceContribution = token<GatewayService>('claw.GatewayService');
 
+/** What a service does as the gateway's groups come and go. */
+export interface GroupFollower {
+  /** A group the gateway now serves (loaded, not yet given to clients when the gateway starts). */
+  ready(group: GroupRuntime): Promise<void> | void;
+  /** The gateway gives the group up (see the `groupClosing` hook); stop feeding it. */
+  closing?(group: GroupRuntime): Promise<void> | void;
+}
+
+/**
+ * Follows the gateway's groups: `ready` for each group served now, then for
+ * each group it takes later (a worker's groups change while it runs), and
+ * `closing` for each it gives up. Call it from `start(host)`.
+ */
+export async function followGroups(host: GatewayHost, name: string, follower: GroupFollower): Promise<void> {
+  for (const group of host.groups.values()) await follower.ready(group);
+  host.hooks.groupReady.tapPromise(name, async (group) => follower.ready(group));
+  if (follower.closing) host.hooks.groupClosing.tapPromise(name, async (group) => follower.closing!(group));
+}
+
 /** What a group kernel knows of the group it serves. */
 export interface ClawGroupContext {
   name: string;

@@ -1,0 +1,80 @@
+/**
+ * The stores the claw suites run on: SQLite always, PostgreSQL when
+ * XDOG_TEST_PG_URL names a server (.ci/run starts a throwaway one and sets it;
+ * under CI a missing URL fails instead of silently skipping). Each test that
+ * wants PostgreSQL gets a fresh database of its own on that server.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import pg from 'pg';
+import { describe } from 'vitest';
+import { clawSandbox, type ClawSandbox } from './claw.js';
+
+export type StoreKind = 'sqlite' | 'postgres';
+
+/** The environment variable a PostgreSQL sandbox's config names in `claw.store.url_env`. */
+export const SANDBOX_PG_ENV = 'XDOG_CLAW_PG_URL';
+
+/** The admin URL of the test server, if there is one. */
+export function testPgUrl(): string | undefined {
+  const url = process.env.XDOG_TEST_PG_URL;
+  if (!url && process.env.CI) throw new Error('XDOG_TEST_PG_URL is not set under CI: .ci/run starts a PostgreSQL server and sets it');
+  return url || undefined;
+}
+
+/** The stores to run a claw suite on. */
+export function storeKinds(): StoreKind[] {
+  return testPgUrl() ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** One `describe` per store kind, titled with the kind; `body` gets the kind. */
+export function describeStores(title: string, body: (kind: StoreKind) => void): void {
+  for (const kind of storeKinds()) describe(`${title} [${kind}]`, () => body(kind));
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  /** Drops the database (its connections are closed first). */
+  drop(): Promise<void>;
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const url = testPgUrl();
+  if (!url) throw new Error('no PostgreSQL test server: set XDOG_TEST_PG_URL (see test/support/pg-server.sh)');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database on the test server. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `xdog_t_${randomBytes(6).toString('hex')}`;
+  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(testPgUrl()!);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/**
+ * A claw sandbox (see clawSandbox) whose store is of `kind`: for PostgreSQL a
+ * fresh database, named by `claw.store: {type: postgres, url_env: XDOG_CLAW_PG_URL}`
+ * in its config and the URL in its environment.
+ */
+export async function clawSandboxOn(kind: StoreKind, extraConfig = ''): Promise<ClawSandbox & { database?: TestDatabase }> {
+  const sandbox = clawSandbox(extraConfig);
+  if (kind === 'sqlite') return sandbox;
+  const database = await createTestDatabase();
+  const config = fs.readFileSync(sandbox.configFile, 'utf8');
+  fs.writeFileSync(sandbox.configFile, config.replace(/^claw:\n/, `claw:\n  store:\n    type: postgres\n    url_env: ${SANDBOX_PG_ENV}\n`));
+  sandbox.env[SANDBOX_PG_ENV] = database.url;
+  return { ...sandbox, database };
+}
