@@ -12,3 +12,4 @@ export { clawStoreLocation, defaultClawStoreFile, openClawDataSource, type ClawS
 export { ClawChildren1764990000000 } from './migrations/1764990000000-claw-children.js';
 export { ClawChannels1765017600000 } from './migrations/1765017600000-claw-channels.js';
 export { ClawTurnSkills1765180800000 } from './migrations/1765180800000-claw-turn-skills.js';
+export { ClawWorkers1765300000000 } from './migrations/1765300000000-claw-workers.js';
