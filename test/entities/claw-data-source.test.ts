@@ -44,6 +44,7 @@ describe('openClawDataSource', () => {
       'claw_entries',
       'claw_group_leases',
       'claw_groups',
+      'claw_handoffs',
       'claw_input_keys',
       'claw_memories',
       'claw_memories_fts',
@@ -52,6 +53,8 @@ describe('openClawDataSource', () => {
       'claw_memories_fts_docsize',
       'claw_memories_fts_idx',
       'claw_migrations',
+      'claw_relay_events',
+      'claw_relay_interest',
       'claw_reset_state',
       'claw_schedule_jobs',
       'claw_schedule_runs',
@@ -59,6 +62,7 @@ describe('openClawDataSource', () => {
       'claw_sessions',
       'claw_turn_skills',
       'claw_usage',
+      'claw_workers',
     ]);
     expect(await dataSource.query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
     expect(await dataSource.query('PRAGMA synchronous')).toEqual([{ synchronous: 2 }]);
@@ -77,7 +81,7 @@ describe('openClawDataSource', () => {
     await first.query(`INSERT INTO claw_groups (name, active_session_id, revision, created_at) VALUES ('main', NULL, 0, 1)`);
     await first.destroy();
     const second = await openStore(file);
-    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual([{ name: 'ClawInitial1764547200000' }, { name: 'ClawScheduler1764720000000' }, { name: 'ClawAccess1764806400000' }, { name: 'ClawMemories1764892800000' }, { name: 'ClawChildren1764990000000' }, { name: 'ClawChannels1765017600000' }, { name: 'ClawTurnSkills1765180800000' }]);
+    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual([{ name: 'ClawInitial1764547200000' }, { name: 'ClawScheduler1764720000000' }, { name: 'ClawAccess1764806400000' }, { name: 'ClawMemories1764892800000' }, { name: 'ClawChildren1764990000000' }, { name: 'ClawChannels1765017600000' }, { name: 'ClawTurnSkills1765180800000' }, { name: 'ClawWorkers1765300000000' }]);
     expect(await second.query('SELECT name FROM claw_groups')).toEqual([{ name: 'main' }]);
   });
 
