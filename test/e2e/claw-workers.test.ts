@@ -122,6 +122,13 @@ describeStores('claw gateway workers', (kind) => {
       // Reads and service methods are handed over too.
       const status = await w1.client.call('group.status', { group: remote });
       expect(status).toMatchObject({ name: remote, busy: false });
+
+      // Stopped workers leave the registry and give their leases back; with no gateway running, the command reads the store.
+      for (const worker of workers) await worker.client.close();
+      for (const worker of workers) await worker.process.stop();
+      const offline = await runCliAsync(['claw', 'workers', '--json'], { env: w1.view.env });
+      expect(offline.status, offline.stderr).toBe(0);
+      expect(JSON.parse(offline.stdout)).toMatchObject({ self: null, workers: [], unowned: ['main', 'g2', 'g3', 'g4', 'g5'] });
     } finally {
       for (const worker of workers) await worker.client.close().catch(() => undefined);
       for (const worker of workers) await worker.process.stop();
