@@ -1,14 +1,16 @@
 /**
  * Scenario 12 for the claw store: `kill -9` of the gateway at random points
  * of streaming runs, tool calls and navigations, 20 times. After each kill
- * the store opens (integrity_check passes), holds every message a client saw
- * committed, and shows no half-applied navigation.
+ * the store opens (on SQLite integrity_check passes), holds every message a
+ * client saw committed, and shows no half-applied navigation. Runs on each
+ * store kind.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { openClawDataSource } from '../../entities/index.js';
+import { expect, it } from 'vitest';
+import { openClawDataSource, type ClawStoreLocation } from '../../entities/index.js';
 import { openSessionStore, type Entry, type SessionStore, type TreeNode } from '../../plugins/sessions/index.js';
-import { clawSandbox, collect, connect, startGateway, until, type ClawSandbox } from '../support/claw.js';
+import { collect, connect, startGateway, until, type ClawSandbox } from '../support/claw.js';
+import { SANDBOX_PG_ENV, clawSandboxOn, describeStores, type StoreKind } from '../support/stores.js';
 
 const KILLS = 20;
 
@@ -20,8 +22,13 @@ function flatten(nodes: readonly TreeNode[], into: Entry[] = []): Entry[] {
   return into;
 }
 
-async function withStore<T>(sandbox: ClawSandbox, use: (store: SessionStore) => Promise<T>): Promise<T> {
-  const dataSource = await openClawDataSource({ type: 'sqlite', file: sandbox.storeFile });
+/** The store the sandbox's gateway uses. */
+function storeOf(sandbox: ClawSandbox, kind: StoreKind): ClawStoreLocation {
+  return kind === 'sqlite' ? { type: 'sqlite', file: sandbox.storeFile } : { type: 'postgres', url: sandbox.env[SANDBOX_PG_ENV]! };
+}
+
+async function withStore<T>(sandbox: ClawSandbox, kind: StoreKind, use: (store: SessionStore) => Promise<T>): Promise<T> {
+  const dataSource = await openClawDataSource(storeOf(sandbox, kind));
   const store = await openSessionStore(dataSource);
   try {
     return await use(store);
@@ -32,8 +39,8 @@ async function withStore<T>(sandbox: ClawSandbox, use: (store: SessionStore) => 
 }
 
 /** Checks the store after a crash: every acknowledged message is there, every pointer is whole. */
-async function checkStore(sandbox: ClawSandbox, acknowledged: ReadonlySet<string>): Promise<void> {
-  await withStore(sandbox, async (store) => {
+async function checkStore(sandbox: ClawSandbox, kind: StoreKind, acknowledged: ReadonlySet<string>): Promise<void> {
+  await withStore(sandbox, kind, async (store) => {
     const group = await store.getGroup('main');
     const sessions = await store.listSessions('main', { includeArchived: true, limit: 200 });
     const stored = new Set<string>();
@@ -56,9 +63,9 @@ async function checkStore(sandbox: ClawSandbox, acknowledged: ReadonlySet<string
   });
 }
 
-describe('claw store under kill -9', () => {
+describeStores('claw store under kill -9', (kind) => {
   it(`holds every acknowledged entry and no half-applied navigation across ${KILLS} kills`, async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     const acknowledged = new Set<string>();
     const actions = ['long 400', 'run echo crash', 'tools', 'slow 0.3', 'hi'];
     for (let round = 0; round < KILLS; round++) {
@@ -87,13 +94,13 @@ describe('claw store under kill -9', () => {
       } finally {
         await gateway.kill9();
       }
-      await checkStore(sandbox, acknowledged);
+      await checkStore(sandbox, kind, acknowledged);
     }
     expect(acknowledged.size).toBeGreaterThan(0);
   }, 240_000);
 
   it('closes a tool call cut by a crash with an "interrupted" result, and the next prompt runs', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     let gateway = await startGateway(sandbox);
     let client = await connect(sandbox);
     const events = collect(client, 'event');
