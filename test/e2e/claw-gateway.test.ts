@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import fs from 'node:fs';
+import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { XdogError } from '../../core/index.js';
 import { collect, connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
@@ -22,6 +23,18 @@ async function gatewayFor(sandbox: ClawSandbox): Promise<GatewayProcess> {
 }
 
 const key = (): string => randomUUID();
+
+/** The tables of a PostgreSQL database's public schema. */
+async function tablesOf(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'");
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
 
 /** Sends a prompt and waits for its run to end; returns the run.end params. */
 async function promptAndWait(client: Awaited<ReturnType<typeof connect>>, text: string): Promise<Record<string, any>> {
@@ -329,5 +342,7 @@ describeStores('claw gateway', (kind) => {
     const sandbox = await clawSandboxOn(kind);
     await expect(connect(sandbox)).rejects.toBeInstanceOf(XdogError);
     expect(fs.existsSync(sandbox.storeFile)).toBe(false);
+    // Nor was the PostgreSQL store touched: its database is still empty.
+    if (sandbox.database) expect(await tablesOf(sandbox.database.url)).toEqual([]);
   });
 });
