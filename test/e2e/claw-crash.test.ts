@@ -1,16 +1,24 @@
 /**
- * Scenario 12 for the claw store: `kill -9` of the gateway at random points
- * of streaming runs, tool calls and navigations, 20 times. After each kill
- * the store opens (integrity_check passes), holds every message a client saw
- * committed, and shows no half-applied navigation.
+ * Scenario 12 for the claw store, on each store kind: `kill -9` of the
+ * gateway at random points of streaming runs, tool calls and navigations, 20
+ * times (8 on PostgreSQL, see KILLS). After each kill the store opens (on
+ * SQLite integrity_check passes), holds every message a client saw committed,
+ * and shows no half-applied navigation.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { openClawDataSource } from '../../entities/index.js';
+import { expect, it } from 'vitest';
+import { openClawDataSource, type ClawStoreLocation } from '../../entities/index.js';
 import { openSessionStore, type Entry, type SessionStore, type TreeNode } from '../../plugins/sessions/index.js';
-import { clawSandbox, collect, connect, startGateway, until, type ClawSandbox } from '../support/claw.js';
+import { collect, connect, startGateway, until, type ClawSandbox } from '../support/claw.js';
+import { SANDBOX_PG_ENV, clawSandboxOn, describeStores, type StoreKind } from '../support/stores.js';
 
-const KILLS = 20;
+/**
+ * Kills per store kind. SQLite's own file must survive every cut (integrity_check),
+ * so it gets 20. On PostgreSQL the server, which is never killed, keeps the data and
+ * rolls back a cut transaction when the killed gateway's connection drops: 8 rounds
+ * show the same property, each action and both navigations at least twice.
+ */
+const KILLS: Record<StoreKind, number> = { sqlite: 20, postgres: 8 };
 
 function flatten(nodes: readonly TreeNode[], into: Entry[] = []): Entry[] {
   for (const node of nodes) {
@@ -20,8 +28,13 @@ function flatten(nodes: readonly TreeNode[], into: Entry[] = []): Entry[] {
   return into;
 }
 
-async function withStore<T>(sandbox: ClawSandbox, use: (store: SessionStore) => Promise<T>): Promise<T> {
-  const dataSource = await openClawDataSource({ type: 'sqlite', file: sandbox.storeFile });
+/** The store the sandbox's gateway uses. */
+function storeOf(sandbox: ClawSandbox, kind: StoreKind): ClawStoreLocation {
+  return kind === 'sqlite' ? { type: 'sqlite', file: sandbox.storeFile } : { type: 'postgres', url: sandbox.env[SANDBOX_PG_ENV]! };
+}
+
+async function withStore<T>(sandbox: ClawSandbox, kind: StoreKind, use: (store: SessionStore) => Promise<T>): Promise<T> {
+  const dataSource = await openClawDataSource(storeOf(sandbox, kind));
   const store = await openSessionStore(dataSource);
   try {
     return await use(store);
@@ -32,8 +45,8 @@ async function withStore<T>(sandbox: ClawSandbox, use: (store: SessionStore) => 
 }
 
 /** Checks the store after a crash: every acknowledged message is there, every pointer is whole. */
-async function checkStore(sandbox: ClawSandbox, acknowledged: ReadonlySet<string>): Promise<void> {
-  await withStore(sandbox, async (store) => {
+async function checkStore(sandbox: ClawSandbox, kind: StoreKind, acknowledged: ReadonlySet<string>): Promise<void> {
+  await withStore(sandbox, kind, async (store) => {
     const group = await store.getGroup('main');
     const sessions = await store.listSessions('main', { includeArchived: true, limit: 200 });
     const stored = new Set<string>();
@@ -56,12 +69,12 @@ async function checkStore(sandbox: ClawSandbox, acknowledged: ReadonlySet<string
   });
 }
 
-describe('claw store under kill -9', () => {
-  it(`holds every acknowledged entry and no half-applied navigation across ${KILLS} kills`, async () => {
-    const sandbox = clawSandbox();
+describeStores('claw store under kill -9', (kind) => {
+  it(`holds every acknowledged entry and no half-applied navigation across ${KILLS[kind]} kills`, async () => {
+    const sandbox = await clawSandboxOn(kind);
     const acknowledged = new Set<string>();
     const actions = ['long 400', 'run echo crash', 'tools', 'slow 0.3', 'hi'];
-    for (let round = 0; round < KILLS; round++) {
+    for (let round = 0; round < KILLS[kind]; round++) {
       const gateway = await startGateway(sandbox);
       try {
         const client = await connect(sandbox, `round-${round}`);
@@ -87,13 +100,13 @@ describe('claw store under kill -9', () => {
       } finally {
         await gateway.kill9();
       }
-      await checkStore(sandbox, acknowledged);
+      await checkStore(sandbox, kind, acknowledged);
     }
     expect(acknowledged.size).toBeGreaterThan(0);
   }, 240_000);
 
   it('closes a tool call cut by a crash with an "interrupted" result, and the next prompt runs', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     let gateway = await startGateway(sandbox);
     let client = await connect(sandbox);
     const events = collect(client, 'event');

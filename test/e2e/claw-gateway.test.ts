@@ -5,9 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, expect, it } from 'vitest';
 import { XdogError } from '../../core/index.js';
-import { clawSandbox, collect, connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { collect, connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { clawSandboxOn, describeStores } from '../support/stores.js';
 
 const running: GatewayProcess[] = [];
 afterEach(async () => {
@@ -21,6 +23,18 @@ async function gatewayFor(sandbox: ClawSandbox): Promise<GatewayProcess> {
 }
 
 const key = (): string => randomUUID();
+
+/** The tables of a PostgreSQL database's public schema. */
+async function tablesOf(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'");
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
 
 /** Sends a prompt and waits for its run to end; returns the run.end params. */
 async function promptAndWait(client: Awaited<ReturnType<typeof connect>>, text: string): Promise<Record<string, any>> {
@@ -52,9 +66,9 @@ function rawExchange(socketPath: string, bytes: Buffer | string): Promise<string
   });
 }
 
-describe('claw gateway', () => {
+describeStores('claw gateway', (kind) => {
   it('streams one run to two clients, queues a prompt sent while busy, and stores both turns', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);
     const first = await connect(sandbox, 'first');
     const second = await connect(sandbox, 'second');
@@ -84,7 +98,7 @@ describe('claw gateway', () => {
   });
 
   it('acknowledges a repeated idempotency key without running the prompt again', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);
     const client = await connect(sandbox);
     const ends = collect(client, 'run.end');
@@ -100,7 +114,7 @@ describe('claw gateway', () => {
   });
 
   it('fork 2 then goto 1 give the next model request the right context', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);
     const client = await connect(sandbox);
     await promptAndWait(client, 'alpha');
@@ -125,7 +139,7 @@ describe('claw gateway', () => {
   });
 
   it('refuses a checkpoint between a tool call and its result, and a stale expected session', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);
     const client = await connect(sandbox);
     await promptAndWait(client, 'run echo hi');
@@ -145,7 +159,7 @@ describe('claw gateway', () => {
   });
 
   it('refuses controls while a turn runs, from any connection, and accepts them once idle', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);
     const runner = await connect(sandbox, 'runner');
     const other = await connect(sandbox, 'other');
@@ -162,7 +176,7 @@ describe('claw gateway', () => {
   });
 
   it('delivers a steer at the next checkpoint and a follow-up after it, and bounds the queue', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);
     const client = await connect(sandbox);
     const { events, ends } = await watch(client);
@@ -195,7 +209,7 @@ describe('claw gateway', () => {
   });
 
   it('refuses a wrong token, a malformed frame and a 10 MiB frame while another client streams on', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);
     const client = await connect(sandbox);
     const { events, ends } = await watch(client);
@@ -218,7 +232,7 @@ describe('claw gateway', () => {
   });
 
   it('keeps names, refuses bad ones, and keeps a per-session model across a restart', async () => {
-    const sandbox = clawSandbox(`models:\n  - { id: faux/other }\n`);
+    const sandbox = await clawSandboxOn(kind, `models:\n  - { id: faux/other }\n`);
     const gateway = await gatewayFor(sandbox);
     let client = await connect(sandbox);
     await promptAndWait(client, 'first');
@@ -250,7 +264,7 @@ describe('claw gateway', () => {
   });
 
   it('reads a transcript in chunks that end with its SHA-256', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);
     const client = await connect(sandbox);
     await promptAndWait(client, 'long 20000');
@@ -272,7 +286,7 @@ describe('claw gateway', () => {
   });
 
   it('after an abort in a tool call, the next request pairs that call and the run goes on', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);
     const client = await connect(sandbox);
     const { events, ends } = await watch(client);
@@ -290,7 +304,7 @@ describe('claw gateway', () => {
   });
 
   it('never resends a prompt whose connection dropped before its receipt', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);
     const token = fs.readFileSync(sandbox.locations.token, 'utf8').trim();
     await new Promise<void>((resolve, reject) => {
@@ -319,14 +333,16 @@ describe('claw gateway', () => {
   });
 
   it('refuses a second gateway on the same store and names the running one', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     const first = await gatewayFor(sandbox);
     await expect(startGateway(sandbox)).rejects.toThrow(new RegExp(`pid ${first.child.pid}`));
   });
 
   it('answers UNAVAILABLE, never a resend, when no gateway runs', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     await expect(connect(sandbox)).rejects.toBeInstanceOf(XdogError);
     expect(fs.existsSync(sandbox.storeFile)).toBe(false);
+    // Nor was the PostgreSQL store touched: its database is still empty.
+    if (sandbox.database) expect(await tablesOf(sandbox.database.url)).toEqual([]);
   });
 });

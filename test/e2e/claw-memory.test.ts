@@ -6,15 +6,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
-import { clawSandbox, collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 import { runCli } from '../support/cli.js';
+import { clawSandboxOn, describeStores, type StoreKind } from '../support/stores.js';
 
 const MEMORY_TOOLS = 'enabled_tools: [bash, read, memory_write, memory_search, memory_forget]';
 
-function sandboxWithTwoGroups(): ClawSandbox {
-  const sandbox = clawSandbox();
+async function sandboxWithTwoGroups(kind: StoreKind): Promise<ClawSandbox> {
+  const sandbox = await clawSandboxOn(kind);
   const otherWorkspace = path.join(sandbox.root, 'other-workspace');
   fs.mkdirSync(otherWorkspace);
   const config = fs.readFileSync(sandbox.configFile, 'utf8').replace('enabled_tools: [bash, read]', MEMORY_TOOLS);
@@ -29,7 +30,7 @@ function lastToolResult(sandbox: ClawSandbox): string {
   return (message.content as Array<{ text: string }>).map((part) => part.text).join('');
 }
 
-describe('claw memory', () => {
+describeStores('claw memory', (kind) => {
   let gateway: GatewayProcess | undefined;
   let client: GatewayConnection | undefined;
   afterEach(async () => {
@@ -49,7 +50,7 @@ describe('claw memory', () => {
   }
 
   it('a fact written in one session is found in a later session of the same group, never from another group', async () => {
-    const sandbox = sandboxWithTwoGroups();
+    const sandbox = await sandboxWithTwoGroups(kind);
     gateway = await startGateway(sandbox);
     client = await connect(sandbox);
     expect(client.hello.capabilities).toContain('memory:1');
@@ -79,7 +80,7 @@ describe('claw memory', () => {
   });
 
   it('the CLI adds, searches with the exact phrase first, lists and forgets through the gateway', async () => {
-    const sandbox = sandboxWithTwoGroups();
+    const sandbox = await sandboxWithTwoGroups(kind);
     gateway = await startGateway(sandbox);
     client = await connect(sandbox);
     const cli = (...args: string[]) => runCli(['claw', 'memory', ...args], { env: sandbox.env, cwd: sandbox.root });

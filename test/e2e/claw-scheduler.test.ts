@@ -9,13 +9,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import type { GroupStatus, TranscriptChunk } from '../../plugins/claw-gateway/protocol.js';
 import type { Job, JobRun } from '../../plugins/claw-scheduler/index.js';
 import type { SessionRecord } from '../../plugins/sessions/types.js';
-import { clawSandbox, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 import { repoRoot, runCli } from '../support/cli.js';
+import { clawSandboxOn, describeStores } from '../support/stores.js';
 
 const TESTCLOCK_PLUGIN = path.join(repoRoot, 'test/fixtures/claw/testclock-plugin');
 
@@ -24,7 +25,7 @@ interface Running {
   client: GatewayConnection;
 }
 
-describe('claw scheduler and resets (fake clock, real gateway)', () => {
+describeStores('claw scheduler and resets (fake clock, real gateway)', (kind) => {
   const open: Running[] = [];
   afterEach(async () => {
     for (const running of open.splice(0)) {
@@ -33,8 +34,8 @@ describe('claw scheduler and resets (fake clock, real gateway)', () => {
     }
   });
 
-  function sandbox(start: string, extraConfig = ''): ClawSandbox {
-    const box = clawSandbox(extraConfig);
+  async function sandbox(start: string, extraConfig = ''): Promise<ClawSandbox> {
+    const box = await clawSandboxOn(kind, extraConfig);
     box.env.XDOG_TEST_CLOCK_START = start;
     const installed = runCli(['plugins', 'install', TESTCLOCK_PLUGIN], { env: box.env, cwd: box.root });
     expect(installed.status, installed.stderr).toBe(0);
@@ -78,7 +79,7 @@ describe('claw scheduler and resets (fake clock, real gateway)', () => {
   }
 
   it('runs a cron job at its time in the active session as a labelled system input that skips the human input hook; the reply survives a restart', async () => {
-    const box = sandbox('2026-12-01T08:58:00Z');
+    const box = await sandbox('2026-12-01T08:58:00Z');
     box.env.XDOG_TEST_TAG_HUMAN = '1';
     let running = await boot(box);
     const added = runCli(['claw', 'schedule', 'add', 'standup', '--cron', '0 9 * * *', '--tz', 'UTC', '--prompt', 'good morning'], { env: box.env, cwd: box.root });
@@ -115,7 +116,7 @@ describe('claw scheduler and resets (fake clock, real gateway)', () => {
   });
 
   it('skips an occurrence while the last run still goes, records a failing model call and runs it again next time, in an isolated session', async () => {
-    const box = sandbox('2026-12-01T10:00:00Z', `    ops:\n      workspace: ${os.tmpdir()}\n      model: faux/demo\n      enabled_tools: []\n`);
+    const box = await sandbox('2026-12-01T10:00:00Z', `    ops:\n      workspace: ${os.tmpdir()}\n      model: faux/demo\n      enabled_tools: []\n`);
     const release = path.join(box.root, 'release');
     const running = await boot(box);
     const { client } = running;
@@ -153,7 +154,7 @@ describe('claw scheduler and resets (fake clock, real gateway)', () => {
   });
 
   it('after downtime runs a missed occurrence once within its grace, records it missed past the grace, and never re-runs an interrupted run', async () => {
-    const box = sandbox('2026-12-01T12:00:00Z');
+    const box = await sandbox('2026-12-01T12:00:00Z');
     const hold = path.join(box.root, 'hold');
     let running = await boot(box);
     await addJob(running.client, { name: 'lenient', everySeconds: 600, graceSeconds: 900, prompt: 'lenient tick' });
@@ -197,7 +198,7 @@ describe('claw scheduler and resets (fake clock, real gateway)', () => {
   });
 
   it('runs 100 jobs due in the same minute exactly once each, one at a time in the group, and their run rows say so', async () => {
-    const box = sandbox('2026-12-01T13:00:00Z');
+    const box = await sandbox('2026-12-01T13:00:00Z');
     const { client } = await boot(box);
     for (let index = 0; index < 100; index++) await addJob(client, { name: `job-${index}`, cron: '0 14 * * *', timezone: 'UTC', prompt: `task ${index}` });
     await setClock(client, '2026-12-01T14:00:20Z');
@@ -224,7 +225,7 @@ describe('claw scheduler and resets (fake clock, real gateway)', () => {
   }, 180_000);
 
   it('resets daily at the local boundary (archived with its name), waits for a running turn, and does not reset a session resumed after the boundary', async () => {
-    const box = sandbox('2026-12-01T02:30:00Z', '      timezone: Europe/Berlin\n      reset: { daily_at: "04:00" }\n');
+    const box = await sandbox('2026-12-01T02:30:00Z', '      timezone: Europe/Berlin\n      reset: { daily_at: "04:00" }\n');
     const release = path.join(box.root, 'release');
     const { client } = await boot(box);
     await client.call('prompt', { text: 'first day', idempotencyKey: 'd1' });
@@ -260,7 +261,7 @@ describe('claw scheduler and resets (fake clock, real gateway)', () => {
   });
 
   it('resets after the configured idle minutes without a run, not before, and not while a resetSuppressed tap vetoes', async () => {
-    const box = sandbox('2026-12-01T06:00:00Z', '      reset: { idle_minutes: 30 }\n');
+    const box = await sandbox('2026-12-01T06:00:00Z', '      reset: { idle_minutes: 30 }\n');
     const veto = path.join(box.root, 'veto');
     box.env.XDOG_TEST_RESET_VETO = veto;
     const running = await boot(box);

@@ -6,10 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
-import { clawSandbox, connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 import { runCli } from '../support/cli.js';
+import { clawSandboxOn, describeStores } from '../support/stores.js';
 import { writeTree } from '../support/temp.js';
 
 const SERVICE_PLUGIN = [
@@ -38,7 +39,7 @@ const SERVICE_PLUGIN = [
   '});',
 ].join('\n');
 
-describe('gateway services', () => {
+describeStores('gateway services', (kind) => {
   let gateway: GatewayProcess | undefined;
   let client: GatewayConnection | undefined;
   afterEach(async () => {
@@ -58,7 +59,7 @@ describe('gateway services', () => {
   }
 
   it('adds its method and capability, sees runs end, and its tool knows its group', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('enabled_tools: [bash, read]', 'enabled_tools: [bash, read, where_am_i]'));
     installServicePlugin(sandbox);
     gateway = await startGateway(sandbox);
@@ -78,7 +79,7 @@ describe('gateway services', () => {
   });
 
   it('refuses to start when a service method collides with a gateway method', async () => {
-    const sandbox = clawSandbox();
+    const sandbox = await clawSandboxOn(kind);
     installServicePlugin(sandbox);
     const plugin = path.join(sandbox.env.XDG_DATA_HOME!, 'xdog', 'plugins');
     const entries = fs.readdirSync(plugin, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('run-log-plugin/index.js') || file.endsWith('xdog-plugin-run-log/index.js'));

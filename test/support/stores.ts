@@ -31,9 +31,20 @@ export function storeKinds(): StoreKind[] {
   return testPgUrl() ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
-/** One `describe` per store kind, titled with the kind; `body` gets the kind. */
+/** Databases clawSandboxOn made since the last sweep; describeStores drops them after its block. */
+const madeDatabases: TestDatabase[] = [];
+
+/**
+ * One `describe` per store kind, titled with the kind; `body` gets the kind.
+ * The PostgreSQL block drops the databases its sandboxes made once it is done.
+ */
 export function describeStores(title: string, body: (kind: StoreKind) => void): void {
-  for (const kind of storeKinds()) describe(`${title} [${kind}]`, () => body(kind));
+  for (const kind of storeKinds()) {
+    describe(`${title} [${kind}]`, () => {
+      if (kind === 'postgres') afterAll(() => Promise.all(madeDatabases.splice(0).map((database) => database.drop())).then(() => undefined));
+      body(kind);
+    });
+  }
 }
 
 export interface TestDatabase {
@@ -77,6 +88,7 @@ export async function clawSandboxOn(kind: StoreKind, extraConfig = ''): Promise<
   const sandbox = clawSandbox(extraConfig);
   if (kind === 'sqlite') return sandbox;
   const database = await createTestDatabase();
+  madeDatabases.push(database);
   const config = fs.readFileSync(sandbox.configFile, 'utf8');
   fs.writeFileSync(sandbox.configFile, config.replace(/^claw:\n/, `claw:\n  store:\n    type: postgres\n    url_env: ${SANDBOX_PG_ENV}\n`));
   sandbox.env[SANDBOX_PG_ENV] = database.url;
