@@ -81,14 +81,15 @@ describeStores('JobStore', (kind) => {
     expect(await jobs.history('main', { limit: 10, beforeId: history[0]!.id })).toEqual([history[1]]);
   });
 
-  it('records leftovers of a stopped gateway as interrupted, and removes a job with its history once idle', async () => {
+  it('records a run the previous owner started as interrupted at takeover, and removes a job with its history once idle', async () => {
     const jobs = await jobStore(kind);
     await jobs.add(newJob('digest'), NOW);
     const { run } = await jobs.claimManual('main', 'digest', NOW);
     await jobs.start(run.id, null, NOW + 1);
     expect((await failure(jobs.remove('main', 'digest'))).code).toBe('BUSY');
-    const leftovers = await jobs.interruptLeftovers(['main', 'other'], NOW + 2);
-    expect(leftovers.map((left) => [left.id, left.status])).toEqual([[run.id, 'interrupted']]);
+    const { interrupted, queued } = await jobs.takeOver('main', NOW + 2, { requeue: true });
+    expect(interrupted.map((left) => [left.id, left.status])).toEqual([[run.id, 'interrupted']]);
+    expect(queued).toEqual([]);
     expect((await jobs.remove('main', 'digest')).name).toBe('digest');
     expect(await jobs.list('main')).toEqual([]);
     expect(await jobs.history('main', { limit: 10 })).toEqual([]);
