@@ -179,6 +179,8 @@ export const ClawGroupSchema = z
 /** Where claw keeps its store. */
 export const ClawStoreSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('sqlite'), path: z.string().min(1).optional() }).strict(),
+  /** A PostgreSQL database; its URL (with the password) comes from the environment variable `url_env` names (docs/claw-store.md). */
+  z.object({ type: z.literal('postgres'), url_env: EnvName }).strict(),
 ]);
 
 const channelIdRule = 'must be 1-64 characters: lower-case letters, digits, "_" or "-", starting with a letter or digit';

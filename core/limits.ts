@@ -223,6 +223,18 @@ export const LIMITS = Object.freeze({
   clawSearchQueryChars: 256,
   /** claw: bytes queued for one slow client before it is disconnected (a slow reader never blocks a run). */
   clawClientBacklogBytes: 16 * MiB,
+  /** claw: connections one process keeps open to a PostgreSQL claw store. */
+  clawStorePoolSize: 10,
+  /** claw: seconds to wait for a PostgreSQL claw store to accept a connection (then UNAVAILABLE). */
+  clawStoreConnectSeconds: 10,
+  /** claw: seconds a starting process waits for another one's migrations of a PostgreSQL claw store. */
+  clawStoreMigrationLockSeconds: 120,
+  /** claw: times a PostgreSQL transaction is re-run after a serialization failure or deadlock (then BUSY). */
+  clawStoreSerializationRetries: 10,
+  /** claw: first backoff before re-running a PostgreSQL transaction, in ms (doubles per attempt, with jitter). */
+  clawStoreRetryBaseDelayMs: 5,
+  /** claw: longest backoff before re-running a PostgreSQL transaction, in ms. */
+  clawStoreRetryMaxDelayMs: 200,
   /** claw: seconds a group lease lasts without renewal (a crashed owner's groups free up after it). */
   clawLeaseSeconds: 30,
   /** claw: the gateway log file, in bytes, before it is rotated to `gateway.log.1`. */

@@ -1,38 +1,25 @@
 /**
- * Opens the claw store: a typeorm DataSource on SQLite (better-sqlite3) with
+ * Opens the claw store: the same entities and migrations on SQLite (the
+ * default) or PostgreSQL (claw-postgres.ts). SQLite is better-sqlite3 with
  * WAL, `synchronous=FULL` (a committed transaction survives power loss),
- * foreign keys and a busy timeout. The file is checked with
+ * foreign keys and a busy timeout; the file is checked with
  * `PRAGMA integrity_check` before anything reads it: a damaged store is
  * refused with STORE_CORRUPT naming the file, never reset. Migrations run on
- * open, each in the one transaction of the batch.
+ * open, all in one transaction (on PostgreSQL under an advisory lock).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DataSource } from 'typeorm';
-import { ErrorCodes, XdogError, dataDir } from '../core/index.js';
+import { DataSource, MigrationExecutor } from 'typeorm';
+import { ErrorCodes, XdogError } from '../core/index.js';
 import { CLAW_ENTITIES } from './claw-entities.js';
+import { connectPostgres, postgresOptions, withMigrationLock } from './claw-postgres.js';
+import { describeClawStore, type ClawStoreLocation } from './claw-store-location.js';
 import { CLAW_MIGRATIONS } from './migrations/1764547200000-claw-initial.js';
-
-/** Where the claw store lives. */
-export interface ClawStoreLocation {
-  type: 'sqlite';
-  file: string;
-}
 
 /** How long a statement waits for another connection's write lock, in ms. */
 const BUSY_TIMEOUT_MS = 5_000;
 /** Problems quoted from integrity_check before "and N more". */
 const QUOTED_PROBLEMS = 3;
-
-/** `$XDG_DATA_HOME/xdog/claw/claw.db`. */
-export function defaultClawStoreFile(): string {
-  return path.join(dataDir(), 'claw', 'claw.db');
-}
-
-/** The store location a `claw.store` config section names (default: SQLite at defaultClawStoreFile()). */
-export function clawStoreLocation(store: { type: 'sqlite'; path?: string } | undefined): ClawStoreLocation {
-  return { type: 'sqlite', file: store?.path ? path.resolve(store.path) : defaultClawStoreFile() };
-}
 
 function corrupt(file: string, problem: string, cause?: unknown): XdogError {
   return new XdogError(ErrorCodes.STORE_CORRUPT, `the claw store ${file} is damaged: ${problem}`, {
@@ -84,23 +71,62 @@ function prepareDatabase(file: string) {
   };
 }
 
+/** What both databases share: the claw entities and migrations, never `synchronize`. */
+const COMMON = { entities: CLAW_ENTITIES, migrations: CLAW_MIGRATIONS, migrationsTableName: 'claw_migrations', synchronize: false, logging: false } as const;
+
 /**
- * Opens (creating when missing) the claw store and brings its schema up to
- * date. Throws STORE_CORRUPT for a damaged file or one that is not a
- * database, UNAVAILABLE when the file cannot be opened.
+ * Brings an initialized claw store DataSource's schema up to date, all
+ * pending migrations in one transaction. On PostgreSQL this holds an
+ * advisory lock, so several workers opening one database at once migrate it
+ * exactly once.
+ */
+export async function migrateClawStore(dataSource: DataSource, location = String(dataSource.options.type)): Promise<void> {
+  if (dataSource.options.type !== 'postgres') {
+    await dataSource.runMigrations({ transaction: 'all' });
+    return;
+  }
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.connect();
+    await withMigrationLock(runner, location, async () => {
+      const executor = new MigrationExecutor(dataSource, runner);
+      executor.transaction = 'all';
+      await executor.executePendingMigrations();
+    });
+  } finally {
+    await runner.release();
+  }
+}
+
+/**
+ * Opens the claw store and brings its schema up to date. SQLite: creates the
+ * file when missing; STORE_CORRUPT for a damaged file or one that is not a
+ * database, UNAVAILABLE when it cannot be opened. PostgreSQL: UNAVAILABLE
+ * (naming the URL without its password) when the server cannot be reached.
  */
 export async function openClawDataSource(location: ClawStoreLocation): Promise<DataSource> {
-  const file = path.resolve(location.file);
+  if (location.type === 'sqlite') return openSqlite(location.file);
+  const dataSource = new DataSource({ ...postgresOptions(location), ...COMMON });
+  await connectPostgres(dataSource, location);
+  const where = describeClawStore(location);
+  try {
+    await migrateClawStore(dataSource, where);
+  } catch (error) {
+    await dataSource.destroy();
+    if (XdogError.is(error)) throw error;
+    throw new XdogError(ErrorCodes.UNAVAILABLE, `cannot migrate the claw store ${where}: ${(error as Error).message}`, { cause: error });
+  }
+  return dataSource;
+}
+
+async function openSqlite(location: string): Promise<DataSource> {
+  const file = path.resolve(location);
   const dataSource = new DataSource({
     type: 'better-sqlite3',
     database: file,
     timeout: BUSY_TIMEOUT_MS,
     prepareDatabase: prepareDatabase(file),
-    entities: CLAW_ENTITIES,
-    migrations: CLAW_MIGRATIONS,
-    migrationsTableName: 'claw_migrations',
-    synchronize: false,
-    logging: false,
+    ...COMMON,
   });
   try {
     prepareFile(file);
@@ -114,7 +140,7 @@ export async function openClawDataSource(location: ClawStoreLocation): Promise<D
     });
   }
   try {
-    await dataSource.runMigrations({ transaction: 'all' });
+    await migrateClawStore(dataSource);
   } catch (error) {
     await dataSource.destroy();
     const cause = (error as { driverError?: unknown }).driverError ?? error;

@@ -9,7 +9,8 @@ export { CLAW_MIGRATIONS, ClawInitial1764547200000 } from './migrations/17645472
 export { ClawScheduler1764720000000 } from './migrations/1764720000000-claw-scheduler.js';
 export { ClawAccess1764806400000 } from './migrations/1764806400000-claw-access.js';
 export { ClawMemories1764892800000, MEMORY_FTS_TABLE } from './migrations/1764892800000-claw-memories.js';
-export { clawStoreLocation, defaultClawStoreFile, openClawDataSource, type ClawStoreLocation } from './claw-data-source.js';
+export { migrateClawStore, openClawDataSource } from './claw-data-source.js';
+export { clawStoreLocation, defaultClawStoreFile, describeClawStore, type ClawStoreConfig, type ClawStoreLocation } from './claw-store-location.js';
 export { ClawChildren1764990000000 } from './migrations/1764990000000-claw-children.js';
 export { ClawChannels1765017600000 } from './migrations/1765017600000-claw-channels.js';
 export { ClawTurnSkills1765180800000 } from './migrations/1765180800000-claw-turn-skills.js';

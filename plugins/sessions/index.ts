@@ -3,12 +3,13 @@
  * opening the plugin opens no database. `ClawStoreToken` opens the store on
  * first use — the DataSource a host module bound to ClawDataSourceToken
  * (e.g. PostgreSQL, built with CLAW_ENTITIES and CLAW_MIGRATIONS), else the
- * one `claw.store` names (default SQLite at `$XDG_DATA_HOME/xdog/claw/claw.db`)
+ * one `claw.store` names (default SQLite at `$XDG_DATA_HOME/xdog/claw/claw.db`;
+ * PostgreSQL with its URL from the variable `url_env` names)
  * — and brings its schema up to date. Closing the kernel closes what it opened.
  */
 import type { DataSource } from 'typeorm';
 import { ClawDataSourceToken, ClockToken, ContainerModule, Config, ErrorCodes, KernelToken, XdogError, definePlugin, token, type Kernel, type XdogConfig } from '../../core/index.js';
-import { clawStoreLocation, openClawDataSource } from '../../entities/index.js';
+import { clawStoreLocation, describeClawStore, migrateClawStore, openClawDataSource } from '../../entities/index.js';
 import { TypeormSessionStore } from './store.js';
 import type { SessionStore } from './types.js';
 
@@ -24,7 +25,7 @@ export interface ClawStore {
   open(): Promise<SessionStore>;
   /** The store's DataSource (opening the store if needed), for gateway services that keep their own tables in it. */
   dataSource(): Promise<DataSource>;
-  /** Where the store lives (a file, or the host DataSource's type), once open. */
+  /** Where the store lives (a file, a PostgreSQL URL without its password, or the host DataSource's type), once open. */
   readonly location: string | undefined;
 }
 
@@ -56,13 +57,13 @@ class ClawStoreImpl implements ClawStore {
       const dataSource = this.#kernel.get(ClawDataSourceToken);
       const owned = !dataSource.isInitialized;
       if (owned) await dataSource.initialize();
-      await dataSource.runMigrations({ transaction: 'all' });
+      await migrateClawStore(dataSource);
       this.location = `${dataSource.options.type} (host DataSource)`;
       return { store: new TypeormSessionStore(dataSource, { clock: this.#kernel.get(ClockToken) }), dataSource, owned };
     }
     const location = clawStoreLocation(this.#config.claw?.store);
     const dataSource = await openClawDataSource(location);
-    this.location = location.file;
+    this.location = describeClawStore(location);
     return { store: new TypeormSessionStore(dataSource, { clock: this.#kernel.get(ClockToken) }), dataSource, owned: true };
   }
 

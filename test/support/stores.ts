@@ -6,9 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
+import type { DataSource } from 'typeorm';
 import { describe } from 'vitest';
+import { openClawDataSource, type ClawStoreLocation } from '../../entities/index.js';
 import { clawSandbox, type ClawSandbox } from './claw.js';
+import { tempDir } from './temp.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -77,4 +81,35 @@ export async function clawSandboxOn(kind: StoreKind, extraConfig = ''): Promise<
   fs.writeFileSync(sandbox.configFile, config.replace(/^claw:\n/, `claw:\n  store:\n    type: postgres\n    url_env: ${SANDBOX_PG_ENV}\n`));
   sandbox.env[SANDBOX_PG_ENV] = database.url;
   return { ...sandbox, database };
+}
+
+export interface TestDataSource {
+  dataSource: DataSource;
+  location: ClawStoreLocation;
+  /** Closes the DataSource (if still open) and drops the PostgreSQL database it made. */
+  close(): Promise<void>;
+}
+
+/** A fresh location of `kind`: a new SQLite file in a temp directory, or a new database on the test server. */
+export async function freshClawStoreLocation(kind: StoreKind): Promise<{ location: ClawStoreLocation; drop(): Promise<void> }> {
+  if (kind === 'sqlite') return { location: { type: 'sqlite', file: path.join(tempDir(), 'claw', 'claw.db') }, drop: async () => undefined };
+  const database = await createTestDatabase();
+  return { location: { type: 'postgres', url: database.url }, drop: () => database.drop() };
+}
+
+/**
+ * The claw store (migrated) on a fresh SQLite file or a fresh PostgreSQL
+ * database. `location` opens the same store again (a second DataSource).
+ */
+export async function openTestDataSource(kind: StoreKind): Promise<TestDataSource> {
+  const fresh = await freshClawStoreLocation(kind);
+  const dataSource = await openClawDataSource(fresh.location);
+  return {
+    dataSource,
+    location: fresh.location,
+    close: async () => {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await fresh.drop();
+    },
+  };
 }
