@@ -11,7 +11,7 @@ import { GatewayServiceContribution } from '../claw-gateway/index.js';
 import { createRunsService } from './service.js';
 
 export { DEFAULT_RUNS_PAGE, RUNS_CAPABILITY, RunsListParams, createRunsService } from './service.js';
-export { RunLog, describeSource, type RunRecord, type RunSource } from './run-log.js';
+export { RunLog, describeSource, type RunLogRetention, type RunRecord, type RunSource } from './run-log.js';
 
 export default definePlugin({
   name: 'claw-runs',

@@ -72,8 +72,17 @@ function toRecord(row: RunRow): RunRecord {
   };
 }
 
+/** How long a group's rows are kept: the newest `rowsPerGroup`, none older than `days`. */
+export interface RunLogRetention {
+  days: number;
+  rowsPerGroup: number;
+}
+
 export class RunLog {
-  constructor(private readonly store: SessionStore) {}
+  constructor(
+    private readonly store: SessionStore,
+    private readonly retention: RunLogRetention = { days: LIMITS.clawRunLogDays, rowsPerGroup: LIMITS.clawRunLogRowsPerGroup },
+  ) {}
 
   /** Records an ended run and prunes its group's rows past the retention bounds. */
   async record(run: RunEndedInfo, owner: string): Promise<void> {
@@ -86,7 +95,7 @@ export class RunLog {
       );
       await sql.run(
         `DELETE FROM claw_runs WHERE group_name = :group AND (started_at < :cutoff OR id <= (SELECT id FROM claw_runs WHERE group_name = :group ORDER BY id DESC LIMIT 1 OFFSET :keep))`,
-        { group: run.group, cutoff: run.endedAt - LIMITS.clawRunLogDays * DAY_MS, keep: LIMITS.clawRunLogRowsPerGroup },
+        { group: run.group, cutoff: run.endedAt - this.retention.days * DAY_MS, keep: this.retention.rowsPerGroup },
       );
     });
   }
