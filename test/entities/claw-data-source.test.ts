@@ -53,6 +53,7 @@ describe('openClawDataSource', () => {
       'claw_memories_fts_idx',
       'claw_migrations',
       'claw_reset_state',
+      'claw_runs',
       'claw_schedule_jobs',
       'claw_schedule_runs',
       'claw_session_state',
@@ -77,7 +78,7 @@ describe('openClawDataSource', () => {
     await first.query(`INSERT INTO claw_groups (name, active_session_id, revision, created_at) VALUES ('main', NULL, 0, 1)`);
     await first.destroy();
     const second = await openStore(file);
-    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual([{ name: 'ClawInitial1764547200000' }, { name: 'ClawScheduler1764720000000' }, { name: 'ClawAccess1764806400000' }, { name: 'ClawMemories1764892800000' }, { name: 'ClawChildren1764990000000' }, { name: 'ClawChannels1765017600000' }, { name: 'ClawTurnSkills1765180800000' }]);
+    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual([{ name: 'ClawInitial1764547200000' }, { name: 'ClawScheduler1764720000000' }, { name: 'ClawAccess1764806400000' }, { name: 'ClawMemories1764892800000' }, { name: 'ClawChildren1764990000000' }, { name: 'ClawChannels1765017600000' }, { name: 'ClawTurnSkills1765180800000' }, { name: 'ClawRuns1765400000000' }]);
     expect(await second.query('SELECT name FROM claw_groups')).toEqual([{ name: 'main' }]);
   });
 
