@@ -204,6 +204,8 @@ export type ClawChannelConfig = z.infer<typeof ClawChannelSchema>;
 export const ClawConfigSchema = z
   .object({
     store: ClawStoreSchema.optional(),
+    /** Seconds a group lease lasts without renewal; owners renew every third of it (docs/claw.md, several workers). */
+    lease_seconds: z.number().int().min(LIMITS.clawLeaseSecondsMin).max(LIMITS.clawLeaseSecondsMax).optional(),
     /** The group `xdog claw send` and clients use when none is named (default: the only group, else "main"). */
     default_group: ClawGroupNameSchema.optional(),
     groups: z

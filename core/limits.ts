@@ -237,6 +237,22 @@ export const LIMITS = Object.freeze({
   clawStoreRetryMaxDelayMs: 200,
   /** claw: seconds a group lease lasts without renewal (a crashed owner's groups free up after it). */
   clawLeaseSeconds: 30,
+  /** claw: the shortest `claw.lease_seconds` (a lease renewed every third of it must survive a busy store). */
+  clawLeaseSecondsMin: 3,
+  /** claw: the longest `claw.lease_seconds` (a dead worker's groups wait this long for a new owner). */
+  clawLeaseSecondsMax: 300,
+  /** claw workers: seconds a method call handed to another worker's group waits for its answer. */
+  clawHandoffSeconds: 30,
+  /** claw workers: the params or the answer of one handed-off call, in bytes of JSON. */
+  clawHandoffBytes: 1 * MiB,
+  /** claw workers: milliseconds between checks of the store for handoffs and relayed events on SQLite (PostgreSQL is woken by NOTIFY). */
+  clawWorkerPollMs: 150,
+  /** claw workers: seconds relayed events stay in the store before they are pruned. */
+  clawRelayRetentionSeconds: 300,
+  /** claw workers: relayed events read from the store in one batch. */
+  clawRelayBatchEvents: 500,
+  /** claw workers: events a group's owner holds for remote subscribers before they are written (more are refused loudly). */
+  clawRelayBacklogEvents: 10_000,
   /** claw: the gateway log file, in bytes, before it is rotated to `gateway.log.1`. */
   clawLogBytes: 8 * MiB,
   /** claw: the client name a connection gives in `hello`, in characters. */

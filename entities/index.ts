@@ -14,4 +14,5 @@ export { clawStoreLocation, defaultClawStoreFile, describeClawStore, type ClawSt
 export { ClawChildren1764990000000 } from './migrations/1764990000000-claw-children.js';
 export { ClawChannels1765017600000 } from './migrations/1765017600000-claw-channels.js';
 export { ClawTurnSkills1765180800000 } from './migrations/1765180800000-claw-turn-skills.js';
+export { ClawWorkers1765300000000 } from './migrations/1765300000000-claw-workers.js';
 export { ClawRuns1765400000000 } from './migrations/1765400000000-claw-runs.js';

@@ -11,6 +11,7 @@ import { ClawMemories1764892800000 } from './1764892800000-claw-memories.js';
 import { ClawChildren1764990000000 } from './1764990000000-claw-children.js';
 import { ClawChannels1765017600000 } from './1765017600000-claw-channels.js';
 import { ClawTurnSkills1765180800000 } from './1765180800000-claw-turn-skills.js';
+import { ClawWorkers1765300000000 } from './1765300000000-claw-workers.js';
 import { ClawRuns1765400000000 } from './1765400000000-claw-runs.js';
 
 const groupName = (name = 'group_name'): TableColumnOptions => ({ name, type: 'varchar', length: '64' });
@@ -175,5 +176,6 @@ export const CLAW_MIGRATIONS = [
   ClawChildren1764990000000,
   ClawChannels1765017600000,
   ClawTurnSkills1765180800000,
+  ClawWorkers1765300000000,
   ClawRuns1765400000000,
 ];

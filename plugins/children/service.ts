@@ -13,7 +13,7 @@
  */
 import { ErrorCodes, XdogError, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { ChildRecordStore } from './child-records.js';
 import { ChildConfigSchema, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
 import { DurableChildRuntime } from './durable-runtime.js';
@@ -97,15 +97,24 @@ export function createChildrenService(): GatewayService {
       host = gateway;
       const store = new ChildRecordStore({ store: gateway.store, clock: gateway.clock });
       records = store;
-      const interrupted = await store.recoverInterrupted([...gateway.groups.keys()]);
-      if (interrupted.length) gateway.log(`children: ${interrupted.length} child(ren) were running when the gateway stopped; marked interrupted: ${interrupted.join(', ')}`);
-      for (const group of gateway.groups.values()) {
-        const runtime = createRuntime(group);
-        runtimes.set(group.name, runtime);
-        // The group's own model reaches it through the `agent` tool its kernel has.
-        if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(runtime);
-        group.addControlGuard(() => blockedReason(store, group.name));
-      }
+      // Each group as the gateway takes it (a worker takes groups over while it runs).
+      await followGroups(gateway, 'children', {
+        ready: async (group) => {
+          // A child still "running" for a group this process just took ran in a process that is gone.
+          const interrupted = await store.recoverInterrupted([group.name]);
+          if (interrupted.length) gateway.log(`children: ${interrupted.length} child(ren) of group ${group.name} were running when its gateway stopped; marked interrupted: ${interrupted.join(', ')}`);
+          const runtime = createRuntime(group);
+          runtimes.set(group.name, runtime);
+          // The group's own model reaches it through the `agent` tool its kernel has.
+          if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(runtime);
+          group.addControlGuard(() => blockedReason(store, group.name));
+        },
+        closing: async (group) => {
+          if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(undefined);
+          await runtimes.get(group.name)?.closeAll();
+          runtimes.delete(group.name);
+        },
+      });
       gateway.hooks.resetSuppressed.tapPromise('children', (reset) => blockedReason(store, reset.group));
     },
     async stop() {

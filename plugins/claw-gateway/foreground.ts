@@ -24,6 +24,8 @@ export interface ForegroundOptions {
   version: string;
   log(line: string): void;
   locations?: GatewayLocations;
+  /** Join the pool of workers sharing the store (`--worker`). */
+  worker?: { name?: string };
 }
 
 function writePidFile(file: string): void {
@@ -68,9 +70,11 @@ export async function runGatewayForeground(options: ForegroundOptions): Promise<
     throw error;
   });
   try {
-    gateway = await Gateway.start({ kernel, store: opened.store, dataSource: opened.dataSource, storeLocation: opened.location, clock: kernel.get(ClockToken), version: options.version, locations, log: options.log });
+    gateway = await Gateway.start({ kernel, store: opened.store, dataSource: opened.dataSource, storeLocation: opened.location, clock: kernel.get(ClockToken), version: options.version, locations, log: options.log, worker: options.worker });
     writePidFile(locations.pidFile);
-    options.log(`ready: pid ${process.pid}, socket ${locations.socket}, store ${opened.location}, groups ${gateway.status().groups.map((group) => group.name).join(', ')}`);
+    const status = gateway.status();
+    const role = status.worker ? `, worker ${status.worker.name}` : '';
+    options.log(`ready: pid ${process.pid}${role}, socket ${locations.socket}, store ${opened.location}, groups ${status.groups.map((group) => group.name).join(', ') || 'none yet'}`);
     process.send?.({ type: READY_MESSAGE, pid: process.pid, socket: locations.socket });
     const received = await signal;
     options.log(`${received}: shutting down`);

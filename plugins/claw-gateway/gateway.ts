@@ -4,6 +4,11 @@
  * runtime per group (each with its own kernel, so its tools work in its
  * workspace), then serves the protocol on the socket. It reports ready only
  * after every group loaded.
+ *
+ * As a worker (`--worker`) it joins a pool instead: it starts its services
+ * with no group, then takes and gives back groups as its fair share changes
+ * (worker-pool.ts); calls for groups it does not own go to their owners
+ * (handoff.ts) and their events come back (relay.ts).
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -26,12 +31,18 @@ import { LIMITS } from '../../core/limits.js';
 import type { LeaseOwner, SessionStore } from '../sessions/index.js';
 import { GroupRuntime } from './group-runtime.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
-import { addServiceMethods, createMethods, groupResolver } from './methods.js';
-import { CAPABILITIES, PROTOCOL_VERSION, type GatewayStatus } from './protocol.js';
+import { Handoffs, groupOfCall } from './handoff.js';
+import { addServiceMethods, createMethods, groupResolver, type MethodHandler } from './methods.js';
+import { CAPABILITIES, MethodParams, PROTOCOL_VERSION, type GatewayStatus, type ParamsOf } from './protocol.js';
+import { Relay } from './relay.js';
 import { ClawGroupToken, GatewayServiceContribution, type ClawGroupContext, type GatewayHost, type GatewayService } from './services.js';
 import { Subscriptions } from './subscriptions.js';
 import { TranscriptReader } from './transcript.js';
 import { RpcServer, ensurePrivateDir, readOrCreateToken } from './transport/index.js';
+import { openWakeups, type Wakeups } from './wakeups.js';
+import { WorkerPool } from './worker-pool.js';
+import { workersReport } from './workers-report.js';
+import type { z } from 'zod';
 
 /** Plugins that serve the gateway itself; group kernels leave them out. */
 const GATEWAY_PLUGINS = new Set(['claw-gateway', 'sessions', 'claw-scheduler']);
@@ -48,6 +59,13 @@ export interface GatewayOptions {
   version: string;
   locations?: GatewayLocations;
   log?: (line: string) => void;
+  /** Join the pool of workers sharing the store (a fair share of the groups) instead of taking every group. */
+  worker?: { name?: string };
+}
+
+/** Milliseconds a lease lasts: claw.lease_seconds, else LIMITS.clawLeaseSeconds. */
+export function leaseMsOf(config: XdogConfig): number {
+  return (config.claw?.lease_seconds ?? LIMITS.clawLeaseSeconds) * 1000;
 }
 
 /** Expands "~/" and resolves against the current directory; the directory must exist. */
@@ -101,20 +119,30 @@ export class Gateway {
   readonly #options: GatewayOptions;
   /** Services started so far, in start order. */
   readonly #services: GatewayService[] = [];
+  /** Groups served now (loaded and announced). */
   readonly #groups = new Map<string, GroupRuntime>();
+  /** Groups being loaded, so close() also closes a half-loaded one. */
+  readonly #loading = new Map<string, GroupRuntime>();
   readonly #owner: LeaseOwner;
+  readonly #subscriptions = new Subscriptions();
+  readonly #leaseMs: number;
   #server?: RpcServer;
   #renewal?: NodeJS.Timeout;
   #closing?: Promise<void>;
+  #pool?: WorkerPool;
+  #wakeups?: Wakeups;
+  #handoffs?: Handoffs;
+  #relay?: Relay;
 
   private constructor(options: GatewayOptions) {
     this.#options = options;
     this.locations = options.locations ?? gatewayLocations();
     this.startedAt = options.clock.now();
     this.#owner = { ownerId: randomUUID(), pid: process.pid, host: os.hostname(), info: `socket ${this.locations.socket}` };
+    this.#leaseMs = leaseMsOf(options.kernel.config);
   }
 
-  /** Loads every group and starts serving; on any failure everything started so far is closed again. */
+  /** Loads every group (or, as a worker, joins the pool) and starts serving; on any failure everything started so far is closed again. */
   static async start(options: GatewayOptions): Promise<Gateway> {
     const gateway = new Gateway(options);
     try {
@@ -129,41 +157,15 @@ export class Gateway {
   async #start(): Promise<void> {
     const { kernel, store, clock, dataSource } = this.#options;
     const groups = checkConfig(kernel.config);
-    for (const name of Object.keys(groups)) {
-      await store.ensureGroup(name);
-      await store.acquireLease(name, this.#owner, clock.now());
+    const configured = new Set(Object.keys(groups));
+    for (const name of configured) await store.ensureGroup(name);
+    if (!this.#options.worker) {
+      for (const name of configured) await store.acquireLease(name, this.#owner, clock.now(), this.#leaseMs);
+      for (const name of configured) await this.#openGroup(name);
+      for (const runtime of this.#groups.values()) await this.hooks.groupReady.promise(runtime);
+      this.#renewal = setInterval(() => void this.#renewLeases(), this.#leaseMs / 3);
+      this.#renewal.unref();
     }
-    const plugins = kernel.plugins().filter((entry) => !GATEWAY_PLUGINS.has(entry.plugin.name));
-    const subscriptions = new Subscriptions();
-    for (const [name, config] of Object.entries(groups)) {
-      const workspace = resolveWorkspace(name, config.workspace);
-      const groupContext: ClawGroupContext = { name, workspace, store, dataSource, clock };
-      const groupKernel = await createKernel({
-        plugins: plugins.map((entry) => entry.discovered ?? entry.plugin),
-        config: kernel.config,
-        cwd: workspace,
-        overrides: [new ContainerModule((options) => void options.bind(ClawGroupToken).toConstantValue(groupContext))],
-      });
-      const runtime = new GroupRuntime({
-        name,
-        config,
-        workspace,
-        kernel: groupKernel,
-        store,
-        clock,
-        publish: (sessionId, method, params) => subscriptions.publish(name, sessionId, method, params),
-        onRunEnded: (info) => this.hooks.runEnded.call(info),
-        onRunStarting: (info) => this.hooks.runStarting.promise(info),
-        log: (line) => this.#log(line),
-      });
-      // Registered before opening, so close() releases a half-started group too.
-      this.#groups.set(name, runtime);
-      await groupKernel.open();
-      await runtime.init();
-    }
-    for (const runtime of this.#groups.values()) await this.hooks.groupReady.promise(runtime);
-    this.#renewal = setInterval(() => void this.#renewLeases(), (LIMITS.clawLeaseSeconds * 1000) / 3);
-    this.#renewal.unref();
 
     ensurePrivateDir(this.locations.runtimeDir);
     const token = readOrCreateToken(this.locations.token);
@@ -171,10 +173,12 @@ export class Gateway {
     const methods = createMethods({
       groups: this.#groups,
       defaultGroup,
+      configured,
       store,
-      subscriptions,
+      subscriptions: this.#subscriptions,
       transcripts: new TranscriptReader(store),
       status: () => this.status(),
+      workers: () => workersReport(store, { now: clock.now(), leaseMs: this.#leaseMs, configured: [...configured], self: this.#pool?.worker.id ?? null }),
       sessionResumed: (group, sessionId) => this.hooks.sessionResumed.promise({ group, sessionId, at: clock.now() }),
     });
     const services = servicesOf(kernel);
@@ -186,22 +190,152 @@ export class Gateway {
       clock,
       hooks: this.hooks,
       groups: this.#groups,
-      group: groupResolver(this.#groups, defaultGroup),
-      publish: (group, sessionId, method, params) => subscriptions.publish(group, sessionId, method, params),
+      group: groupResolver(this.#groups, defaultGroup, configured),
+      publish: (group, sessionId, method, params) => this.#publish(group, sessionId, method, params),
       log: (line) => this.#log(line),
     };
+    if (this.#options.worker) await this.#joinPool(methods, services, configured, defaultGroup);
     for (const service of services) {
       // Recorded before starting, so close() stops a half-started service too.
       this.#services.push(service);
       await service.start?.(host);
     }
+    // A worker takes its first share once its services follow groups: each arrives with groupReady.
+    await this.#pool?.start();
     const capabilities = [...CAPABILITIES, ...services.flatMap((service) => service.capabilities ?? [])];
     this.#server = new RpcServer({ socketPath: this.locations.socket, token, protocolVersion: PROTOCOL_VERSION, capabilities, methods, serverVersion: this.#options.version });
     await this.#server.listen();
   }
 
+  /** Worker mode: the pool, handoffs and relay, and every method routed to the owner of the group it names. */
+  async #joinPool(methods: Map<string, MethodHandler>, services: readonly GatewayService[], configured: ReadonlySet<string>, defaultGroup: string | undefined): Promise<void> {
+    const { store, clock, dataSource } = this.#options;
+    const log = (line: string): void => this.#log(line);
+    const owns = (group: string): boolean => this.#groups.has(group);
+    const workerId = this.#owner.ownerId;
+    this.#wakeups = await openWakeups(dataSource, log);
+    const handoffs = new Handoffs({ store, clock, wakeups: this.#wakeups, workerId, owns, log });
+    const relay = new Relay({ store, clock, wakeups: this.#wakeups, workerId, leaseMs: this.#leaseMs, subscriptions: this.#subscriptions, owns, log });
+    this.#handoffs = handoffs;
+    this.#relay = relay;
+    // Before each run, so a client that subscribed elsewhere a moment ago gets the run's events.
+    // A failure here must not fail the run: the heartbeat refreshes interest anyway.
+    this.hooks.runStarting.tapPromise('claw-workers-relay', () => relay.refreshInterest().catch((error: unknown) => log(`could not re-read relay interest: ${describeError(error)}`)));
+
+    const schemas = new Map<string, z.ZodType>(Object.entries(MethodParams));
+    for (const service of services) for (const [name, method] of Object.entries(service.methods ?? {})) schemas.set(name, method.params);
+    const local = new Map(methods);
+    handoffs.serve(local);
+    for (const [name, handler] of local) {
+      const schema = schemas.get(name)!;
+      methods.set(name, async (params, connection) => {
+        const group = groupOfCall(name, schema, params, defaultGroup);
+        if (group !== undefined && configured.has(group) && !owns(group)) return handoffs.call(group, name, params);
+        return handler(params, connection);
+      });
+    }
+    const subscribe = local.get('subscribe')!;
+    methods.set('subscribe', async (raw, connection) => {
+      const parsed = MethodParams.subscribe.safeParse(raw ?? {});
+      const group = parsed.success ? (parsed.data.group ?? defaultGroup) : undefined;
+      if (group === undefined || !configured.has(group) || owns(group)) return subscribe(raw, connection);
+      return this.#subscribeRemote(group, parsed.data as ParamsOf<'subscribe'>, connection);
+    });
+
+    const name = this.#options.worker?.name?.trim() || `${os.hostname()}:${process.pid}`;
+    const now = clock.now();
+    this.#pool = new WorkerPool({
+      store,
+      clock,
+      worker: { id: workerId, name, pid: process.pid, host: os.hostname(), socket: this.locations.socket, startedAt: now, heartbeatAt: now },
+      owner: this.#owner,
+      leaseMs: this.#leaseMs,
+      configured: [...configured],
+      groups: {
+        owned: () => [...this.#groups.keys()],
+        idle: (group) => this.#groups.get(group)?.busy === false,
+        open: async (group) => {
+          const runtime = await this.#openGroup(group);
+          await this.hooks.groupReady.promise(runtime);
+        },
+        close: (group, release) => this.#closeGroup(group, release),
+      },
+      onTick: () => relay.tick(),
+      log,
+    });
+  }
+
+  /** Subscribes a connection here to a group another worker owns: its events come through the relay. */
+  async #subscribeRemote(group: string, params: ParamsOf<'subscribe'>, connection: Parameters<MethodHandler>[1]): Promise<unknown> {
+    const { store } = this.#options;
+    if (params.sessionId) {
+      const session = await store.getSession(params.sessionId);
+      if (session.group !== group) throw new XdogError(ErrorCodes.NOT_FOUND, `session ${params.sessionId} belongs to group ${session.group}, not ${group}`, { hint: 'name its own group' });
+    }
+    // Interest first: the owner relays from the moment it sees it.
+    await this.#relay!.follow(group);
+    const status = await this.#handoffs!.call(group, 'group.status', { group });
+    return { subscriptionId: this.#subscriptions.add(connection, group, params.sessionId), group: status };
+  }
+
+  /** Builds a group's runtime and loads it; it is served (in #groups) once loaded. */
+  async #openGroup(name: string): Promise<GroupRuntime> {
+    const { kernel, store, clock, dataSource } = this.#options;
+    const config = kernel.config.claw!.groups![name]!;
+    const workspace = resolveWorkspace(name, config.workspace);
+    const plugins = kernel.plugins().filter((entry) => !GATEWAY_PLUGINS.has(entry.plugin.name));
+    const groupContext: ClawGroupContext = { name, workspace, store, dataSource, clock };
+    const groupKernel = await createKernel({
+      plugins: plugins.map((entry) => entry.discovered ?? entry.plugin),
+      config: kernel.config,
+      cwd: workspace,
+      overrides: [new ContainerModule((options) => void options.bind(ClawGroupToken).toConstantValue(groupContext))],
+    });
+    const runtime = new GroupRuntime({
+      name,
+      config,
+      workspace,
+      kernel: groupKernel,
+      store,
+      clock,
+      publish: (sessionId, method, params) => this.#publish(name, sessionId, method, params),
+      onRunEnded: (info) => this.hooks.runEnded.call(info),
+      onRunStarting: (info) => this.hooks.runStarting.promise(info),
+      log: (line) => this.#log(line),
+    });
+    // Registered before opening, so close() releases a half-started group too.
+    this.#loading.set(name, runtime);
+    try {
+      await groupKernel.open();
+      await runtime.init();
+    } catch (error) {
+      this.#loading.delete(name);
+      await runtime.close().catch(() => undefined);
+      throw error;
+    }
+    this.#loading.delete(name);
+    this.#groups.set(name, runtime);
+    return runtime;
+  }
+
+  /** Gives one group up while the gateway runs: groupClosing, then its runtime closes; `release` gives its lease back. */
+  async #closeGroup(name: string, release: boolean): Promise<void> {
+    const runtime = this.#groups.get(name);
+    if (!runtime) return;
+    await this.hooks.groupClosing.promise(runtime).catch((error: unknown) => this.#log(`a service failed while group ${name} closed: ${describeError(error)}`));
+    this.#groups.delete(name);
+    await runtime.close().catch((error: unknown) => this.#log(`group ${name} did not close cleanly: ${describeError(error)}`));
+    if (release) await this.#options.store.releaseLease(name, this.#owner.ownerId).catch((error: unknown) => this.#log(`could not give the lease of ${name} back (${describeError(error)}); it expires on its own`));
+  }
+
+  #publish(group: string, sessionId: string | null, method: string, params: unknown): void {
+    this.#subscriptions.publish(group, sessionId, method, params);
+    this.#relay?.publish(group, sessionId, method, params);
+  }
+
   status(): GatewayStatus {
     return {
+      ...(this.#pool ? { worker: { id: this.#pool.worker.id, name: this.#pool.worker.name } } : {}),
       pid: process.pid,
       protocol: PROTOCOL_VERSION,
       version: this.#options.version,
@@ -221,20 +355,27 @@ export class Gateway {
   async #close(): Promise<void> {
     clearInterval(this.#renewal);
     const errors: string[] = [];
-    await this.#server?.close().catch((error: unknown) => errors.push(`socket: ${describeError(error)}`));
+    const note = (what: string) => (error: unknown) => void errors.push(`${what}: ${describeError(error)}`);
+    await this.#pool?.stop().catch(note('worker pool'));
+    await this.#server?.close().catch(note('socket'));
+    await this.#handoffs?.drain().catch(note('handoffs'));
     for (const service of [...this.#services].reverse()) {
       await Promise.resolve()
         .then(() => service.stop?.())
-        .catch((error: unknown) => errors.push(`service ${service.name}: ${describeError(error)}`));
+        .catch(note(`service ${service.name}`));
     }
-    await Promise.all([...this.#groups.values()].map((runtime) => runtime.close().catch((error: unknown) => errors.push(`group ${runtime.name}: ${describeError(error)}`))));
-    await this.#options.store.releaseLeases(this.#owner.ownerId).catch((error: unknown) => errors.push(`leases: ${describeError(error)}`));
+    const runtimes = [...this.#groups.values(), ...this.#loading.values()];
+    await Promise.all(runtimes.map((runtime) => runtime.close().catch(note(`group ${runtime.name}`))));
+    await this.#relay?.close().catch(note('relay'));
+    await this.#options.store.releaseLeases(this.#owner.ownerId).catch(note('leases'));
+    await this.#pool?.leave().catch(note('worker registry'));
+    await this.#wakeups?.close().catch(note('wake-ups'));
     if (errors.length) throw new XdogError(ErrorCodes.INTERNAL, `the gateway did not close cleanly: ${errors.join('; ')}`);
   }
 
   async #renewLeases(): Promise<void> {
     try {
-      for (const name of this.#groups.keys()) await this.#options.store.acquireLease(name, this.#owner, this.#options.clock.now());
+      for (const name of this.#groups.keys()) await this.#options.store.acquireLease(name, this.#owner, this.#options.clock.now(), this.#leaseMs);
     } catch (error) {
       // Another owner has the group now: serving it on would break the one-owner rule.
       this.#log(`lost a group lease (${describeError(error)}); shutting down`);

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/index.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { GroupRuntime } from './group-runtime.js';
-import { MethodParams, type GatewayStatus, type MethodName, type ParamsOf } from './protocol.js';
+import { MethodParams, type GatewayStatus, type MethodName, type ParamsOf, type WorkersReport } from './protocol.js';
 import type { GatewayService, MethodConnection } from './services.js';
 import type { Subscriptions } from './subscriptions.js';
 import type { TranscriptReader } from './transcript.js';
@@ -21,6 +21,10 @@ export interface MethodContext {
   subscriptions: Subscriptions;
   transcripts: TranscriptReader;
   status(): GatewayStatus;
+  /** Every configured group (a worker serves some of them). */
+  configured?: ReadonlySet<string>;
+  /** The workers sharing the store (`workers.list`). */
+  workers(): Promise<WorkersReport>;
   /** Told (inside the control) after `session.resume` made a session active. */
   sessionResumed?(group: string, sessionId: string): Promise<void>;
 }
@@ -33,13 +37,16 @@ function invalidParams(method: string, error: z.ZodError): XdogError {
 }
 
 /** Finds a group by name, else the default group; a clear error names the groups there are. */
-export function groupResolver(groups: ReadonlyMap<string, GroupRuntime>, defaultGroup: string | undefined): (name: string | undefined) => GroupRuntime {
+export function groupResolver(groups: ReadonlyMap<string, GroupRuntime>, defaultGroup: string | undefined, configured?: ReadonlySet<string>): (name: string | undefined) => GroupRuntime {
   return (name) => {
     const chosen = name ?? defaultGroup;
     if (!chosen) {
       throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'no group given and no default group', { hint: `name one of: ${[...groups.keys()].join(', ')} (or set claw.default_group)` });
     }
     const runtime = groups.get(chosen);
+    if (!runtime && configured?.has(chosen)) {
+      throw new XdogError(ErrorCodes.UNAVAILABLE, `group ${chosen} is not served by this worker right now (it is moving between workers)`, { hint: 'retry in a moment; `xdog claw workers` shows who owns it' });
+    }
     if (!runtime) throw new XdogError(ErrorCodes.NOT_FOUND, `no group named "${chosen}"`, { hint: `groups: ${[...groups.keys()].join(', ') || 'none'}; add it under claw.groups and restart the gateway` });
     return runtime;
   };
@@ -47,7 +54,7 @@ export function groupResolver(groups: ReadonlyMap<string, GroupRuntime>, default
 
 /** Builds the handler table of every protocol method. */
 export function createMethods(context: MethodContext): Map<string, MethodHandler> {
-  const group = groupResolver(context.groups, context.defaultGroup);
+  const group = groupResolver(context.groups, context.defaultGroup, context.configured);
   /** The session a read names, else the group's active one. */
   const sessionOf = async (runtime: GroupRuntime, sessionId: string | undefined): Promise<string> => {
     const id = sessionId ?? runtime.activeSessionId;
@@ -153,6 +160,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
 
     'transcript.read': async (params) => context.transcripts.read(await sessionOf(group(params.group), params.sessionId), params.offset, params.untilEntryId),
     'usage.summary': (params) => store.usageSummary({ group: params.group === undefined ? undefined : group(params.group).name, sessionId: params.sessionId, since: params.since }),
+    'workers.list': () => context.workers(),
   };
 
   const methods = new Map<string, MethodHandler>();

@@ -13,7 +13,7 @@ import { LIMITS } from '../../core/limits.js';
 export const PROTOCOL_VERSION = 1;
 
 /** Feature flags the gateway advertises (`name:version`). */
-export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1'] as const;
+export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'workers:1'] as const;
 
 const Group = ClawGroupNameSchema.optional().describe('the group; default: claw.default_group');
 const SessionId = z.string().uuid();
@@ -89,6 +89,9 @@ export const MethodParams = {
     .strict(),
 
   'usage.summary': z.object({ group: Group, sessionId: SessionId.optional(), since: z.number().int().nonnegative().optional() }).strict(),
+
+  /** The gateway workers sharing the store, their groups and lease expiries (docs/protocol.md). */
+  'workers.list': z.object({}).strict(),
 } as const;
 
 export type MethodName = keyof typeof MethodParams;
@@ -159,7 +162,36 @@ export interface GroupStatus {
   queued: number;
 }
 
+/** One gateway process holding groups of the store (a worker, or a gateway run without --worker). */
+export interface WorkerInfo {
+  /** The worker id; for a gateway without --worker, its lease owner id. */
+  id: string;
+  name: string;
+  pid: number;
+  host: string;
+  /** Its socket, or what its leases say of it. */
+  socket: string;
+  /** Epoch ms; null for a gateway without --worker (it keeps no heartbeat). */
+  startedAt: number | null;
+  heartbeatAt: number | null;
+  /** True while its heartbeat (or, without one, a lease) is fresh. */
+  alive: boolean;
+  groups: Array<{ group: string; expiresAt: number }>;
+}
+
+/** What `workers.list` answers. */
+export interface WorkersReport {
+  /** The answering worker's id (null when the answer comes from a gateway without --worker, or from the store directly). */
+  self: string | null;
+  leaseSeconds: number;
+  workers: WorkerInfo[];
+  /** Configured groups no live lease holds now (a worker takes them at its next round). */
+  unowned: string[];
+}
+
 export interface GatewayStatus {
+  /** Set when the gateway runs with --worker. */
+  worker?: { id: string; name: string };
   pid: number;
   protocol: number;
   version: string;

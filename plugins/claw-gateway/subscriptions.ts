@@ -48,6 +48,11 @@ export class Subscriptions {
     }
   }
 
+  /** The groups someone follows now. */
+  groups(): Set<string> {
+    return new Set([...this.#byId.values()].map((subscription) => subscription.group));
+  }
+
   get size(): number {
     return this.#byId.size;
   }

@@ -10,7 +10,7 @@
  */
 import { ClawGroupNameSchema, describeError, ErrorCodes, XdogError, z, type ClawGroupConfig } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import type { SessionStore } from '../sessions/index.js';
 import { defaultTimeZone, nextAfter } from './timing.js';
 import { Waker } from './wake.js';
@@ -100,6 +100,8 @@ export class ResetService implements GatewayService {
     const configured = this.#configured(host);
     if (configured.length === 0) return;
     this.#waker = new Waker(host.clock);
+    // A group taken later (a worker's groups change while it runs) is checked at once.
+    await followGroups(host, this.name, { ready: () => this.#waker?.poke() });
     host.hooks.sessionResumed.tapPromise(this.name, async (resumed) => {
       // An explicit resume starts the session's day (and its idle time) afresh.
       if (configured.some(([name]) => name === resumed.group)) await this.#states!.set(resumed.group, { sessionId: resumed.sessionId, since: resumed.at });
@@ -116,9 +118,10 @@ export class ResetService implements GatewayService {
     await this.#loop;
   }
 
+  /** Every configured group with a reset; the loop checks those this gateway serves at the time. */
   #configured(host: GatewayHost): Array<[string, ResetConfig]> {
     const groups = host.kernel.config.claw?.groups ?? {};
-    return Object.entries(groups).flatMap(([name, config]) => (config.reset && (config.reset.daily_at || config.reset.idle_minutes) && host.groups.has(name) ? [[name, config.reset] as [string, ResetConfig]] : []));
+    return Object.entries(groups).flatMap(([name, config]) => (config.reset && (config.reset.daily_at || config.reset.idle_minutes) ? [[name, config.reset] as [string, ResetConfig]] : []));
   }
 
   async #run(configured: Array<[string, ResetConfig]>): Promise<void> {
@@ -127,9 +130,11 @@ export class ResetService implements GatewayService {
       let wakeAt = host.clock.now() + LIMITS.scheduleWakeSeconds * 1000;
       for (const [name, config] of configured) {
         if (this.#stopped) return;
+        const runtime = host.groups.get(name);
+        if (!runtime) continue;
         try {
           const checkedAt = host.clock.now();
-          const next = await this.#check(host.groups.get(name)!, config);
+          const next = await this.#check(runtime, config);
           this.#checkedAt.set(name, checkedAt);
           if (next !== null) wakeAt = Math.min(wakeAt, next);
         } catch (error) {

@@ -8,7 +8,7 @@
  * whether the run then succeeds or not: work is never replayed).
  */
 import { ErrorCodes, LIMITS, XdogError, z, type SkillScope } from '../../core/index.js';
-import { gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { consumeTurnSkills, readStoredSelection, writeStoredSelection } from './selection-store.js';
 import { EMPTY_SELECTION, assertAvailable, loadSkills, readSelection, unloadSkills, type SkillSelection } from './selection.js';
 
@@ -127,18 +127,20 @@ export function createSkillsService(): GatewayService {
         (params) => change(params, (current, _runtime, sessionId) => unloadSkills(current, params.names ?? null, sessionId), { clearsCorrupt: params.all === true }),
       ),
     },
-    start(gatewayHost) {
+    async start(gatewayHost) {
       host = gatewayHost;
-      // A group's configured skills (what its new sessions start with) must exist: a typo fails the start, not every run.
-      for (const runtime of gatewayHost.groups.values()) {
-        const configured = gatewayHost.kernel.config.claw?.groups?.[runtime.name]?.skills ?? [];
-        try {
-          assertAvailable(runtime.skills, configured);
-        } catch (error) {
-          if (!XdogError.is(error)) throw error;
-          throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.groups.${runtime.name}.skills: ${error.message}`, { hint: error.hint, cause: error });
-        }
-      }
+      // A group's configured skills (what its new sessions start with) must exist: a typo fails the start (a worker: taking the group), not every run.
+      await followGroups(gatewayHost, 'skills', {
+        ready: (runtime) => {
+          const configured = gatewayHost.kernel.config.claw?.groups?.[runtime.name]?.skills ?? [];
+          try {
+            assertAvailable(runtime.skills, configured);
+          } catch (error) {
+            if (!XdogError.is(error)) throw error;
+            throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.groups.${runtime.name}.skills: ${error.message}`, { hint: error.hint, cause: error });
+          }
+        },
+      });
       gatewayHost.hooks.runStarting.tapPromise('skills', async ({ group, sessionId, agent }) => {
         const runtime = gatewayHost.groups.get(group);
         if (!runtime) return;

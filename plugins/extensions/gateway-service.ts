@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
-import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
 import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/index.js';
 import type { Json } from './api.js';
 import type { ExtensionEntrySink, ExtensionHost } from './host.js';
@@ -54,12 +54,15 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
         return runtime.control(runtime.activeSessionId, () => host.unload(params.id));
       }),
     },
-    start(host) {
+    async start(host) {
       gateway = host;
-      for (const runtime of host.groups.values()) {
-        const extensions = hostOf(runtime.kernel);
-        if (extensions) extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
-      }
+      // Each group as the gateway takes it (a worker takes groups over while it runs); its kernel closes its extensions with it.
+      await followGroups(host, 'extensions', {
+        ready: (runtime) => {
+          const extensions = hostOf(runtime.kernel);
+          if (extensions) extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
+        },
+      });
       // Each run: its extensions active (lazy: the first turn), its agent inspected, its tools in step with what they registered.
       host.hooks.runStarting.tapPromise('extensions', async ({ group, sessionId, agent }) => {
         const runtime = host.group(group);

@@ -61,8 +61,9 @@ function takeable(lease: LeaseRecord, now: number): boolean {
   return lease.expiresAt <= now || (lease.host === os.hostname() && !processAlive(lease.pid));
 }
 
-export async function acquire(sql: Sql, group: string, owner: LeaseOwner, now: number): Promise<LeaseRecord> {
-  const lease: LeaseRecord = { group, ...owner, expiresAt: now + LIMITS.clawLeaseSeconds * 1000 };
+/** Takes or renews `group` for `leaseMs` (default LIMITS.clawLeaseSeconds). */
+export async function acquire(sql: Sql, group: string, owner: LeaseOwner, now: number, leaseMs = LIMITS.clawLeaseSeconds * 1000): Promise<LeaseRecord> {
+  const lease: LeaseRecord = { group, ...owner, expiresAt: now + leaseMs };
   const values = { group, owner: owner.ownerId, pid: owner.pid, host: owner.host, info: owner.info, expires: lease.expiresAt };
   const current = await findLease(sql, group);
   if (!current) {
@@ -86,4 +87,14 @@ export async function acquire(sql: Sql, group: string, owner: LeaseOwner, now: n
 
 export async function release(sql: Sql, ownerId: string): Promise<void> {
   await sql.run('DELETE FROM claw_group_leases WHERE owner_id = :owner', { owner: ownerId });
+}
+
+/** Gives one group up; only its holder can (a lease taken over since is left alone). */
+export async function releaseOne(sql: Sql, group: string, ownerId: string): Promise<boolean> {
+  return (await sql.run('DELETE FROM claw_group_leases WHERE group_name = :group AND owner_id = :owner', { group, owner: ownerId })) === 1;
+}
+
+/** Every lease, expired or not, by group name. */
+export async function listAll(sql: Sql): Promise<LeaseRecord[]> {
+  return (await sql.all<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM claw_group_leases ORDER BY group_name`)).map(toLease);
 }

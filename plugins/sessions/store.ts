@@ -304,12 +304,20 @@ export class TypeormSessionStore implements SessionStore {
 
   // leases
 
-  async acquireLease(group: string, owner: LeaseOwner, now: number): Promise<LeaseRecord> {
+  async acquireLease(group: string, owner: LeaseOwner, now: number, leaseMs?: number): Promise<LeaseRecord> {
     const checked = leases.checkLeaseOwner(owner);
     return this.write(async (sql) => {
       await catalog.requireGroup(sql, group);
-      return leases.acquire(sql, group, checked, now);
+      return leases.acquire(sql, group, checked, now, leaseMs);
     });
+  }
+
+  async releaseLease(group: string, ownerId: string): Promise<boolean> {
+    return this.write((sql) => leases.releaseOne(sql, group, ownerId));
+  }
+
+  async listLeases(): Promise<LeaseRecord[]> {
+    return this.read((sql) => leases.listAll(sql));
   }
 
   async releaseLeases(ownerId: string): Promise<void> {

@@ -289,8 +289,11 @@ export interface SessionStore {
 
   // leases (one owner per group; the scale-out issue adds several workers)
   /** Takes or renews the lease; refused (CONFLICT naming the holder) while another live owner holds it. */
-  acquireLease(group: string, owner: LeaseOwner, now: number): Promise<LeaseRecord>;
+  acquireLease(group: string, owner: LeaseOwner, now: number, leaseMs?: number): Promise<LeaseRecord>;
   releaseLeases(ownerId: string): Promise<void>;
+  /** Gives one group up; false when `ownerId` no longer holds it. */
+  releaseLease(group: string, ownerId: string): Promise<boolean>;
+  listLeases(): Promise<LeaseRecord[]>;
   getLease(group: string): Promise<LeaseRecord | undefined>;
 
   // gateway services' own tables (scheduler, memory): the same connection, serialized with the store's own work

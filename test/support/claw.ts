@@ -74,9 +74,9 @@ export interface GatewayProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `xdog claw gateway run` and resolves once it says ready (rejects with its log if it exits first). */
-export function startGateway(sandbox: ClawSandbox, deadlineMs = 30_000): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/run.js'), 'claw', 'gateway', 'run'], {
+/** Starts `xdog claw gateway run` (plus `args`, e.g. `--worker`) and resolves once it says ready (rejects with its log if it exits first). */
+export function startGateway(sandbox: ClawSandbox, deadlineMs = 30_000, args: readonly string[] = []): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/run.js'), 'claw', 'gateway', 'run', ...args], {
     cwd: sandbox.root,
     env: { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1', ...sandbox.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,7 @@
  * models (names, summaries, messages) is cleaned of control characters first:
  * a terminal never executes an escape sequence it was sent.
  */
-import type { CompactionReceipt, GatewayStatus, GroupStatus } from '../../../plugins/claw-gateway/protocol.js';
+import type { CompactionReceipt, GatewayStatus, GroupStatus, WorkersReport } from '../../../plugins/claw-gateway/protocol.js';
 import type { Entry, SessionRecord, TreeNode, UsageTotals } from '../../../plugins/sessions/types.js';
 import type { SessionShow } from './results.js';
 
@@ -165,4 +165,23 @@ export function renderCompaction(receipt: CompactionReceipt): string {
     `recovery branch: entry ${receipt.recoveryBranchId} "${receipt.recoveryLabel}" (xdog claw sessions branch ${receipt.recoveryBranchId} restores the full history)`,
     `summary: ${clean(receipt.summary, 70)}`,
   ].join('\n');
+}
+
+/** The worker pool: one row per worker and group it holds, then the groups nobody holds. */
+export function renderWorkers(report: WorkersReport, now: number): string {
+  if (report.workers.length === 0 && report.unowned.length === 0) return 'no workers and no configured groups';
+  const rows: string[][] = [];
+  for (const worker of report.workers) {
+    const state = worker.alive ? 'alive' : 'stale';
+    const beat = worker.heartbeatAt === null ? '-' : `${Math.max(0, Math.round((now - worker.heartbeatAt) / 1000))}s ago`;
+    const name = `${clean(worker.name, 40)}${worker.id === report.self ? ' (this)' : ''}`;
+    const groups = worker.groups.length ? worker.groups : [undefined];
+    for (const group of groups) {
+      rows.push([name, String(worker.pid), clean(worker.host, 40), state, beat, group ? clean(group.group, 64) : '-', group ? time(group.expiresAt) : '-']);
+    }
+  }
+  const lines = [table(['WORKER', 'PID', 'HOST', 'STATE', 'HEARTBEAT', 'GROUP', 'LEASE UNTIL'], rows)];
+  if (report.unowned.length) lines.push(`unowned groups: ${report.unowned.map((group) => clean(group, 64)).join(', ')}`);
+  lines.push(`leases last ${report.leaseSeconds} s (claw.lease_seconds)`);
+  return lines.join('\n');
 }

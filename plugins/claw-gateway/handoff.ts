@@ -1,0 +1,186 @@
+/**
+ * Method calls handed to a group's owner. A worker that gets a call naming a
+ * configured group it does not serve writes it to `claw_handoffs`; the owner
+ * claims it, runs it with its own handlers and writes the answer, which the
+ * caller returns as if it had run locally. A call the owner never claimed
+ * before the caller's deadline is abandoned (it never runs); one claimed but
+ * unanswered is reported as of unknown outcome (never re-sent).
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { describeError, ErrorCodes, XdogError, type Clock, type ErrorCode } from '../../core/index.js';
+import { LIMITS } from '../../core/limits.js';
+import type { SessionStore } from '../sessions/index.js';
+import type { MethodHandler } from './methods.js';
+import type { MethodConnection } from './services.js';
+import type { Wakeups } from './wakeups.js';
+import { deleteHandoff, finishHandoff, insertHandoff, moveHandoff, pendingHandoffs, pruneHandoffs, readHandoff } from './worker-store.js';
+
+/** Pending handoffs one check reads. */
+const HANDOFFS_PER_CHECK = 100;
+
+/** Methods whose missing `group` means "every group", not the default one: any worker answers them. */
+const STORE_WIDE_WITHOUT_GROUP = new Set(['usage.summary']);
+
+/** Methods bound to the caller's connection: they never leave it. */
+const CONNECTION_BOUND = new Set(['subscribe', 'unsubscribe']);
+
+/** True when a method's params schema has a `group` key (so a call without one goes to the default group). */
+export function namesGroup(schema: z.ZodType): boolean {
+  return schema instanceof z.ZodObject && 'group' in schema.shape;
+}
+
+/** The group a call is for: its `group`, else the default for group methods; undefined for methods of no group. */
+export function groupOfCall(method: string, schema: z.ZodType, params: unknown, defaultGroup: string | undefined): string | undefined {
+  if (CONNECTION_BOUND.has(method) || !namesGroup(schema)) return undefined;
+  const named = (params as { group?: unknown } | null | undefined)?.group;
+  if (typeof named === 'string') return named;
+  return STORE_WIDE_WITHOUT_GROUP.has(method) ? undefined : defaultGroup;
+}
+
+interface WireError {
+  code: ErrorCode;
+  message: string;
+  hint?: string;
+  details?: Record<string, unknown>;
+}
+
+function toWireError(error: unknown): WireError {
+  if (XdogError.is(error)) return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) };
+  return { code: ErrorCodes.INTERNAL, message: describeError(error) };
+}
+
+function fromWireError(text: string): XdogError {
+  const wire = JSON.parse(text) as WireError;
+  return new XdogError(wire.code, wire.message, { hint: wire.hint, details: wire.details });
+}
+
+/** JSON of a value within the handoff limit. */
+export function handoffJson(what: string, value: unknown): string {
+  const text = JSON.stringify(value === undefined ? null : value);
+  const bytes = Buffer.byteLength(text);
+  if (bytes > LIMITS.clawHandoffBytes) {
+    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${what} is ${bytes} bytes of JSON, over the limit of ${LIMITS.clawHandoffBytes} for a call handed to another worker`, {
+      hint: 'connect to the worker that owns the group (xdog claw workers names it), or ask for less',
+    });
+  }
+  return text;
+}
+
+/** A connection for handed-off calls: they answer once and subscribe to nothing. */
+const HANDOFF_CONNECTION: MethodConnection = { notify: () => undefined, onClose: () => () => undefined };
+
+export interface HandoffOptions {
+  store: SessionStore;
+  clock: Clock;
+  wakeups: Wakeups;
+  workerId: string;
+  /** True when this worker serves the group now. */
+  owns(group: string): boolean;
+  log(line: string): void;
+}
+
+export class Handoffs {
+  readonly #options: HandoffOptions;
+  readonly #waiters = new Set<() => void>();
+  readonly #running = new Set<Promise<void>>();
+  #handlers?: ReadonlyMap<string, MethodHandler>;
+  #lastPrune = 0;
+
+  constructor(options: HandoffOptions) {
+    this.#options = options;
+    options.wakeups.on('claw_handoff_done', async () => {
+      for (const wake of [...this.#waiters]) wake();
+    });
+  }
+
+  /** Starts serving handoffs for this worker's groups with `handlers` (the local ones, never handing off again). */
+  serve(handlers: ReadonlyMap<string, MethodHandler>): void {
+    this.#handlers = handlers;
+    this.#options.wakeups.on('claw_handoff', () => this.#check());
+  }
+
+  /** Runs `method` on the owner of `group` and returns its answer (or throws its error). */
+  async call(group: string, method: string, params: unknown): Promise<unknown> {
+    const { store, clock, wakeups, workerId } = this.#options;
+    const text = handoffJson(`the params of ${method}`, params ?? {});
+    const lease = await store.getLease(group);
+    if (!lease || lease.expiresAt <= clock.now()) {
+      throw new XdogError(ErrorCodes.UNAVAILABLE, `group ${group} has no live owner`, {
+        hint: 'a worker takes it over within claw.lease_seconds; retry then (`xdog claw workers` shows the pool)',
+      });
+    }
+    const id = randomUUID();
+    await store.withTransaction((sql) => insertHandoff(sql, { id, group, method, params: text, fromWorker: workerId, createdAt: clock.now() }));
+    await wakeups.notify('claw_handoff').catch(() => undefined);
+    const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
+    while (Date.now() < deadline) {
+      await this.#wake(deadline - Date.now());
+      const answer = await store.withRead((sql) => readHandoff(sql, id));
+      if (answer?.state !== 'done') continue;
+      await store.withTransaction((sql) => deleteHandoff(sql, id)).catch(() => undefined);
+      if (answer.error !== null) throw fromWireError(answer.error);
+      return JSON.parse(answer.result ?? 'null');
+    }
+    if (await store.withTransaction((sql) => moveHandoff(sql, id, 'pending', 'abandoned'))) {
+      throw new XdogError(ErrorCodes.UNAVAILABLE, `the owner of group ${group} (pid ${lease.pid} on ${lease.host}) did not take ${method} within ${LIMITS.clawHandoffSeconds} s; it did not run`, {
+        hint: 'retry; if it keeps failing, see `xdog claw workers` and that worker\'s log',
+      });
+    }
+    throw new XdogError(ErrorCodes.UNAVAILABLE, `the owner of group ${group} took ${method} but did not answer within ${LIMITS.clawHandoffSeconds} s; its outcome is unknown`, {
+      hint: 'look at the group (queue, transcript) before you send it again: it may have run',
+    });
+  }
+
+  #wake(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      this.#waiters.add(done);
+    });
+  }
+
+  /** Claims the pending handoffs of this worker's groups and runs each (they run side by side, as local calls do). */
+  async #check(): Promise<void> {
+    const { store, clock, owns } = this.#options;
+    const pending = await store.withRead((sql) => pendingHandoffs(sql, HANDOFFS_PER_CHECK));
+    for (const request of pending) {
+      if (!owns(request.group)) continue;
+      if (!(await store.withTransaction((sql) => moveHandoff(sql, request.id, 'pending', 'running')))) continue;
+      const run = this.#run(request.id, request.method, request.params).finally(() => this.#running.delete(run));
+      this.#running.add(run);
+    }
+    if (clock.now() - this.#lastPrune > LIMITS.clawRelayRetentionSeconds * 1000) {
+      this.#lastPrune = clock.now();
+      await store.withTransaction((sql) => pruneHandoffs(sql, clock.now() - 2 * LIMITS.clawHandoffSeconds * 1000));
+    }
+  }
+
+  async #run(id: string, method: string, paramsText: string): Promise<void> {
+    const { store, wakeups, log } = this.#options;
+    let answer: { result: string | null; error: string | null };
+    try {
+      const handler = this.#handlers?.get(method);
+      if (!handler) throw new XdogError(ErrorCodes.UNSUPPORTED, `the owning worker has no method "${method}"`, { hint: 'run the same xdog version and plugins on every worker' });
+      const result = await handler(JSON.parse(paramsText), HANDOFF_CONNECTION);
+      answer = { result: handoffJson(`the answer of ${method}`, result), error: null };
+    } catch (error) {
+      answer = { result: null, error: JSON.stringify(toWireError(error)) };
+    }
+    try {
+      await store.withTransaction((sql) => finishHandoff(sql, id, answer));
+      await wakeups.notify('claw_handoff_done');
+    } catch (error) {
+      log(`could not write the answer of a handed-off ${method} (${describeError(error)}); its caller will report an unknown outcome`);
+    }
+  }
+
+  /** Waits for the handoffs being run to be answered. */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.#running]);
+  }
+}

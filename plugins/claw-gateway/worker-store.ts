@@ -1,0 +1,188 @@
+/**
+ * The rows several gateway workers share in the claw store (migration
+ * 1765300000000-claw-workers): the workers' registry, method calls handed to
+ * a group's owner, relay interest and relayed events. Portable SQL on the
+ * store's serialized connection, the same text on SQLite and PostgreSQL.
+ */
+import type { Sql } from '../sessions/index.js';
+
+export interface WorkerRecord {
+  id: string;
+  name: string;
+  pid: number;
+  host: string;
+  socket: string;
+  startedAt: number;
+  heartbeatAt: number;
+}
+
+interface WorkerRow {
+  id: string;
+  name: string;
+  pid: number | string;
+  host: string;
+  socket: string;
+  started_at: number | string;
+  heartbeat_at: number | string;
+}
+
+const toWorker = (row: WorkerRow): WorkerRecord => ({
+  id: row.id,
+  name: row.name,
+  pid: Number(row.pid),
+  host: row.host,
+  socket: row.socket,
+  startedAt: Number(row.started_at),
+  heartbeatAt: Number(row.heartbeat_at),
+});
+
+/** Records the worker, or refreshes its heartbeat (re-registering it if a prune removed it). */
+export async function heartbeatWorker(sql: Sql, worker: WorkerRecord): Promise<void> {
+  await sql.run(
+    `INSERT INTO claw_workers (id, name, pid, host, socket, started_at, heartbeat_at) VALUES (:id, :name, :pid, :host, :socket, :startedAt, :heartbeatAt)
+     ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
+    { ...worker },
+  );
+}
+
+export async function removeWorker(sql: Sql, id: string): Promise<void> {
+  await sql.run('DELETE FROM claw_workers WHERE id = :id', { id });
+  await sql.run('DELETE FROM claw_relay_interest WHERE worker_id = :id', { id });
+}
+
+export async function listWorkers(sql: Sql): Promise<WorkerRecord[]> {
+  return (await sql.all<WorkerRow>('SELECT id, name, pid, host, socket, started_at, heartbeat_at FROM claw_workers ORDER BY started_at, id')).map(toWorker);
+}
+
+/** Forgets workers silent since `before` (their leases expired long ago; listing them helps nobody). */
+export async function pruneWorkers(sql: Sql, before: number): Promise<void> {
+  await sql.run('DELETE FROM claw_relay_interest WHERE expires_at < :before', { before });
+  await sql.run('DELETE FROM claw_workers WHERE heartbeat_at < :before', { before });
+}
+
+// handoffs
+
+export type HandoffState = 'pending' | 'running' | 'done' | 'abandoned';
+
+export interface HandoffRequest {
+  id: string;
+  group: string;
+  method: string;
+  /** JSON text. */
+  params: string;
+  fromWorker: string;
+  createdAt: number;
+}
+
+export interface HandoffAnswer {
+  state: HandoffState;
+  /** JSON text of the result, when done without error. */
+  result: string | null;
+  /** JSON text of the error, when done with one. */
+  error: string | null;
+}
+
+interface HandoffRow {
+  id: string;
+  group_name: string;
+  method: string;
+  params: string;
+  from_worker: string;
+  created_at: number | string;
+}
+
+export async function insertHandoff(sql: Sql, request: HandoffRequest): Promise<void> {
+  await sql.run(
+    `INSERT INTO claw_handoffs (id, group_name, method, params, from_worker, created_at, state) VALUES (:id, :group, :method, :params, :fromWorker, :createdAt, 'pending')`,
+    { ...request },
+  );
+}
+
+/** Pending handoffs, oldest first (the caller keeps those of its own groups). */
+export async function pendingHandoffs(sql: Sql, limit: number): Promise<HandoffRequest[]> {
+  const rows = await sql.all<HandoffRow>(`SELECT id, group_name, method, params, from_worker, created_at FROM claw_handoffs WHERE state = 'pending' ORDER BY created_at, id LIMIT ${Math.trunc(limit)}`);
+  return rows.map((row) => ({ id: row.id, group: row.group_name, method: row.method, params: row.params, fromWorker: row.from_worker, createdAt: Number(row.created_at) }));
+}
+
+/** Moves a handoff from `from` to `to`; false when another party moved it first (the owner claims, the caller abandons). */
+export async function moveHandoff(sql: Sql, id: string, from: HandoffState, to: HandoffState): Promise<boolean> {
+  return (await sql.run('UPDATE claw_handoffs SET state = :to WHERE id = :id AND state = :from', { id, from, to })) === 1;
+}
+
+export async function finishHandoff(sql: Sql, id: string, answer: { result: string | null; error: string | null }): Promise<void> {
+  await sql.run(`UPDATE claw_handoffs SET state = 'done', result = :result, error = :error WHERE id = :id`, { id, ...answer });
+}
+
+export async function readHandoff(sql: Sql, id: string): Promise<HandoffAnswer | undefined> {
+  const [row] = await sql.all<HandoffAnswer>('SELECT state, result, error FROM claw_handoffs WHERE id = :id', { id });
+  return row;
+}
+
+export async function deleteHandoff(sql: Sql, id: string): Promise<void> {
+  await sql.run('DELETE FROM claw_handoffs WHERE id = :id', { id });
+}
+
+/** Drops handoffs created before `before` (a caller that died never deleted its answer). */
+export async function pruneHandoffs(sql: Sql, before: number): Promise<void> {
+  await sql.run(`DELETE FROM claw_handoffs WHERE created_at < :before AND state <> 'running'`, { before });
+}
+
+// relay
+
+/** Says that `worker` has clients following `group` until `expiresAt`. */
+export async function recordInterest(sql: Sql, group: string, worker: string, expiresAt: number): Promise<void> {
+  await sql.run(
+    `INSERT INTO claw_relay_interest (group_name, worker_id, expires_at) VALUES (:group, :worker, :expiresAt)
+     ON CONFLICT (group_name, worker_id) DO UPDATE SET expires_at = excluded.expires_at`,
+    { group, worker, expiresAt },
+  );
+}
+
+export async function dropInterest(sql: Sql, group: string, worker: string): Promise<void> {
+  await sql.run('DELETE FROM claw_relay_interest WHERE group_name = :group AND worker_id = :worker', { group, worker });
+}
+
+/** Groups other workers than `self` follow now. */
+export async function remoteInterest(sql: Sql, self: string, now: number): Promise<Set<string>> {
+  const rows = await sql.all<{ group_name: string }>('SELECT DISTINCT group_name FROM claw_relay_interest WHERE worker_id <> :self AND expires_at > :now', { self, now });
+  return new Set(rows.map((row) => row.group_name));
+}
+
+export interface RelayEvent {
+  id: number;
+  group: string;
+  sessionId: string | null;
+  method: string;
+  /** JSON text. */
+  params: string;
+}
+
+interface RelayRow {
+  id: number | string;
+  group_name: string;
+  session_id: string | null;
+  method: string;
+  params: string;
+}
+
+export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<RelayEvent, 'id'>>, now: number): Promise<void> {
+  for (const event of events) {
+    await sql.run('INSERT INTO claw_relay_events (group_name, session_id, method, params, created_at) VALUES (:group, :sessionId, :method, :params, :now)', { ...event, now });
+  }
+}
+
+/** A group's relayed events after `afterId`, in order. Ids grow per group: one owner writes a group's events, serialized. */
+export async function relayEventsAfter(sql: Sql, group: string, afterId: number, limit: number): Promise<RelayEvent[]> {
+  const rows = await sql.all<RelayRow>(`SELECT id, group_name, session_id, method, params FROM claw_relay_events WHERE group_name = :group AND id > :afterId ORDER BY id LIMIT ${Math.trunc(limit)}`, { group, afterId });
+  return rows.map((row) => ({ id: Number(row.id), group: row.group_name, sessionId: row.session_id, method: row.method, params: row.params }));
+}
+
+/** The newest relayed event id of a group (0 when none): where a new follower starts. */
+export async function lastRelayId(sql: Sql, group: string): Promise<number> {
+  const [row] = await sql.all<{ id: number | string | null }>('SELECT MAX(id) AS id FROM claw_relay_events WHERE group_name = :group', { group });
+  return Number(row?.id ?? 0);
+}
+
+export async function pruneRelayEvents(sql: Sql, before: number): Promise<void> {
+  await sql.run('DELETE FROM claw_relay_events WHERE created_at < :before', { before });
+}

@@ -1,0 +1,166 @@
+/**
+ * Several gateway workers on one store (issue 18): they split the groups
+ * fairly, any worker serves any group (calls handed to the owner, events
+ * relayed back), idempotency keys hold across workers, and a worker killed
+ * with `kill -9` mid-run loses its groups to the others with the interrupted
+ * tool call closed and nothing run twice. Each worker has its own
+ * XDG_RUNTIME_DIR (socket and token); they share the config and the store.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { gatewayLocations, type GatewayConnection, type WorkersReport } from '../../plugins/claw-gateway/index.js';
+import { collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { runCliAsync } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
+import { clawSandboxOn, describeStores, type TestDatabase } from '../support/stores.js';
+
+/** Extra groups beside the sandbox's "main", and a short lease so take-overs are quick. */
+function workersConfig(root: string, groups: readonly string[]): string {
+  const lines = groups.map((group) => {
+    const workspace = path.join(root, `ws-${group}`);
+    fs.mkdirSync(workspace, { recursive: true });
+    return `    ${group}:\n      workspace: ${workspace}\n      model: faux/demo\n      enabled_tools: [bash, read]\n`;
+  });
+  return `${lines.join('')}  lease_seconds: 3\n`;
+}
+
+/** The sandbox as seen by one worker: the same config and store, its own runtime directory. */
+function workerView(sandbox: ClawSandbox, name: string): ClawSandbox {
+  const env = { ...sandbox.env, XDG_RUNTIME_DIR: path.join(sandbox.root, `run-${name}`) };
+  return { ...sandbox, env, locations: gatewayLocations(env) };
+}
+
+interface Worker {
+  name: string;
+  view: ClawSandbox;
+  process: GatewayProcess;
+  client: GatewayConnection;
+}
+
+async function startWorker(sandbox: ClawSandbox, name: string): Promise<Worker> {
+  const view = workerView(sandbox, name);
+  const process = await startGateway(view, 30_000, ['--worker', '--name', name]);
+  return { name, view, process, client: await connect(view, `client-of-${name}`) };
+}
+
+async function report(worker: Worker): Promise<WorkersReport> {
+  return (await worker.client.call('workers.list', {})) as WorkersReport;
+}
+
+function groupsOf(workers: WorkersReport, name: string): string[] {
+  return workers.workers.find((worker) => worker.name === name && worker.alive)?.groups.map((lease) => lease.group) ?? [];
+}
+
+/** Waits until every group is held and the live workers' shares differ by at most one. */
+async function settled(worker: Worker, names: readonly string[], groups: number): Promise<WorkersReport> {
+  let last: WorkersReport | undefined;
+  await until(
+    async () => {
+      last = await report(worker);
+      const counts = names.map((name) => groupsOf(last!, name).length);
+      return last.unowned.length === 0 && counts.reduce((sum, count) => sum + count, 0) === groups && Math.max(...counts) - Math.min(...counts) <= 1;
+    },
+    `the groups to settle over ${names.join(', ')}`,
+    30_000,
+  ).catch((error: unknown) => {
+    throw new Error(`${(error as Error).message}: ${JSON.stringify(last)}`);
+  });
+  return last!;
+}
+
+describeStores('claw gateway workers', (kind) => {
+  const databases: TestDatabase[] = [];
+  afterAll(async () => {
+    for (const database of databases) await database.drop();
+  });
+
+  async function sandboxWith(groups: readonly string[]): Promise<ClawSandbox> {
+    const root = tempDir('xdog-workers-');
+    const sandbox = await clawSandboxOn(kind, workersConfig(root, groups));
+    if (sandbox.database) databases.push(sandbox.database);
+    return sandbox;
+  }
+
+  it('three workers split the groups, serve each other\'s groups, relay events and hold idempotency keys', async () => {
+    const sandbox = await sandboxWith(['g2', 'g3', 'g4', 'g5']);
+    const workers: Worker[] = [];
+    try {
+      for (const name of ['w1', 'w2', 'w3']) workers.push(await startWorker(sandbox, name));
+      const [w1, w2] = workers as [Worker, Worker, Worker];
+      const pool = await settled(w1, ['w1', 'w2', 'w3'], 5);
+      for (const name of ['w1', 'w2', 'w3']) expect(groupsOf(pool, name).length).toBeLessThanOrEqual(2);
+
+      const cli = await runCliAsync(['claw', 'workers', '--json'], { env: w2.view.env });
+      expect(cli.status, cli.stderr).toBe(0);
+      const listed = JSON.parse(cli.stdout) as WorkersReport;
+      expect(listed.self).toBe(listed.workers.find((worker) => worker.name === 'w2')!.id);
+      expect(listed.workers.filter((worker) => worker.alive).map((worker) => worker.name).sort()).toEqual(['w1', 'w2', 'w3']);
+      expect(listed.workers.flatMap((worker) => worker.groups.map((lease) => lease.group)).sort()).toEqual(['g2', 'g3', 'g4', 'g5', 'main']);
+
+      // A client of w1 follows and prompts a group w2 owns.
+      const remote = groupsOf(pool, 'w2')[0]!;
+      const events = collect(w1.client, 'event');
+      const ends = collect(w1.client, 'run.end');
+      await w1.client.call('subscribe', { group: remote });
+      const key = randomUUID();
+      const receipt = await w1.client.call('prompt', { group: remote, text: 'run echo via-w1', idempotencyKey: key });
+      expect(receipt).toMatchObject({ status: 'started', group: remote });
+      await until(() => ends.some((end) => end.inputId === receipt.inputId), 'the relayed run.end');
+      expect(ends.find((end) => end.inputId === receipt.inputId)).toMatchObject({ group: remote, status: 'completed' });
+      const types = events.filter((event) => event.inputId === receipt.inputId).map((event) => event.event.type);
+      expect(types).toContain('tool_start');
+      expect(types.at(-1)).toBe('agent_end');
+
+      // The same key through the owner and through another worker: acknowledged, never run again.
+      expect(await w2.client.call('prompt', { group: remote, text: 'run echo via-w1', idempotencyKey: key })).toMatchObject({ status: 'duplicate' });
+      expect(await workers[2]!.client.call('prompt', { group: remote, text: 'run echo via-w1', idempotencyKey: key })).toMatchObject({ status: 'duplicate' });
+      const runs = sandbox.requests().filter((request) => JSON.stringify(request.messages[0]?.content ?? '').includes('via-w1') && request.messages.length === 1);
+      expect(runs).toHaveLength(1);
+
+      // Reads and service methods are handed over too.
+      const status = await w1.client.call('group.status', { group: remote });
+      expect(status).toMatchObject({ name: remote, busy: false });
+    } finally {
+      for (const worker of workers) await worker.client.close().catch(() => undefined);
+      for (const worker of workers) await worker.process.stop();
+    }
+  }, 180_000);
+
+  it('takes the groups of a worker killed with kill -9 mid-run over: the cut tool call is closed, nothing runs twice', async () => {
+    const sandbox = await sandboxWith(['g2']);
+    const w1 = await startWorker(sandbox, 'w1');
+    let w2: Worker | undefined;
+    try {
+      w2 = await startWorker(sandbox, 'w2');
+      const pool = await settled(w1, ['w1', 'w2'], 2);
+      const victim = groupsOf(pool, 'w2')[0]!;
+      const events = collect(w1.client, 'event');
+      const ends = collect(w1.client, 'run.end');
+      await w1.client.call('subscribe', { group: victim });
+      const slow = await w1.client.call('prompt', { group: victim, text: 'slow 30', idempotencyKey: randomUUID() });
+      await until(() => events.some((event) => event.inputId === slow.inputId && event.event.type === 'tool_start'), 'the slow tool to start on w2');
+      await w2.process.kill9();
+      await w2.client.close().catch(() => undefined);
+
+      await until(async () => groupsOf(await report(w1), 'w1').includes(victim), `w1 to take ${victim} over`, 30_000);
+      const after = await w1.client.call('prompt', { group: victim, text: 'after the kill', idempotencyKey: randomUUID() });
+      expect(after.status).not.toBe('duplicate');
+      await until(() => ends.some((end) => end.inputId === after.inputId), 'the next run to end');
+      expect(ends.find((end) => end.inputId === after.inputId)).toMatchObject({ status: 'completed' });
+
+      const request = sandbox.requests().at(-1)!;
+      expect(request.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'toolResult', 'user']);
+      expect(request.messages[2]!.isError).toBe(true);
+      expect(JSON.stringify(request.messages[2]!.content)).toMatch(/interrupted/);
+      // The cut prompt was acknowledged and is in the transcript once; it was not run again.
+      const slowRuns = sandbox.requests().filter((candidate) => candidate.messages.length === 1 && JSON.stringify(candidate.messages[0]!.content).includes('slow 30'));
+      expect(slowRuns).toHaveLength(1);
+    } finally {
+      await w1.client.close().catch(() => undefined);
+      await w1.process.stop();
+      await w2?.process.kill9();
+    }
+  }, 120_000);
+});
