@@ -257,6 +257,20 @@ export const LIMITS = Object.freeze({
   clawLogBytes: 8 * MiB,
   /** claw: the client name a connection gives in `hello`, in characters. */
   clawClientNameChars: 64,
+  /** claw job queue (pg-boss): seconds a job may stay active before pg-boss expires it (failed, never retried); a takeover fails a dead owner's active jobs sooner. */
+  groupJobExpirySeconds: 6 * 3600,
+  /** claw job queue (pg-boss): seconds a completed job is kept (its key still dedupes a second send) before it is archived. */
+  groupJobKeepCompletedSeconds: 24 * 3600,
+  /** claw job queue (pg-boss): days an archived job is kept before it is deleted. */
+  groupJobArchiveDays: 7,
+  /** claw job queue (pg-boss): how often an idle group's queue is polled, in ms (a job sent on the same worker wakes it at once). */
+  groupJobPollMs: 500,
+  /** claw job queue (pg-boss): connections the queue's own pool opens (one fetch or update at a time per group worked). */
+  groupJobPoolConnections: 4,
+  /** claw job queue (in-process): finished job keys remembered so a second send of the same key is still a duplicate. */
+  groupJobFinishedKeys: 10_000,
+  /** claw job queue: seconds a fetched job waits for the service that handles its type to start, before it is dropped with a log line. */
+  groupJobHandlerWaitSeconds: 30,
   /** claw run log: days a run row is kept (older rows of a group are pruned when it records a run). */
   clawRunLogDays: 30,
   /** claw run log: run rows kept per group (the oldest beyond it are pruned when the group records a run). */

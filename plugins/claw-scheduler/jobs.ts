@@ -301,9 +301,25 @@ export class JobStore {
     });
   }
 
-  /** Marks a queued run running, committed before its input is handed to the group. */
-  async start(runId: number, sessionId: string | null, now: number): Promise<void> {
-    await this.store.withTransaction((sql) => sql.run("UPDATE claw_schedule_runs SET status = 'running', session_id = :sessionId, started_at = :now WHERE id = :id AND status = 'queued'", { id: runId, sessionId, now }));
+  /** The run row and its job (for the worker that executes a queued run). */
+  async runWithJob(runId: number): Promise<{ run: JobRun; job: Job } | undefined> {
+    return this.store.withRead(async (sql) => {
+      const [run] = await sql.all<RunRow>(`SELECT ${RUN_COLUMNS} FROM claw_schedule_runs WHERE id = :id`, { id: runId });
+      if (!run) return undefined;
+      const [job] = await sql.all<JobRow>(`SELECT ${JOB_COLUMNS} FROM claw_schedule_jobs WHERE id = :id`, { id: run.job_id });
+      return job ? { run: toRun(run), job: toJob(job) } : undefined;
+    });
+  }
+
+  /**
+   * Marks a queued run running, committed before its input is handed to the
+   * group. False when it is no longer queued (it ran, or was recorded
+   * interrupted): the caller must not run it — this is what makes a run
+   * happen once, whoever holds a job for it.
+   */
+  async start(runId: number, sessionId: string | null, now: number): Promise<boolean> {
+    const changed = await this.store.withTransaction((sql) => sql.run("UPDATE claw_schedule_runs SET status = 'running', session_id = :sessionId, started_at = :now WHERE id = :id AND status = 'queued'", { id: runId, sessionId, now }));
+    return changed > 0;
   }
 
   async finish(runId: number, result: { status: RunStatus; error: string | null; sessionId: string | null; usage: Usage | null; endedAt: number }): Promise<void> {
@@ -317,23 +333,28 @@ export class JobStore {
   }
 
   /**
-   * After a restart: runs a previous gateway left queued or running are
-   * recorded as interrupted — never run again, since a run that started may
-   * already have had effects.
+   * When this worker takes a group over (at start, or from a worker that
+   * stopped or died): a run the previous owner had started is recorded as
+   * interrupted — never run again, it may have had effects. Queued runs
+   * (claimed, not started) are returned to be sent again when the job queue
+   * is durable (their job may still wait in it); with a queue that died with
+   * the previous process they are recorded as interrupted too.
    */
-  async interruptLeftovers(groups: readonly string[], now: number): Promise<JobRun[]> {
-    if (groups.length === 0) return [];
+  async takeOver(group: string, now: number, options: { requeue: boolean }): Promise<{ interrupted: JobRun[]; queued: JobRun[] }> {
     return this.store.withTransaction(async (sql) => {
-      const found: JobRun[] = [];
-      for (const group of groups) {
-        const rows = await sql.all<RunRow>(`SELECT ${RUN_COLUMNS} FROM claw_schedule_runs WHERE group_name = :group AND status IN ('queued', 'running') ORDER BY id`, { group });
-        for (const row of rows) {
-          const error = row.status === 'running' ? 'the gateway stopped during this run; it is not run again (it may have had effects)' : 'the gateway stopped before this run started';
-          await sql.run("UPDATE claw_schedule_runs SET status = 'interrupted', error = :error, ended_at = :now WHERE id = :id", { id: row.id, error, now });
-          found.push({ ...toRun(row), status: 'interrupted', error });
+      const interrupted: JobRun[] = [];
+      const queued: JobRun[] = [];
+      const rows = await sql.all<RunRow>(`SELECT ${RUN_COLUMNS} FROM claw_schedule_runs WHERE group_name = :group AND status IN ('queued', 'running') ORDER BY id`, { group });
+      for (const row of rows) {
+        if (row.status === 'queued' && options.requeue) {
+          queued.push(toRun(row));
+          continue;
         }
+        const error = row.status === 'running' ? 'the gateway stopped during this run; it is not run again (it may have had effects)' : 'the gateway stopped before this run started';
+        await sql.run("UPDATE claw_schedule_runs SET status = 'interrupted', error = :error, ended_at = :now WHERE id = :id AND status = :status", { id: row.id, error, now, status: row.status });
+        interrupted.push({ ...toRun(row), status: 'interrupted', error });
       }
-      return found;
+      return { interrupted, queued };
     });
   }
 

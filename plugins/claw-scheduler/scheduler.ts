@@ -1,16 +1,19 @@
 /**
  * The scheduler, a gateway service. Jobs live in the store; a loop driven by
- * the gateway's clock claims each due occurrence in one transaction (its run
- * row and the job's next due time together) and hands it to the group as a
- * system input, one job at a time per group. Nothing is run twice: a run a
- * previous gateway left behind is recorded as interrupted, an occurrence
- * missed while the gateway was down runs once within the job's grace or is
- * recorded as missed, and an occurrence that finds the job's last run still
- * going is recorded as skipped.
+ * the gateway's clock claims each due occurrence of the groups this gateway
+ * serves in one transaction (its run row and the job's next due time
+ * together) and sends the run as a job (`schedule.run`, key `run:<id>`) to
+ * its group's job queue (GroupJobs), whose owner runs it as a system input,
+ * one job at a time per group. Nothing is run twice: only the worker that
+ * moves the run row from queued to running runs it; a run a previous owner
+ * had started is recorded as interrupted when the group is taken over, an
+ * occurrence missed while no gateway ran runs once within the job's grace or
+ * is recorded as missed, and an occurrence that finds the job's last run
+ * still going is recorded as skipped.
  */
 import { describeError, ErrorCodes, XdogError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { gatewayMethod, type GatewayHost, type GatewayMethod, type GatewayService, type SystemRunResult } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, GroupJobs, type GatewayHost, type GatewayMethod, type GatewayService, type GroupJob, type SystemRunResult } from '../claw-gateway/index.js';
 import { JobStore, type Job, type JobRun, type Occurrence, type RunStatus } from './jobs.js';
 import { ScheduleParams } from './methods.js';
 import { checkTiming, defaultTimeZone, latestUpTo, nextAfter, type JobTiming } from './timing.js';
@@ -20,6 +23,12 @@ import { Waker } from './wake.js';
 const CLAIM_BATCH = 100;
 /** Runs `schedule.show` lists with a job. */
 const SHOW_RUNS = 10;
+
+/** The group job type of a scheduled run. */
+export const SCHEDULE_RUN_JOB = 'schedule.run';
+
+/** The queue key of a run: one job per run row. */
+const runKey = (runId: number): string => `run:${runId}`;
 
 /** The notification subscribed clients get when a scheduled run ended. */
 export const SCHEDULE_RUN_NOTIFICATION = 'schedule.run';
@@ -40,12 +49,15 @@ export class SchedulerService implements GatewayService {
   readonly methods: Record<string, GatewayMethod>;
   #host?: GatewayHost;
   #jobs?: JobStore;
+  #queue?: GroupJobs;
   #waker?: Waker;
   #loop?: Promise<void>;
   #stopped = false;
   #startedAt = 0;
-  /** Per group, the tail of its chain of runs: one scheduled run at a time per group. */
-  readonly #lanes = new Map<string, Promise<void>>();
+  /** Per group served here, its takeover (leftover runs settled); jobs and claims of the group wait for it. */
+  readonly #takeovers = new Map<string, Promise<void>>();
+  /** Groups whose takeover is done: the loop claims their due jobs. */
+  readonly #taken = new Set<string>();
 
   constructor() {
     const p = ScheduleParams;
@@ -65,8 +77,10 @@ export class SchedulerService implements GatewayService {
       }),
       'schedule.remove': gatewayMethod(p['schedule.remove'], (params) => this.#store().remove(this.#groupName(params.group), params.name)),
       'schedule.run_now': gatewayMethod(p['schedule.run_now'], async (params) => {
-        const { job, run } = await this.#store().claimManual(this.#groupName(params.group), params.name, this.#now());
-        this.#dispatch(job, run);
+        const group = this.#groupName(params.group);
+        await this.#takeOver(group);
+        const { run } = await this.#store().claimManual(group, params.name, this.#now());
+        await this.#send(run);
         return run;
       }),
       'schedule.history': gatewayMethod(p['schedule.history'], (params) =>
@@ -79,26 +93,63 @@ export class SchedulerService implements GatewayService {
     this.#host = host;
     this.#jobs = new JobStore(host.store);
     this.#startedAt = host.clock.now();
-    const leftovers = await this.#jobs.interruptLeftovers([...host.groups.keys()], this.#startedAt);
-    for (const run of leftovers) host.log(`scheduler: group ${run.group}: run ${run.id} (due ${iso(run.dueAt)}) was ${run.error ?? 'interrupted'}`);
     this.#waker = new Waker(host.clock);
+    this.#queue = await GroupJobs.acquire(host);
+    this.#queue.handle(SCHEDULE_RUN_JOB, (job) => this.#runJob(job));
+    await followGroups(host, 'scheduler', {
+      ready: async (group) => {
+        if (this.#stopped) return;
+        await this.#takeOver(group.name);
+        this.#waker?.poke();
+      },
+      closing: (group) => {
+        this.#takeovers.delete(group.name);
+        this.#taken.delete(group.name);
+      },
+    });
     this.#loop = this.#run();
   }
 
-  /** Stops claiming; runs already handed to a group end with the group (the next start records any left unfinished). */
+  /** Stops claiming; runs already handed to a group end with the group (a run left queued runs, or is recorded, at the group's next takeover). */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#waker?.dispose();
     await this.#loop;
+    await this.#queue?.release();
+  }
+
+  // ---- taking a group over -----------------------------------------------------
+
+  /** Settles the runs a previous owner of the group left (once per time this gateway takes the group). */
+  #takeOver(group: string): Promise<void> {
+    let takeover = this.#takeovers.get(group);
+    if (!takeover) {
+      takeover = this.#settleLeftovers(group);
+      this.#takeovers.set(group, takeover);
+      takeover.then(
+        () => this.#taken.add(group),
+        () => this.#takeovers.delete(group),
+      );
+    }
+    return takeover;
+  }
+
+  async #settleLeftovers(group: string): Promise<void> {
+    const host = this.#host!;
+    const queue = this.#queue!;
+    const { interrupted, queued } = await this.#store().takeOver(group, this.#now(), { requeue: queue.durable });
+    for (const run of interrupted) host.log(`scheduler: group ${run.group}: run ${run.id} (due ${iso(run.dueAt)}) was ${run.error ?? 'interrupted'}`);
+    // Its job may still wait in the queue (then this is a duplicate), or it was lost with its consumer: the run row decides it runs once.
+    for (const run of queued) await queue.send(group, { key: runKey(run.id), type: SCHEDULE_RUN_JOB, data: { runId: run.id } }, { replace: true });
   }
 
   // ---- the loop --------------------------------------------------------------
 
   async #run(): Promise<void> {
     const host = this.#host!;
-    const groups = [...host.groups.keys()];
     while (!this.#stopped) {
       let next: number | null = null;
+      const groups = [...host.groups.keys()].filter((group) => this.#taken.has(group));
       try {
         await this.#claimDue(groups);
         next = await this.#store().nextDueAt(groups);
@@ -143,24 +194,28 @@ export class SchedulerService implements GatewayService {
       if (XdogError.is(error, ErrorCodes.STALE)) return;
       throw error;
     }
-    if (claimed.outcome === 'run') this.#dispatch(job, claimed.run);
+    if (claimed.outcome === 'run') await this.#send(claimed.run);
     else host.log(`scheduler: group ${job.group}: job ${job.name}: ${claimed.outcome} (${claimed.run.error})`);
   }
 
-  /** Queues a claimed run behind the group's earlier scheduled runs. */
-  #dispatch(job: Job, run: JobRun): void {
-    const previous = this.#lanes.get(job.group) ?? Promise.resolve();
-    const lane = previous.then(() => this.#execute(job, run));
-    this.#lanes.set(job.group, lane);
-    void lane.finally(() => {
-      if (this.#lanes.get(job.group) === lane) this.#lanes.delete(job.group);
-    });
+  /** Sends a claimed run to its group's queue; its owner runs it. */
+  async #send(run: JobRun): Promise<void> {
+    await this.#queue!.send(run.group, { key: runKey(run.id), type: SCHEDULE_RUN_JOB, data: { runId: run.id } });
+  }
+
+  /** A `schedule.run` job, on the worker that owns the group. */
+  async #runJob(queued: GroupJob): Promise<void> {
+    await this.#takeOver(queued.group);
+    const found = await this.#store().runWithJob(Number(queued.data.runId));
+    // Ran already, or recorded interrupted: a job for it that arrives again does nothing.
+    if (!found || found.run.status !== 'queued') return;
+    await this.#execute(found.job, found.run);
   }
 
   async #execute(job: Job, run: JobRun): Promise<void> {
     const host = this.#host!;
     const jobs = this.#store();
-    // Left queued: the next start records it as interrupted (it never began).
+    // Left queued: the group's next takeover sends it again (durable queue) or records it interrupted.
     if (this.#stopped) return;
     let sessionId: string | null = null;
     try {
@@ -169,7 +224,8 @@ export class SchedulerService implements GatewayService {
         const session = await host.store.createSession(job.group, { ...runtime.newSessionOptions(`${job.name} ${iso(run.dueAt)}`), activate: false });
         sessionId = session.id;
       }
-      await jobs.start(run.id, sessionId ?? runtime.activeSessionId, this.#now());
+      // Someone else moved it on first (it ran, or was recorded interrupted): it does not run here.
+      if (!(await jobs.start(run.id, sessionId ?? runtime.activeSessionId, this.#now()))) return;
       const result = await runtime.runSystem({ text: job.prompt, source: { kind: 'system', origin: 'schedule', id: job.id, name: job.name }, ...(sessionId ? { sessionId } : {}) });
       const status = runStatusOf(result);
       await jobs.finish(run.id, { status, error: result.errorMessage ?? null, sessionId: result.sessionId || sessionId, usage: result.usage, endedAt: result.endedAt });

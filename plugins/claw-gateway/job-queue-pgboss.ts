@@ -1,0 +1,194 @@
+/**
+ * The group job queue on pg-boss 10 (PostgreSQL): its own schema
+ * (`xdog_jobs`) in the store's database, one queue per group with the
+ * `singleton` policy and every job's singleton key set to the group, so the
+ * database itself refuses a second active job of a group whoever fetches it.
+ * A job's id is derived from its key (`jobIdOf`): a second send of the same
+ * key inserts nothing. retryLimit is 0: a job that failed or whose consumer
+ * vanished is never run again. Each worked group has a fetch loop of ours
+ * (not `boss.work`, whose shutdown can leave completions racing a closed
+ * pool): fetch one job, run it, complete or fail it, fetch again at once;
+ * an idle group polls every `LIMITS.groupJobPollMs`, and a send on this
+ * worker wakes its loop at once.
+ */
+import PgBoss from 'pg-boss';
+import { describeError } from '../../core/index.js';
+import { LIMITS } from '../../core/limits.js';
+import { jobIdOf, type GroupJobHandler, type GroupJobQueue, type GroupJobRequest, type PgConnection, type SendOptions, type SendOutcome } from './job-queue.js';
+
+/** The PostgreSQL schema pg-boss keeps its tables in, beside the store's. */
+export const JOB_SCHEMA = 'xdog_jobs';
+
+/** A group's queue name. */
+export function groupQueueName(group: string): string {
+  return `xdog-group-${group}`;
+}
+
+/** Job states in which a job will still be fetched. */
+const WAITING = new Set(['created', 'retry']);
+
+interface Lane {
+  handler?: GroupJobHandler;
+  loop?: Promise<void>;
+  wake?: () => void;
+  /** The id of the job being run here now. */
+  active?: string;
+}
+
+interface Payload {
+  key: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export class PgBossGroupJobQueue implements GroupJobQueue {
+  readonly kind = 'pg-boss';
+  readonly durable = true;
+  readonly #lanes = new Map<string, Lane>();
+  readonly #queues = new Map<string, Promise<void>>();
+  #stopped = false;
+
+  private constructor(
+    private readonly boss: PgBoss,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Connects, creates or migrates the schema, and starts pg-boss's maintenance (expiry, archiving). */
+  static async open(connection: PgConnection, log: (line: string) => void): Promise<PgBossGroupJobQueue> {
+    const boss = new PgBoss({
+      ...connection,
+      schema: JOB_SCHEMA,
+      application_name: 'xdog-jobs',
+      max: LIMITS.groupJobPoolConnections,
+      // Only our own queues: no cron, no state monitor.
+      schedule: false,
+      supervise: true,
+      migrate: true,
+      retryLimit: 0,
+      expireInSeconds: LIMITS.groupJobExpirySeconds,
+      archiveCompletedAfterSeconds: LIMITS.groupJobKeepCompletedSeconds,
+      archiveFailedAfterSeconds: LIMITS.groupJobKeepCompletedSeconds,
+      deleteAfterDays: LIMITS.groupJobArchiveDays,
+    });
+    boss.on('error', (error: unknown) => log(`job queue (pg-boss): ${describeError(error)}`));
+    await boss.start();
+    return new PgBossGroupJobQueue(boss, log);
+  }
+
+  async send(group: string, job: GroupJobRequest, options: SendOptions = {}): Promise<SendOutcome> {
+    this.#assertRunning();
+    const name = groupQueueName(group);
+    await this.#queue(group);
+    const id = jobIdOf(group, job.key);
+    const payload: Payload = { key: job.key, type: job.type, data: job.data };
+    const sendOptions = { id, singletonKey: group, retryLimit: 0, expireInSeconds: LIMITS.groupJobExpirySeconds };
+    let sent = await this.boss.send(name, payload, sendOptions);
+    if (!sent && options.replace) {
+      const existing = await this.boss.getJobById(name, id);
+      const runningHere = this.#lanes.get(group)?.active === id;
+      if (existing && !WAITING.has(existing.state) && !runningHere) {
+        await this.boss.deleteJob(name, id);
+        sent = await this.boss.send(name, payload, sendOptions);
+      }
+    }
+    if (!sent) return 'duplicate';
+    this.#lanes.get(group)?.wake?.();
+    return 'queued';
+  }
+
+  async work(group: string, handler: GroupJobHandler): Promise<void> {
+    this.#assertRunning();
+    const lane = this.#lanes.get(group) ?? {};
+    if (lane.handler) throw new Error(`group ${group}'s jobs are already worked here`);
+    this.#lanes.set(group, lane);
+    await this.#queue(group);
+    await this.#failLeftActive(group);
+    lane.handler = handler;
+    lane.loop = this.#loop(group, lane);
+  }
+
+  async unwork(group: string): Promise<void> {
+    const lane = this.#lanes.get(group);
+    if (!lane?.handler) return;
+    lane.handler = undefined;
+    lane.wake?.();
+    await lane.loop;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    for (const lane of this.#lanes.values()) {
+      lane.handler = undefined;
+      lane.wake?.();
+    }
+    // graceful: the non-graceful stop leaves a timer behind in 10.4.2; no boss.work is in use, so nothing is waited for.
+    await this.boss.stop({ graceful: true, wait: true, timeout: 1000 });
+  }
+
+  #assertRunning(): void {
+    if (this.#stopped) throw new Error('the job queue is stopped');
+  }
+
+  /** Creates the group's queue once (idempotent in the database too: ON CONFLICT DO NOTHING). */
+  #queue(group: string): Promise<void> {
+    let created = this.#queues.get(group);
+    if (!created) {
+      created = this.boss.createQueue(groupQueueName(group), { name: groupQueueName(group), policy: 'singleton', retryLimit: 0, expireInSeconds: LIMITS.groupJobExpirySeconds });
+      created.catch(() => this.#queues.delete(group));
+      this.#queues.set(group, created);
+    }
+    return created;
+  }
+
+  /** Taking a group over: a job still active belongs to a consumer that is gone (the lease moved); it is failed, never re-run. */
+  async #failLeftActive(group: string): Promise<void> {
+    const name = groupQueueName(group);
+    const { rows } = await this.boss.getDb().executeSql(`SELECT id FROM ${JOB_SCHEMA}.job WHERE name = $1 AND state = 'active'`, [name]);
+    const ids = (rows as { id: string }[]).map((row) => row.id);
+    if (ids.length === 0) return;
+    for (const id of ids) await this.boss.fail(name, id, { message: 'the worker running this job went away; it is not run again' });
+    this.log(`job queue: group ${group}: ${ids.length} job(s) left running by a previous owner failed (not run again)`);
+  }
+
+  async #loop(group: string, lane: Lane): Promise<void> {
+    const name = groupQueueName(group);
+    const handler = lane.handler!;
+    while (lane.handler === handler && !this.#stopped) {
+      const [job] = await this.boss.fetch<Payload>(name, { batchSize: 1 });
+      if (!job) {
+        await this.#idle(lane);
+        continue;
+      }
+      lane.active = job.id;
+      let failure: string | undefined;
+      try {
+        await handler({ group, key: job.data.key, type: job.data.type, data: job.data.data });
+      } catch (error) {
+        failure = describeError(error);
+        this.log(`job queue: group ${group}: job ${job.data.type} ${job.data.key} failed (not retried): ${failure}`);
+      } finally {
+        lane.active = undefined;
+      }
+      // After stop() the pool is closed: the job stays active and the group's next owner fails it (it ran here once, and that is all).
+      if (this.#stopped) break;
+      await (failure === undefined ? this.boss.complete(name, job.id) : this.boss.fail(name, job.id, { message: failure })).catch((error: unknown) =>
+        this.log(`job queue: group ${group}: recording the end of job ${job.data.key} failed: ${describeError(error)}`),
+      );
+    }
+  }
+
+  /** Waits one poll period, or less when a job is sent here or the lane stops. */
+  #idle(lane: Lane): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        lane.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, LIMITS.groupJobPollMs);
+      timer.unref();
+      lane.wake = done;
+    });
+  }
+}
