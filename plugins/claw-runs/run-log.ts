@@ -1,8 +1,7 @@
 /**
- * The run log's rows: written when a run ended, listed newest first. Each
- * write prunes the group's rows past the retention bounds (LIMITS) in the
- * same transaction, so the table stays bounded without a timer. Raw portable
- * SQL through the session store, as the other claw tables.
+ * The run log's rows: written when a run ended, listed newest first, and
+ * pruned per group past the retention bounds (LIMITS). Raw portable SQL
+ * through the session store, as the other claw tables.
  */
 import type { RunEndedInfo, RunInputSource } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
@@ -84,20 +83,26 @@ export class RunLog {
     private readonly retention: RunLogRetention = { days: LIMITS.clawRunLogDays, rowsPerGroup: LIMITS.clawRunLogRowsPerGroup },
   ) {}
 
-  /** Records an ended run and prunes its group's rows past the retention bounds. */
+  /** Records an ended run (its own transaction: a plain insert, so concurrent workers do not conflict on it). */
   async record(run: RunEndedInfo, owner: string): Promise<void> {
     const { source, sourceId } = describeSource(run.source);
-    await this.store.withTransaction(async (sql) => {
-      await sql.run(
+    await this.store.withTransaction((sql) =>
+      sql.run(
         `INSERT INTO claw_runs (group_name, session_id, input_id, source, source_id, owner, status, error, started_at, ended_at)
          VALUES (:group, :sessionId, :inputId, :source, :sourceId, :owner, :status, :error, :startedAt, :endedAt)`,
         { group: run.group, sessionId: run.sessionId, inputId: run.inputId, source, sourceId, owner, status: run.status, error: run.errorMessage ?? null, startedAt: run.startedAt, endedAt: run.endedAt },
-      );
-      await sql.run(
+      ),
+    );
+  }
+
+  /** Deletes a group's rows past the retention bounds, as of `now`; returns how many. */
+  async prune(group: string, now: number): Promise<number> {
+    return this.store.withTransaction((sql) =>
+      sql.run(
         `DELETE FROM claw_runs WHERE group_name = :group AND (started_at < :cutoff OR id <= (SELECT id FROM claw_runs WHERE group_name = :group ORDER BY id DESC LIMIT 1 OFFSET :keep))`,
-        { group: run.group, cutoff: run.endedAt - this.retention.days * DAY_MS, keep: this.retention.rowsPerGroup },
-      );
-    });
+        { group, cutoff: now - this.retention.days * DAY_MS, keep: this.retention.rowsPerGroup },
+      ),
+    );
   }
 
   /** Runs newest first: of one group or of all, older than `beforeId` when given. */

@@ -37,7 +37,7 @@ function ownerId(): string {
 export function createRunsService(): GatewayService {
   let host: GatewayHost | undefined;
   let log: RunLog | undefined;
-  const pending = new Set<Promise<void>>();
+  const pending = new Set<Promise<unknown>>();
   const owner = ownerId();
 
   const record = (run: RunEndedInfo): void => {
@@ -46,10 +46,14 @@ export function createRunsService(): GatewayService {
       host.log(`run log: ${pending.size} writes are waiting (limit clawRunLogPendingWrites); run ${run.inputId} of group ${run.group} is not recorded`);
       return;
     }
-    const logLine = host.log.bind(host);
-    const write = log
+    const [runLog, logLine] = [log, host.log.bind(host)];
+    const write = runLog
       .record(run, owner)
-      .catch((error: unknown) => logLine(`run log: run ${run.inputId} of group ${run.group} is not recorded: ${describeError(error)}`))
+      .then(
+        // Pruned after each write, so the table stays bounded without a timer; a failed prune is retried at the next write.
+        () => runLog.prune(run.group, run.endedAt).catch((error: unknown) => logLine(`run log: could not prune group ${run.group} (${describeError(error)}); the next run tries again`)),
+        (error: unknown) => logLine(`run log: run ${run.inputId} of group ${run.group} is not recorded: ${describeError(error)}`),
+      )
       .finally(() => pending.delete(write));
     pending.add(write);
   };
