@@ -227,6 +227,8 @@ export const LIMITS = Object.freeze({
   clawStorePoolSize: 10,
   /** claw: seconds to wait for a PostgreSQL claw store to accept a connection (then UNAVAILABLE). */
   clawStoreConnectSeconds: 10,
+  /** claw: how long a claw store statement waits for another connection's lock (SQLite busy timeout, PostgreSQL lock_timeout), in ms; then BUSY. */
+  clawStoreLockWaitMs: 5_000,
   /** claw: seconds a starting process waits for another one's migrations of a PostgreSQL claw store. */
   clawStoreMigrationLockSeconds: 120,
   /** claw: times a PostgreSQL transaction is re-run after a serialization failure or deadlock (then BUSY). */

@@ -11,13 +11,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { ErrorCodes, XdogError } from '../core/index.js';
+import { LIMITS } from '../core/limits.js';
 import { CLAW_ENTITIES } from './claw-entities.js';
 import { connectPostgres, postgresOptions, withMigrationLock } from './claw-postgres.js';
 import { describeClawStore, type ClawStoreLocation } from './claw-store-location.js';
 import { CLAW_MIGRATIONS } from './migrations/1764547200000-claw-initial.js';
 
-/** How long a statement waits for another connection's write lock, in ms. */
-const BUSY_TIMEOUT_MS = 5_000;
 /** Problems quoted from integrity_check before "and N more". */
 const QUOTED_PROBLEMS = 3;
 
@@ -124,7 +123,7 @@ async function openSqlite(location: string): Promise<DataSource> {
   const dataSource = new DataSource({
     type: 'better-sqlite3',
     database: file,
-    timeout: BUSY_TIMEOUT_MS,
+    timeout: LIMITS.clawStoreLockWaitMs,
     prepareDatabase: prepareDatabase(file),
     ...COMMON,
   });

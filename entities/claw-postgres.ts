@@ -29,7 +29,8 @@ export function postgresOptions(location: Extract<ClawStoreLocation, { type: 'po
     poolSize: LIMITS.clawStorePoolSize,
     connectTimeoutMS: LIMITS.clawStoreConnectSeconds * 1000,
     applicationName: 'xdog-claw',
-    extra: { types: clawTypes },
+    // A lock wait ends like SQLite's busy timeout: BUSY, never an unbounded wait.
+    extra: { types: clawTypes, options: `-c lock_timeout=${LIMITS.clawStoreLockWaitMs}` },
   };
 }
 

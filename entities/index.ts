@@ -8,7 +8,7 @@ export * from './claw-runs-entities.js';
 export { CLAW_MIGRATIONS, ClawInitial1764547200000 } from './migrations/1764547200000-claw-initial.js';
 export { ClawScheduler1764720000000 } from './migrations/1764720000000-claw-scheduler.js';
 export { ClawAccess1764806400000 } from './migrations/1764806400000-claw-access.js';
-export { ClawMemories1764892800000, MEMORY_FTS_TABLE } from './migrations/1764892800000-claw-memories.js';
+export { ClawMemories1764892800000, MEMORY_FTS_TABLE, MEMORY_TS_CONFIG } from './migrations/1764892800000-claw-memories.js';
 export { migrateClawStore, openClawDataSource } from './claw-data-source.js';
 export { clawStoreLocation, defaultClawStoreFile, describeClawStore, type ClawStoreConfig, type ClawStoreLocation } from './claw-store-location.js';
 export { ClawChildren1764990000000 } from './migrations/1764990000000-claw-children.js';

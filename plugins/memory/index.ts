@@ -22,6 +22,7 @@ export { memoryIndexFor, type MemoryHit, type MemoryIndex } from './memory-index
 export { DEFAULT_LIST_PAGE, DEFAULT_SEARCH_RESULTS, MemoryStore, type MemoryPage, type MemorySearchHit, type MemoryWriteResult } from './memory-store.js';
 export { parseMemoryQuery, type MemoryQuery } from './query.js';
 export { MEMORY_CAPABILITY, createMemoryService } from './service.js';
+export { PostgresFtsIndex } from './postgres-fts-index.js';
 export { SqliteFts5Index } from './sqlite-fts5-index.js';
 export { MEMORY_TOOL_NAMES, createMemoryTools } from './tools.js';
 

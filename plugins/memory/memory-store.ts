@@ -6,7 +6,7 @@
  */
 import { ErrorCodes, XdogError, type Clock } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore, Sql } from '../sessions/index.js';
+import { MAX_ROW_ID, type SessionStore, type Sql } from '../sessions/index.js';
 import { checkMemoryTags, checkMemoryText, type MemoryEntry, type MemoryInput, type MemorySource } from './entry.js';
 import type { MemoryIndex } from './memory-index.js';
 import { parseMemoryQuery } from './query.js';
@@ -66,7 +66,7 @@ function checkCount(what: string, value: number | undefined, fallback: number, m
 }
 
 function checkId(id: number): number {
-  if (!Number.isSafeInteger(id) || id < 1) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `${JSON.stringify(id)} is not a memory id`, { hint: 'memory ids are the numbers `xdog claw memory list` shows' });
+  if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ROW_ID) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `${JSON.stringify(id)} is not a memory id`, { hint: 'memory ids are the numbers `xdog claw memory list` shows' });
   return id;
 }
 
@@ -123,9 +123,11 @@ export class MemoryStore {
   /** A page of the group's memories, newest first; `before` (an id) continues after a previous page. */
   async list(group: string, options: { limit?: number; before?: number } = {}): Promise<MemoryPage> {
     const limit = checkCount('the list limit', options.limit, DEFAULT_LIST_PAGE, LIMITS.memoryListPage);
-    const before = options.before === undefined ? Number.MAX_SAFE_INTEGER : checkId(options.before);
+    // No sentinel id for "from the newest": ids are 32-bit integers on PostgreSQL.
+    const before = options.before === undefined ? undefined : checkId(options.before);
+    const older = before === undefined ? '' : 'AND id < :before';
     const rows = await this.#store.withRead((sql) =>
-      sql.all<MemoryRow>(`SELECT ${COLUMNS} FROM claw_memories WHERE group_name = :group AND id < :before ORDER BY id DESC LIMIT :limit`, { group, before, limit: limit + 1 }),
+      sql.all<MemoryRow>(`SELECT ${COLUMNS} FROM claw_memories WHERE group_name = :group ${older} ORDER BY id DESC LIMIT :limit`, { group, before, limit: limit + 1 }),
     );
     const entries = rows.slice(0, limit).map(toEntry);
     return { entries, nextBefore: rows.length > limit ? entries.at(-1)!.id : null };

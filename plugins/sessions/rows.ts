@@ -1,6 +1,9 @@
 /** Raw database rows of the session store and their conversion to the contract's records. */
 import type { Entry, EntryKind, GroupRecord, SessionRecord, SessionState } from './types.js';
 
+/** Row ids (entries, memories, runs) are 32-bit integers on both stores: a larger id names no row (PostgreSQL refuses it outright). */
+export const MAX_ROW_ID = 2 ** 31 - 1;
+
 export interface GroupRow {
   name: string;
   active_session_id: string | null;

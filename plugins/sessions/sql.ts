@@ -5,9 +5,14 @@
  * every operation serialized on this store. Serializing matters for
  * correctness, not only speed: typeorm's better-sqlite3 driver has a single
  * connection, so two interleaved transactions would silently nest.
+ * PostgreSQL transactions are SERIALIZABLE; one that loses to a concurrent
+ * writer (another store, another worker) is re-run whole with a jittered
+ * backoff, so `work` must have no effects outside the transaction.
  */
 import type { DataSource, QueryRunner } from 'typeorm';
 import { ErrorCodes, XdogError } from '../../core/index.js';
+import { LIMITS } from '../../core/limits.js';
+import { describeClawStore } from '../../entities/index.js';
 
 export type Params = Record<string, unknown>;
 
@@ -55,38 +60,60 @@ export class StoreDatabase {
     });
   }
 
-  /** Runs `work` in one transaction: it commits only if `work` resolves, and rolls back otherwise. */
+  /**
+   * Runs `work` in one transaction: it commits only if `work` resolves, and
+   * rolls back otherwise. On PostgreSQL a serialization failure or deadlock
+   * re-runs `work` (up to LIMITS.clawStoreSerializationRetries times), so it
+   * must not act outside the transaction; after the last retry it is BUSY.
+   */
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     return this.exclusive(async () => {
-      const runner = this.dataSource.createQueryRunner();
-      try {
-        // SQLite: IMMEDIATE takes the write lock up front (waiting up to the busy timeout), so a
-        // transaction that reads then writes cannot fail midway because another process wrote.
-        if (this.sqlite) await runner.query('BEGIN IMMEDIATE');
-        else await runner.startTransaction('SERIALIZABLE');
-        let result: T;
+      for (let attempt = 0; ; attempt++) {
         try {
-          result = await work(this.over(runner));
+          return await this.attempt(work);
         } catch (error) {
-          if (this.sqlite) await runner.query('ROLLBACK');
-          else await runner.rollbackTransaction();
-          throw error;
+          if (this.sqlite || !isSerializationFailure(error) || attempt >= LIMITS.clawStoreSerializationRetries) throw error;
+          await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));
         }
+      }
+    });
+  }
+
+  private async attempt<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      // SQLite: IMMEDIATE takes the write lock up front (waiting up to the busy timeout), so a
+      // transaction that reads then writes cannot fail midway because another process wrote.
+      if (this.sqlite) await runner.query('BEGIN IMMEDIATE');
+      else await runner.startTransaction('SERIALIZABLE');
+      try {
+        const result = await work(this.over(runner));
         if (this.sqlite) await runner.query('COMMIT');
         else await runner.commitTransaction();
         return result;
-      } finally {
-        await runner.release();
+      } catch (error) {
+        // A failed PostgreSQL COMMIT has already ended the transaction; ROLLBACK then only warns.
+        if (this.sqlite) await runner.query('ROLLBACK').catch(() => undefined);
+        else await runner.rollbackTransaction().catch(() => undefined);
+        throw error;
       }
-    });
+    } finally {
+      await runner.release();
+    }
   }
 
   /** Database errors a person can act on become XdogErrors; anything else (a bug) passes unchanged. */
   private translate(error: unknown): unknown {
     if (XdogError.is(error)) return error;
-    const code = String((error as { driverError?: { code?: unknown } })?.driverError?.code ?? (error as { code?: unknown })?.code ?? '');
-    const where = this.sqlite ? `the claw store ${String(this.dataSource.options.database)}` : 'the claw store';
-    if (code.startsWith('SQLITE_BUSY') || code === '40001' || code === '40P01') {
+    const code = errorCode(error);
+    const where = `the claw store ${this.where()}`;
+    if (isSerializationFailure(error)) {
+      return new XdogError(ErrorCodes.BUSY, `${where} is busy: a transaction kept conflicting with other writers (${LIMITS.clawStoreSerializationRetries} retries)`, {
+        hint: 'retry; if it persists, fewer processes should write to the same groups at once',
+        cause: error,
+      });
+    }
+    if (code.startsWith('SQLITE_BUSY') || code === LOCK_NOT_AVAILABLE) {
       return new XdogError(ErrorCodes.BUSY, `${where} is busy: another process holds its write lock`, { hint: 'retry; if it persists, look for another process using the store', cause: error });
     }
     if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
@@ -99,6 +126,13 @@ export class StoreDatabase {
       return new XdogError(ErrorCodes.UNAVAILABLE, `${where} cannot be written: ${(error as Error).message}`, { hint: 'check free disk space and the file permissions', cause: error });
     }
     return error;
+  }
+
+  /** The store as errors name it: its file, or its PostgreSQL URL without the password. */
+  private where(): string {
+    const options = this.dataSource.options as { database?: unknown; url?: string };
+    if (this.sqlite) return String(options.database);
+    return options.url ? describeClawStore({ type: 'postgres', url: options.url }) : String(options.database ?? 'on PostgreSQL');
   }
 
   private compile(sql: string): Compiled {
@@ -139,4 +173,27 @@ export class StoreDatabase {
       },
     };
   }
+}
+
+/** The driver's error code (SQLITE_BUSY, a PostgreSQL SQLSTATE), from a typeorm QueryFailedError or the driver's own error. */
+function errorCode(error: unknown): string {
+  return String((error as { driverError?: { code?: unknown } })?.driverError?.code ?? (error as { code?: unknown })?.code ?? '');
+}
+
+/** PostgreSQL lock_not_available: a lock wait passed lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** PostgreSQL serialization_failure or deadlock_detected, also when wrapped (an XdogError's cause). */
+function isSerializationFailure(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {
+    const code = errorCode(current);
+    if (code === '40001' || code === '40P01') return true;
+  }
+  return false;
+}
+
+/** Exponential backoff with full jitter, so colliding writers spread out. */
+function retryDelay(attempt: number): number {
+  const ceiling = Math.min(LIMITS.clawStoreRetryMaxDelayMs, LIMITS.clawStoreRetryBaseDelayMs * 2 ** attempt);
+  return ceiling / 2 + Math.random() * (ceiling / 2);
 }

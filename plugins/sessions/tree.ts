@@ -9,7 +9,7 @@ import { checkpointAt, cutProblems } from './checkpoints.js';
 import { pathMessages } from './context.js';
 import { checkEntryInput } from './entry-payloads.js';
 import { foldForSearch, summaryFromText } from './names.js';
-import { ENTRY_COLUMNS, toEntry, type EntryRow } from './rows.js';
+import { ENTRY_COLUMNS, MAX_ROW_ID, toEntry, type EntryRow } from './rows.js';
 import type { Sql } from './sql.js';
 import type { CompactionInput, CompactionWritten, Entry, EntryInput, EntryPayloads, SessionRecord, TreeNode } from './types.js';
 
@@ -118,7 +118,7 @@ export async function writeCompaction(sql: Sql, session: SessionRecord, input: C
 
 export async function entryRow(sql: Sql, sessionId: string, entryId: number): Promise<EntryRow> {
   if (!Number.isInteger(entryId) || entryId < 1) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry id must be a positive integer, not ${entryId}`);
-  const [row] = await sql.all<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE id = :id`, { id: entryId });
+  const [row] = entryId > MAX_ROW_ID ? [] : await sql.all<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE id = :id`, { id: entryId });
   if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no entry ${entryId} in the store`);
   if (row.session_id !== sessionId) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry ${entryId} belongs to session ${row.session_id}, not ${sessionId}`);
   return row;

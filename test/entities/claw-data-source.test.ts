@@ -2,13 +2,76 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { XdogError } from '../../core/index.js';
-import { clawStoreLocation, defaultClawStoreFile, openClawDataSource } from '../../entities/index.js';
+import { ClawStoreSchema, XdogError } from '../../core/index.js';
+import { clawStoreLocation, defaultClawStoreFile, describeClawStore, openClawDataSource, type ClawStoreLocation } from '../../entities/index.js';
+import { createTestDatabase, describeStores, openTestDataSource, type TestDatabase } from '../support/stores.js';
 import { tempDir } from '../support/temp.js';
 
 const open: DataSource[] = [];
+const databases: TestDatabase[] = [];
 afterEach(async () => {
   for (const dataSource of open.splice(0)) if (dataSource.isInitialized) await dataSource.destroy();
+  for (const database of databases.splice(0)) await database.drop();
+});
+
+const MIGRATIONS = [
+  'ClawInitial1764547200000',
+  'ClawScheduler1764720000000',
+  'ClawAccess1764806400000',
+  'ClawMemories1764892800000',
+  'ClawChildren1764990000000',
+  'ClawChannels1765017600000',
+  'ClawTurnSkills1765180800000',
+  'ClawWorkers1765300000000',
+  'ClawRuns1765400000000',
+];
+
+/** A fresh, empty location of the kind (a new database on PostgreSQL, dropped after the test). */
+async function emptyLocation(kind: 'sqlite' | 'postgres'): Promise<ClawStoreLocation> {
+  if (kind === 'sqlite') return { type: 'sqlite', file: path.join(tempDir(), 'claw.db') };
+  const database = await createTestDatabase();
+  databases.push(database);
+  return { type: 'postgres', url: database.url };
+}
+
+async function openAt(location: ClawStoreLocation): Promise<DataSource> {
+  const dataSource = await openClawDataSource(location);
+  open.push(dataSource);
+  return dataSource;
+}
+
+describeStores('the claw store', (kind) => {
+  it('builds exactly the schema the entities describe (no synchronize needed)', async () => {
+    const opened = await openTestDataSource(kind);
+    try {
+      const pending = await opened.dataSource.driver.createSchemaBuilder().log();
+      expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('is idempotent on reopen: each migration runs once and data stays', async () => {
+    const location = await emptyLocation(kind);
+    const first = await openAt(location);
+    await first.query(`INSERT INTO claw_groups (name, active_session_id, revision, created_at) VALUES ('main', NULL, 0, 1)`);
+    await first.destroy();
+    const second = await openAt(location);
+    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual(MIGRATIONS.map((name) => ({ name })));
+    expect(await second.query('SELECT name FROM claw_groups')).toEqual([{ name: 'main' }]);
+  });
+
+  it('reads counts and bigint columns as numbers', async () => {
+    const opened = await openTestDataSource(kind);
+    try {
+      await opened.dataSource.query(`INSERT INTO claw_groups (name, active_session_id, revision, created_at) VALUES ('main', NULL, 0, 1764547200123)`);
+      expect(await opened.dataSource.query('SELECT COUNT(*) AS n, SUM(created_at) AS total, MAX(created_at) AS newest FROM claw_groups')).toEqual([
+        { n: 1, total: 1764547200123, newest: 1764547200123 },
+      ]);
+    } finally {
+      await opened.close();
+    }
+  });
 });
 
 async function openStore(file: string): Promise<DataSource> {
@@ -26,7 +89,7 @@ async function refusal(file: string): Promise<XdogError> {
   return error as XdogError;
 }
 
-describe('openClawDataSource', () => {
+describe('the claw store on SQLite', () => {
   it('creates a private directory and file, runs the migrations on an empty file, and sets the durability pragmas', async () => {
     const dir = path.join(tempDir(), 'claw');
     const file = path.join(dir, 'claw.db');
@@ -44,6 +107,7 @@ describe('openClawDataSource', () => {
       'claw_entries',
       'claw_group_leases',
       'claw_groups',
+      'claw_handoffs',
       'claw_input_keys',
       'claw_memories',
       'claw_memories_fts',
@@ -52,6 +116,8 @@ describe('openClawDataSource', () => {
       'claw_memories_fts_docsize',
       'claw_memories_fts_idx',
       'claw_migrations',
+      'claw_relay_events',
+      'claw_relay_interest',
       'claw_reset_state',
       'claw_runs',
       'claw_schedule_jobs',
@@ -60,26 +126,11 @@ describe('openClawDataSource', () => {
       'claw_sessions',
       'claw_turn_skills',
       'claw_usage',
+      'claw_workers',
     ]);
     expect(await dataSource.query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
     expect(await dataSource.query('PRAGMA synchronous')).toEqual([{ synchronous: 2 }]);
     expect(await dataSource.query('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
-  });
-
-  it('builds exactly the schema the entities describe (no synchronize needed)', async () => {
-    const dataSource = await openStore(path.join(tempDir(), 'claw.db'));
-    const pending = await dataSource.driver.createSchemaBuilder().log();
-    expect(pending.upQueries.map((q) => q.query)).toEqual([]);
-  });
-
-  it('is idempotent on reopen: the migration runs once and data stays', async () => {
-    const file = path.join(tempDir(), 'claw.db');
-    const first = await openStore(file);
-    await first.query(`INSERT INTO claw_groups (name, active_session_id, revision, created_at) VALUES ('main', NULL, 0, 1)`);
-    await first.destroy();
-    const second = await openStore(file);
-    expect(await second.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual([{ name: 'ClawInitial1764547200000' }, { name: 'ClawScheduler1764720000000' }, { name: 'ClawAccess1764806400000' }, { name: 'ClawMemories1764892800000' }, { name: 'ClawChildren1764990000000' }, { name: 'ClawChannels1765017600000' }, { name: 'ClawTurnSkills1765180800000' }, { name: 'ClawRuns1765400000000' }]);
-    expect(await second.query('SELECT name FROM claw_groups')).toEqual([{ name: 'main' }]);
   });
 
   it('refuses a file that is not a database, naming it, and leaves it as it was', async () => {
@@ -126,5 +177,58 @@ describe('openClawDataSource', () => {
       if (saved === undefined) delete process.env.XDG_DATA_HOME;
       else process.env.XDG_DATA_HOME = saved;
     }
+  });
+});
+
+describeStores('the claw store, several processes at once', (kind) => {
+  it.runIf(kind === 'postgres')('three workers opening a fresh database at once all succeed and migrate it exactly once', async () => {
+    const location = await emptyLocation(kind);
+    const opened = await Promise.all([openAt(location), openAt(location), openAt(location)]);
+    expect(opened).toHaveLength(3);
+    expect(await opened[0]!.query('SELECT name FROM claw_migrations ORDER BY id')).toEqual(MIGRATIONS.map((name) => ({ name })));
+  });
+});
+
+describe('the claw store location', () => {
+  const url = 'postgres://xdog:s3cret-pw@db.example:6543/claw';
+
+  it('takes a PostgreSQL URL from the variable claw.store.url_env names, and shows it without the password', () => {
+    const location = clawStoreLocation({ type: 'postgres', url_env: 'CLAW_DB' }, { CLAW_DB: url });
+    expect(location).toEqual({ type: 'postgres', url, urlEnv: 'CLAW_DB' });
+    expect(describeClawStore(location)).toBe('postgres://xdog@db.example:6543/claw');
+    expect(describeClawStore({ type: 'postgres', url: 'postgresql://db.example/claw' })).toBe('postgres://db.example:5432/claw');
+  });
+
+  it('refuses a missing, empty or invalid URL with CONFIG_INVALID naming claw.store.url_env and the variable', () => {
+    for (const env of [{}, { CLAW_DB: '' }, { CLAW_DB: 'mysql://u:p@h/db' }, { CLAW_DB: 'postgres://host-without-db' }, { CLAW_DB: 'not a url s3cret-pw' }]) {
+      let error: unknown;
+      try {
+        clawStoreLocation({ type: 'postgres', url_env: 'CLAW_DB' }, env);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(XdogError.is(error) && error.code, JSON.stringify(env)).toBe('CONFIG_INVALID');
+      expect((error as XdogError).message).toContain('claw.store.url_env');
+      expect((error as XdogError).message).toContain('CLAW_DB');
+      expect((error as XdogError).hint).toContain('CLAW_DB=postgres://');
+      expect(`${(error as XdogError).message} ${(error as XdogError).hint}`).not.toContain('s3cret-pw');
+    }
+  });
+
+  it('accepts the postgres form of claw.store in config, and nothing else in it', () => {
+    expect(ClawStoreSchema.parse({ type: 'postgres', url_env: 'XDOG_CLAW_PG_URL' })).toEqual({ type: 'postgres', url_env: 'XDOG_CLAW_PG_URL' });
+    expect(ClawStoreSchema.safeParse({ type: 'postgres', url: url }).success).toBe(false);
+    expect(ClawStoreSchema.safeParse({ type: 'postgres', url_env: 'not a name' }).success).toBe(false);
+  });
+
+  it('an unreachable server is UNAVAILABLE naming the URL without its password, with a hint', async () => {
+    const error = await openClawDataSource({ type: 'postgres', url: 'postgres://xdog:s3cret-pw@127.0.0.1:1/claw', urlEnv: 'CLAW_DB' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(XdogError.is(error) && error.code).toBe('UNAVAILABLE');
+    expect((error as XdogError).message).toContain('postgres://xdog@127.0.0.1:1/claw');
+    expect((error as XdogError).hint).toContain('CLAW_DB');
+    expect(`${(error as XdogError).message} ${(error as XdogError).hint}`).not.toContain('s3cret-pw');
   });
 });

@@ -1,19 +1,19 @@
-/** Memory on a real SQLite claw store: scoping, ranking, hostile queries, limits and the FTS5 index staying in sync. */
-import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+/** Memory on a real claw store (SQLite and PostgreSQL): scoping, ranking, hostile queries, limits and the full-text index staying in sync. */
+import { expect, it } from 'vitest';
 import { XdogError } from '../../../core/index.js';
 import { LIMITS } from '../../../core/limits.js';
-import { DataSource } from 'typeorm';
-import { CLAW_ENTITIES, ClawInitial1764547200000, openClawDataSource } from '../../../entities/index.js';
-import { MemoryStore, SqliteFts5Index } from '../../../plugins/memory/index.js';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { CLAW_ENTITIES, ClawInitial1764547200000, openClawDataSource, type ClawStoreLocation } from '../../../entities/index.js';
+import { MemoryStore, memoryIndexFor } from '../../../plugins/memory/index.js';
 import { openSessionStore } from '../../../plugins/sessions/index.js';
+import { createTestDatabase, describeStores, type StoreKind } from '../../support/stores.js';
 import { tempDir } from '../../support/temp.js';
-import { openTestStore, type TestStore } from '../sessions/helpers.js';
+import { openTestStoreOn, type TestStore } from '../sessions/helpers.js';
 
-async function setup(): Promise<TestStore & { memory: MemoryStore }> {
-  const opened = await openTestStore();
+async function setup(kind: StoreKind): Promise<TestStore & { memory: MemoryStore }> {
+  const opened = await openTestStoreOn(kind);
   for (const group of ['main', 'other']) await opened.store.ensureGroup(group);
-  return { ...opened, memory: new MemoryStore({ store: opened.store, index: new SqliteFts5Index(), clock: opened.clock }) };
+  return { ...opened, memory: new MemoryStore({ store: opened.store, index: memoryIndexFor(opened.dataSource), clock: opened.clock }) };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<XdogError> {
@@ -22,16 +22,45 @@ async function rejection(promise: Promise<unknown>): Promise<XdogError> {
   return error as XdogError;
 }
 
-/** FTS5's own check that the index matches the memories table. */
+/** The index matches the memories table: FTS5's own integrity check; on PostgreSQL one up-to-date row per memory. */
 async function expectIndexInSync(setup: TestStore): Promise<void> {
-  await setup.dataSource.query(`INSERT INTO claw_memories_fts(claw_memories_fts, rank) VALUES ('integrity-check', 1)`);
+  if (setup.location.type === 'sqlite') {
+    await setup.dataSource.query(`INSERT INTO claw_memories_fts(claw_memories_fts, rank) VALUES ('integrity-check', 1)`);
+    return;
+  }
+  const stale = (await setup.dataSource.query(
+    `SELECT m.id, f.memory_id FROM claw_memories m FULL JOIN claw_memories_fts f ON f.memory_id = m.id
+     WHERE m.id IS NULL OR f.memory_id IS NULL OR f.text_doc <> to_tsvector('claw_memory', m.text) OR f.tags_doc <> to_tsvector('claw_memory', m.tags)`,
+  )) as unknown[];
+  expect(stale).toEqual([]);
+}
+
+/** The texts of `group`'s memories matching any of `words`, by the index's relevance alone (no phrase boost). */
+async function byRelevanceAlone(setup: TestStore, words: string[]): Promise<string[]> {
+  const rows = (await (setup.location.type === 'sqlite'
+    ? setup.dataSource.query(
+        `SELECT m.text FROM claw_memories_fts JOIN claw_memories m ON m.id = claw_memories_fts.rowid WHERE claw_memories_fts MATCH ? ORDER BY bm25(claw_memories_fts)`,
+        [words.map((word) => `"${word}"`).join(' OR ')],
+      )
+    : setup.dataSource.query(
+        `SELECT m.text FROM claw_memories_fts f JOIN claw_memories m ON m.id = f.memory_id, to_tsquery('claw_memory', $1) q
+         WHERE f.text_doc @@ q ORDER BY ts_rank_cd(f.text_doc, q) DESC`,
+        [words.join(' | ')],
+      ))) as Array<{ text: string }>;
+  return rows.map((row) => row.text);
+}
+
+/** The DataSource options of `location` with only the first migration, as a store made before memory existed. */
+function beforeMemory(location: ClawStoreLocation): DataSourceOptions {
+  const common = { entities: CLAW_ENTITIES, migrations: [ClawInitial1764547200000], migrationsTableName: 'claw_migrations' };
+  return location.type === 'sqlite' ? { type: 'better-sqlite3', database: location.file, ...common } : { type: 'postgres', url: location.url, ...common };
 }
 
 const texts = (hits: Array<{ text: string }>) => hits.map((hit) => hit.text);
 
-describe('MemoryStore', () => {
+describeStores('MemoryStore', (kind) => {
   it("finds a group's memory by its words, never another group's", async () => {
-    const s = await setup();
+    const s = await setup(kind);
     const { entry } = await s.memory.write('main', { text: 'The staging database is db2.internal', tags: ['DB', 'staging'], source: 'tool', sessionId: 's-1' });
     expect(entry).toMatchObject({ group: 'main', text: 'The staging database is db2.internal', tags: ['db', 'staging'], sessionId: 's-1', source: 'tool' });
     await s.memory.write('other', { text: 'The production database is db9.internal', source: 'user' });
@@ -46,16 +75,13 @@ describe('MemoryStore', () => {
   });
 
   it('ranks an exact phrase match first, even where bm25 alone ranks another memory higher', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     await s.memory.write('main', { text: 'key key key: deploy deploy deploy', source: 'user' });
     await s.memory.write('main', { text: 'The release checklist says the deploy key for production lives in the ops vault next to the backups', source: 'user' });
     await s.memory.write('main', { text: 'An unrelated note about lunch', source: 'user' });
 
     // Without the phrase boost, term frequency puts the repetitive memory first.
-    const byBm25 = (await s.dataSource.query(
-      `SELECT m.text FROM claw_memories_fts JOIN claw_memories m ON m.id = claw_memories_fts.rowid WHERE claw_memories_fts MATCH '"deploy" OR "key"' ORDER BY bm25(claw_memories_fts)`,
-    )) as Array<{ text: string }>;
-    expect(byBm25[0]!.text).toBe('key key key: deploy deploy deploy');
+    expect((await byRelevanceAlone(s, ['deploy', 'key']))[0]).toBe('key key key: deploy deploy deploy');
 
     const hits = await s.memory.search('main', 'deploy key');
     expect(texts(hits)).toEqual(['The release checklist says the deploy key for production lives in the ops vault next to the backups', 'key key key: deploy deploy deploy']);
@@ -63,7 +89,7 @@ describe('MemoryStore', () => {
   });
 
   it('reads a hostile query as plain words: no FTS5 syntax, no SQL, no error', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     await s.memory.write('main', { text: 'Rotate the vault token every 30 days', tags: ['secrets'], source: 'user' });
     await s.memory.write('other', { text: 'other group vault', source: 'user' });
     for (const query of ['vault" OR "', 'tags:secrets', 'vault*', 'NEAR(vault token)', '^vault', "vault'); DROP TABLE claw_memories; --", '{text tags}: vault', 'vault AND NOT token']) {
@@ -78,7 +104,7 @@ describe('MemoryStore', () => {
   });
 
   it('bounds results: a default, a maximum, and an explicit limit', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     for (let i = 0; i < 30; i++) await s.memory.write('main', { text: `note ${i} about builds`, source: 'user' });
     expect(await s.memory.search('main', 'builds')).toHaveLength(8);
     expect(await s.memory.search('main', 'builds', 3)).toHaveLength(3);
@@ -89,7 +115,7 @@ describe('MemoryStore', () => {
   });
 
   it('refuses bad input whole, writing nothing', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     const long = await rejection(s.memory.write('main', { text: 'x'.repeat(LIMITS.memoryEntryChars + 1), source: 'tool' }));
     expect(long.code).toBe('LIMIT_EXCEEDED');
     expect(long.message).toContain(String(LIMITS.memoryEntryChars));
@@ -103,7 +129,7 @@ describe('MemoryStore', () => {
   });
 
   it('keeps one copy of the same text per group', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     const first = await s.memory.write('main', { text: 'Use pnpm, not npm', source: 'tool' });
     const again = await s.memory.write('main', { text: '  Use pnpm, not npm\n', source: 'tool' });
     expect(again).toEqual({ entry: first.entry, duplicate: true });
@@ -112,10 +138,14 @@ describe('MemoryStore', () => {
   });
 
   it('refuses a write past the per-group cap with a hint, and takes one again after a forget', async () => {
-    const s = await setup();
-    await s.dataSource.transaction(async (manager) => {
-      for (let i = 0; i < LIMITS.memoryEntriesPerGroup; i++) {
-        await manager.query(`INSERT INTO claw_memories (group_name, text, tags, session_id, source, created_at) VALUES ('main', ?, '', NULL, 'user', 1)`, [`fact ${i}`]);
+    const s = await setup(kind);
+    // Filled in statements of many rows: one round trip per row is slow on PostgreSQL.
+    const ROWS_PER_INSERT = 100;
+    await s.store.withTransaction(async (sql) => {
+      for (let first = 0; first < LIMITS.memoryEntriesPerGroup; first += ROWS_PER_INSERT) {
+        const ids = Array.from({ length: Math.min(ROWS_PER_INSERT, LIMITS.memoryEntriesPerGroup - first) }, (_, i) => first + i);
+        const values = ids.map((id) => `('main', :text${id}, '', NULL, 'user', 1)`).join(', ');
+        await sql.run(`INSERT INTO claw_memories (group_name, text, tags, session_id, source, created_at) VALUES ${values}`, Object.fromEntries(ids.map((id) => [`text${id}`, `fact ${id}`])));
       }
     });
     const full = await rejection(s.memory.write('main', { text: 'one more fact', source: 'tool' }));
@@ -132,7 +162,7 @@ describe('MemoryStore', () => {
   });
 
   it("forgets only the group's own memory, and search no longer finds it", async () => {
-    const s = await setup();
+    const s = await setup(kind);
     const mine = (await s.memory.write('main', { text: 'The printer is on floor 3', source: 'user' })).entry;
     const theirs = (await s.memory.write('other', { text: 'The printer is on floor 5', source: 'user' })).entry;
     const refused = await rejection(s.memory.forget('main', theirs.id));
@@ -143,11 +173,13 @@ describe('MemoryStore', () => {
     expect(await s.memory.forget('main', mine.id)).toEqual(mine);
     expect(await s.memory.search('main', 'printer')).toEqual([]);
     expect((await rejection(s.memory.forget('main', mine.id))).code).toBe('NOT_FOUND');
+    // An id past the 32-bit range names no memory on either store (PostgreSQL would refuse the value).
+    expect((await rejection(s.memory.forget('main', 2 ** 31))).code).toBe('INVALID_ARGUMENT');
     await expectIndexInSync(s);
   });
 
   it('a transaction that fails after inserting leaves neither the memory nor its index entry', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     await s.memory.write('main', { text: 'kept before the failure', source: 'user' });
     const failed = s.store.withTransaction(async (sql) => {
       await sql.run(`INSERT INTO claw_memories (group_name, text, tags, session_id, source, created_at) VALUES ('main', 'rolled back text', '', NULL, 'user', 1)`);
@@ -160,7 +192,7 @@ describe('MemoryStore', () => {
   });
 
   it('lists newest first in pages', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     for (let i = 1; i <= 5; i++) await s.memory.write('main', { text: `fact ${i}`, source: 'user' });
     await s.memory.write('other', { text: 'elsewhere', source: 'user' });
     const first = await s.memory.list('main', { limit: 2 });
@@ -172,13 +204,13 @@ describe('MemoryStore', () => {
     expect((await rejection(s.memory.list('main', { limit: LIMITS.memoryListPage + 1 }))).code).toBe('LIMIT_EXCEEDED');
   });
 
-  it('keeps memories across a reopen of the store file', async () => {
-    const s = await setup();
+  it('keeps memories across a reopen of the store', async () => {
+    const s = await setup(kind);
     await s.memory.write('main', { text: 'The on-call rota is in the wiki', source: 'tool' });
     await s.dataSource.destroy();
-    const dataSource = await openClawDataSource({ type: 'sqlite', file: s.file });
+    const dataSource = await openClawDataSource(s.location);
     try {
-      const memory = new MemoryStore({ store: openSessionStore(dataSource), index: new SqliteFts5Index(), clock: s.clock });
+      const memory = new MemoryStore({ store: openSessionStore(dataSource), index: memoryIndexFor(dataSource), clock: s.clock });
       expect(texts(await memory.search('main', 'on-call rota'))).toEqual(['The on-call rota is in the wiki']);
     } finally {
       await dataSource.destroy();
@@ -186,25 +218,27 @@ describe('MemoryStore', () => {
   });
 
   it('comes to a store made before memory existed, which keeps its data', async () => {
-    const file = path.join(tempDir(), 'claw.db');
-    const old = new DataSource({ type: 'better-sqlite3', database: file, entities: CLAW_ENTITIES, migrations: [ClawInitial1764547200000], migrationsTableName: 'claw_migrations' });
+    const database = kind === 'postgres' ? await createTestDatabase() : undefined;
+    const location: ClawStoreLocation = database ? { type: 'postgres', url: database.url } : { type: 'sqlite', file: `${tempDir()}/claw.db` };
+    const old = new DataSource(beforeMemory(location));
     await old.initialize();
     await old.runMigrations();
     await openSessionStore(old).ensureGroup('main');
     await old.destroy();
 
-    const dataSource = await openClawDataSource({ type: 'sqlite', file });
+    const dataSource = await openClawDataSource(location);
     try {
-      const memory = new MemoryStore({ store: openSessionStore(dataSource), index: new SqliteFts5Index(), clock: { now: () => 1 } });
+      const memory = new MemoryStore({ store: openSessionStore(dataSource), index: memoryIndexFor(dataSource), clock: { now: () => 1 } });
       await memory.write('main', { text: 'written after the upgrade', source: 'user' });
       expect(texts(await memory.search('main', 'upgrade'))).toEqual(['written after the upgrade']);
     } finally {
       await dataSource.destroy();
+      await database?.drop();
     }
   });
 
   it('runs beside the session store on its one connection without nesting transactions', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     // Interleaved: session-store writes and memory writes started together.
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>

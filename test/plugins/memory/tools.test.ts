@@ -1,12 +1,13 @@
 /** The memory tools and the plugin's wiring: which kernels offer them, and what they answer. */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ContainerModule, ToolContribution, createKernel, type AgentTool, type AgentToolResult } from '../../../core/index.js';
 import { ClawGroupToken, GatewayServiceContribution, type ClawGroupContext } from '../../../plugins/claw-gateway/index.js';
 import memoryPlugin, { createMemoryTools } from '../../../plugins/memory/index.js';
-import { openTestStore } from '../sessions/helpers.js';
+import { describeStores, type StoreKind } from '../../support/stores.js';
+import { openTestStoreOn } from '../sessions/helpers.js';
 
-async function groupContext(name: string): Promise<ClawGroupContext> {
-  const { store, dataSource, clock } = await openTestStore();
+async function groupContext(kind: StoreKind, name: string): Promise<ClawGroupContext> {
+  const { store, dataSource, clock } = await openTestStoreOn(kind);
   await store.ensureGroup(name);
   return { name, workspace: '/tmp', store, dataSource, clock };
 }
@@ -18,7 +19,7 @@ function call(tools: AgentTool[], name: string, args: unknown, toolCtx: Record<s
 
 const textOf = (result: AgentToolResult) => result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 
-describe('memory tools', () => {
+describeStores('memory tools', (kind) => {
   it('outside a claw group, every tool answers a tool error saying memory needs one', async () => {
     const tools = createMemoryTools(() => undefined);
     expect(tools.map((tool) => tool.name)).toEqual(['memory_write', 'memory_search', 'memory_forget']);
@@ -30,7 +31,7 @@ describe('memory tools', () => {
   });
 
   it('writes with the session from the tool context, searches and forgets in its group', async () => {
-    const context = await groupContext('main');
+    const context = await groupContext(kind, 'main');
     const tools = createMemoryTools(() => context);
     const written = await call(tools, 'memory_write', { text: 'Builds run on node 20', tags: ['ci'] }, { claw_session_id: 'session-a' });
     expect(written.isError).toBeUndefined();
@@ -46,7 +47,7 @@ describe('memory tools', () => {
   });
 
   it('answers limits and unknown ids as error results the model can act on', async () => {
-    const context = await groupContext('main');
+    const context = await groupContext(kind, 'main');
     const tools = createMemoryTools(() => context);
     const big = await call(tools, 'memory_write', { text: 'x'.repeat(5000) });
     expect(big.isError).toBe(true);
@@ -57,13 +58,13 @@ describe('memory tools', () => {
   });
 });
 
-describe('memory plugin', () => {
+describeStores('memory plugin', (kind) => {
   it('offers its tools only in a kernel that serves a claw group, and its service everywhere', async () => {
     const plain = await createKernel({ plugins: [memoryPlugin] });
     expect(plain.getAll(ToolContribution).map((tool) => tool.name)).toEqual([]);
     expect(plain.getAll(GatewayServiceContribution).map((service) => service.name)).toEqual(['memory']);
 
-    const context = await groupContext('main');
+    const context = await groupContext(kind, 'main');
     const grouped = await createKernel({ plugins: [memoryPlugin], overrides: [new ContainerModule(({ bind }) => void bind(ClawGroupToken).toConstantValue(context))] });
     const tools = grouped.getAll(ToolContribution);
     expect(tools.map((tool) => tool.name)).toEqual(['memory_write', 'memory_search', 'memory_forget']);

@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LIMITS } from '../../../core/index.js';
-import { failure, msg, openTestStore, sessionWith, user } from './helpers.js';
+import { failure, msg, openTestStoreOn, sessionWith, user } from './helpers.js';
+import { describeStores } from '../../support/stores.js';
 
-describe('session catalog', () => {
+describeStores('session catalog', (kind) => {
   it('sets, keeps and clears names within the byte limit; 257 bytes are refused and the old name stays', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, []);
     const max = 'é'.repeat(LIMITS.clawSessionNameBytes / 2);
     expect((await store.setName(id, max)).name).toBe(max);
@@ -16,7 +17,7 @@ describe('session catalog', () => {
   });
 
   it('refuses control, line-separator and bidi characters, and empty names', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, []);
     for (const [name, code] of [
       ['evil\u202Egnp.exe', 'U+202E'],
@@ -40,7 +41,7 @@ describe('session catalog', () => {
   });
 
   it('searches literally and case-insensitively, names before summaries, archived only when asked', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     await store.ensureGroup('main');
     const bySummary = await store.createSession('main', { model: 'm' });
     await store.append(bySummary.id, [msg(user('Fix the Deploy script please'))]);
@@ -62,7 +63,7 @@ describe('session catalog', () => {
   });
 
   it('lists newest first, pages, and archives: an archived active session leaves the group without one; activate un-archives', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const first = await sessionWith(store, [msg(user('a'))]);
     const second = await store.createSession('main', { model: 'm' });
     expect((await store.listSessions('main')).map((s) => s.id)).toEqual([second.id, first]);
@@ -81,7 +82,7 @@ describe('session catalog', () => {
   });
 
   it('knows groups by name and refuses invalid ones', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     await store.ensureGroup('b');
     await store.ensureGroup('a');
     await store.ensureGroup('a');

@@ -1,34 +1,72 @@
-/** A real SQLite claw store in a temp directory, and message builders for session-store tests. */
+/** A real claw store (a SQLite file in a temp directory, or a fresh PostgreSQL database) and message builders for session-store tests. */
 import path from 'node:path';
 import { afterEach, expect } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { XdogError, type AssistantMessage, type Message, type ToolResultMessage, type UserMessage } from '../../../core/index.js';
-import { openClawDataSource } from '../../../entities/index.js';
+import { openClawDataSource, type ClawStoreLocation } from '../../../entities/index.js';
 import { openSessionStore, type EntryInput, type SessionStore } from '../../../plugins/sessions/index.js';
+import { openTestDataSource, type StoreKind } from '../../support/stores.js';
 import { tempDir } from '../../support/temp.js';
 
-const opened: DataSource[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const dataSource of opened.splice(0)) if (dataSource.isInitialized) await dataSource.destroy();
+  // Newest first: a second DataSource on a database closes before the database is dropped.
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 export interface TestStore {
   store: SessionStore;
   dataSource: DataSource;
+  location: ClawStoreLocation;
+  /** The SQLite file ('' on PostgreSQL). */
   file: string;
   clock: { now(): number; time: number };
+  /** Another store (its own DataSource) on the same database, closed after the test. */
+  reopen(): Promise<TestStore>;
 }
 
-export async function openTestStore(file = path.join(tempDir(), 'claw', 'claw.db')): Promise<TestStore> {
-  const dataSource = await openClawDataSource({ type: 'sqlite', file });
-  opened.push(dataSource);
-  const clock = {
+function testClock(): TestStore['clock'] {
+  return {
     time: 1_000,
     now() {
       return ++this.time;
     },
   };
-  return { store: openSessionStore(dataSource, { clock }), dataSource, file, clock };
+}
+
+async function storeOn(dataSource: DataSource, location: ClawStoreLocation): Promise<TestStore> {
+  const clock = testClock();
+  return {
+    store: openSessionStore(dataSource, { clock }),
+    dataSource,
+    location,
+    file: location.type === 'sqlite' ? location.file : '',
+    clock,
+    reopen: async () => {
+      const again = await openClawDataSource(location);
+      cleanups.push(async () => {
+        if (again.isInitialized) await again.destroy();
+      });
+      return storeOn(again, location);
+    },
+  };
+}
+
+/** A fresh store of `kind` (a new SQLite file or a new PostgreSQL database), closed and dropped after the test. */
+export async function openTestStoreOn(kind: StoreKind): Promise<TestStore> {
+  const opened = await openTestDataSource(kind);
+  cleanups.push(opened.close);
+  return storeOn(opened.dataSource, opened.location);
+}
+
+/** A SQLite store on `file` (default: a new file in a temp directory). */
+export async function openTestStore(file = path.join(tempDir(), 'claw', 'claw.db')): Promise<TestStore> {
+  const location: ClawStoreLocation = { type: 'sqlite', file };
+  const dataSource = await openClawDataSource(location);
+  cleanups.push(async () => {
+    if (dataSource.isInitialized) await dataSource.destroy();
+  });
+  return storeOn(dataSource, location);
 }
 
 export function user(text: string): UserMessage {

@@ -1,14 +1,15 @@
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LIMITS } from '../../../core/index.js';
-import { failure, openTestStore, sessionWith } from './helpers.js';
+import { failure, openTestStoreOn, sessionWith } from './helpers.js';
+import { describeStores } from '../../support/stores.js';
 
 const usage = (input: number, output: number, cacheRead = 0) => ({ input, output, cacheRead, cacheWrite: 0 });
 
-describe('usage ledger', () => {
+describeStores('usage ledger', (kind) => {
   it('sums calls per model with filters; cost stays null when no call of that model had a price', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, []);
     await store.ensureGroup('other');
     await store.recordUsage({ group: 'main', sessionId: id, model: 'openai/a', usage: usage(100, 10, 5), cost: 0.5, durationMs: 1000, at: 10 });
@@ -30,9 +31,9 @@ describe('usage ledger', () => {
   });
 });
 
-describe('input keys', () => {
+describeStores('input keys', (kind) => {
   it('records a key once per group: a repeat is reported, another group has its own keys', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, []);
     await store.ensureGroup('other');
     const otherSession = await store.createSession('other', { model: 'm' });
@@ -44,7 +45,7 @@ describe('input keys', () => {
   });
 });
 
-describe('group leases', () => {
+describeStores('group leases', (kind) => {
   const host = os.hostname();
   const owner = (ownerId: string, pid = process.pid, where = host) => ({ ownerId, pid, host: where, info: `socket of ${ownerId}` });
 
@@ -54,7 +55,7 @@ describe('group leases', () => {
   }
 
   it('takes a free lease, renews it, and refuses another live owner naming the holder', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     await store.ensureGroup('main');
     const first = await store.acquireLease('main', owner('gw-1'), 1_000);
     expect(first).toMatchObject({ group: 'main', ownerId: 'gw-1', pid: process.pid, expiresAt: 1_000 + LIMITS.clawLeaseSeconds * 1000 });
@@ -71,14 +72,14 @@ describe('group leases', () => {
   });
 
   it('takes over a lease whose holder on this host is a dead process', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     await store.ensureGroup('main');
     await store.acquireLease('main', owner('crashed', deadPid()), 1_000);
     expect((await store.acquireLease('main', owner('gw-2'), 2_000)).ownerId).toBe('gw-2');
   });
 
   it('takes over an expired lease', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     await store.ensureGroup('main');
     await store.acquireLease('main', owner('remote', 1, 'elsewhere.example'), 1_000);
     const expiry = 1_000 + LIMITS.clawLeaseSeconds * 1000;

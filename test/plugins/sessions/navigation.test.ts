@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 
-import { failure, assistant, msg, openTestStore, sessionWith, texts, toolResult, user } from './helpers.js';
+import { failure, assistant, msg, openTestStoreOn, sessionWith, texts, toolResult, user } from './helpers.js';
+import { describeStores } from '../../support/stores.js';
 
 /** u1 a1 u2 a2(call c1) r(c1) a3 u3 a4 — messages 1..8; checkpoint 4 splits c1 from its result. */
 const conversation = [
@@ -14,9 +15,9 @@ const conversation = [
   msg(assistant('third')),
 ];
 
-describe('session store navigation', () => {
+describeStores('session store navigation', (kind) => {
   it('appends under the leaf and builds the context root → leaf with entry ids, counting messages and titling the session', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, conversation.slice(0, 2));
     const appended = await store.append(id, [{ kind: 'model_change', payload: { model: 'faux/other' } }, msg(user('two'))]);
     expect(appended.map((e) => e.kind)).toEqual(['model_change', 'message']);
@@ -31,7 +32,7 @@ describe('session store navigation', () => {
   });
 
   it('compact: writes the recovery label and the compaction beside it; branching to the label restores the full path', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, conversation);
     const before = await store.context(id);
     const leaf = before.session.leafEntryId;
@@ -55,7 +56,7 @@ describe('session store navigation', () => {
   });
 
   it('applies the latest compaction: its summary first, then the kept messages from firstKeptEntryId, then later ones', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, conversation.slice(0, 4));
     const path = await store.path(id);
     await store.append(id, [{ kind: 'compaction', payload: { summary: 'old stuff', firstKeptEntryId: null } }, msg(toolResult('c1', 'ls', 'files'))]);
@@ -73,7 +74,7 @@ describe('session store navigation', () => {
   });
 
   it('keeps from a first kept entry that is not a message, and ignores entries of abandoned branches after a compaction', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, [msg(user('one')), msg(assistant('first'))]);
     const [change] = await store.append(id, [{ kind: 'model_change', payload: { model: 'faux/b' } }, msg(user('two')), msg(assistant('second'))]);
     await store.append(id, [{ kind: 'compaction', payload: { summary: 'S', firstKeptEntryId: change!.id } }, msg(user('three'))]);
@@ -93,7 +94,7 @@ describe('session store navigation', () => {
   });
 
   it('carries a branch summary into the context of the branch it was written on', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, conversation.slice(0, 3));
     const [first] = await store.path(id);
     await store.branch(id, first!.id);
@@ -102,7 +103,7 @@ describe('session store navigation', () => {
   });
 
   it('creates, activates and resumes sessions only against the expected active session (STALE otherwise)', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const first = await sessionWith(store, []);
     let group = await store.getGroup('main');
     expect(group).toMatchObject({ activeSessionId: first, revision: 1 });
@@ -121,7 +122,7 @@ describe('session store navigation', () => {
   });
 
   it('lists checkpoints 1-based with the ones inside a tool batch marked invalid', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, conversation);
     const checkpoints = await store.checkpoints(id);
     expect(checkpoints.map((c) => [c.index, c.role, c.valid])).toEqual([
@@ -138,7 +139,7 @@ describe('session store navigation', () => {
   });
 
   it('forks at a 1-based checkpoint: the first N messages, parent and fork point recorded, state copied, activated', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, conversation);
     await store.updateState(id, { skills: ['review'], plan: { step: 1 } });
     const path = await store.path(id);
@@ -153,7 +154,7 @@ describe('session store navigation', () => {
   });
 
   it('refuses to fork, goto or branch inside a tool batch, naming the index or entry and why', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, conversation);
     const before = await store.getSession(id);
     const fork = await failure(store.fork(id, 4));
@@ -171,7 +172,7 @@ describe('session store navigation', () => {
   });
 
   it('goto moves the leaf back, keeping later entries in the tree; the next append starts a branch', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, conversation);
     const moved = await store.goto(id, 2);
     expect(moved.messageCount).toBe(2);
@@ -196,7 +197,7 @@ describe('session store navigation', () => {
   });
 
   it('branch refuses an entry of another session and an unknown entry', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, conversation.slice(0, 2));
     const other = await store.createSession('main', { model: 'faux/test' });
     const [entry] = await store.append(other.id, [msg(user('elsewhere'))]);
@@ -205,7 +206,7 @@ describe('session store navigation', () => {
   });
 
   it('closes interrupted tool calls with explicit error results, in call order, so the context pairs every call', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, [
       msg(user('go')),
       msg(assistant('', [{ id: 'a', name: 'bash' }, { id: 'b', name: 'read' }, { id: 'c', name: 'write' }])),
@@ -222,7 +223,7 @@ describe('session store navigation', () => {
   });
 
   it('updates state in one step with the model and thinking changes recorded as entries', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, [msg(user('hi'))]);
     const state = await store.updateState(id, { model: 'faux/big', thinking: 'high' });
     expect(state).toMatchObject({ model: 'faux/big', thinking: 'high' });
@@ -233,7 +234,7 @@ describe('session store navigation', () => {
   });
 
   it('refuses malformed entries before writing anything', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, [msg(user('hi'))]);
     const bad = await failure(store.append(id, [msg(user('ok')), { kind: 'message', payload: { message: { role: 'robot' } } } as never]));
     expect(bad.message).toMatch(/entry 2 \(message\)/);

@@ -5,11 +5,13 @@
  * operation were written), so it strikes mid-transaction.
  */
 import { createRequire } from 'node:module';
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { XdogError } from '../../../core/index.js';
-import type { SessionStore } from '../../../plugins/sessions/index.js';
-import { assistant, msg, openTestStore, sessionWith, user } from './helpers.js';
+import { describeClawStore } from '../../../entities/index.js';
+import { describeStores, type StoreKind } from '../../support/stores.js';
+import { assistant, msg, openTestStoreOn, sessionWith, user, type TestStore } from './helpers.js';
 
 async function snapshot(dataSource: DataSource): Promise<unknown> {
   const tables = ['claw_groups', 'claw_sessions', 'claw_entries', 'claw_session_state', 'claw_usage', 'claw_input_keys', 'claw_group_leases'];
@@ -18,8 +20,36 @@ async function snapshot(dataSource: DataSource): Promise<unknown> {
   return result;
 }
 
-async function expectUnchanged(dataSource: DataSource, store: SessionStore, operation: () => Promise<unknown>, trigger: string): Promise<void> {
-  await dataSource.query(trigger);
+/** A trigger that aborts the statements `event` names on `table` (when `condition` holds), in the store's own dialect. */
+interface InjectedFailure {
+  table: string;
+  /** e.g. `INSERT`, `UPDATE OF active_session_id`. */
+  event: string;
+  /** A condition on NEW, the same text in both dialects. */
+  condition?: string;
+}
+
+function injectSql(kind: StoreKind, failure: InjectedFailure): { create: string[]; drop: string[] } {
+  if (kind === 'sqlite') {
+    const when = failure.condition ? `WHEN ${failure.condition}` : '';
+    return {
+      create: [`CREATE TRIGGER injected_failure BEFORE ${failure.event} ON ${failure.table} ${when} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`],
+      drop: ['DROP TRIGGER injected_failure'],
+    };
+  }
+  const when = failure.condition ? `WHEN (${failure.condition})` : '';
+  return {
+    create: [
+      `CREATE OR REPLACE FUNCTION injected_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`,
+      `CREATE TRIGGER injected_failure BEFORE ${failure.event} ON ${failure.table} FOR EACH ROW ${when} EXECUTE FUNCTION injected_failure()`,
+    ],
+    drop: [`DROP TRIGGER injected_failure ON ${failure.table}`],
+  };
+}
+
+async function expectUnchanged(kind: StoreKind, { dataSource, store }: TestStore, operation: () => Promise<unknown>, failure: InjectedFailure): Promise<void> {
+  const { create, drop } = injectSql(kind, failure);
+  for (const statement of create) await dataSource.query(statement);
   const before = await snapshot(dataSource);
   const error = await operation().then(
     () => undefined,
@@ -28,42 +58,42 @@ async function expectUnchanged(dataSource: DataSource, store: SessionStore, oper
   expect(error, 'the injected failure must surface').toBeDefined();
   expect(XdogError.is(error) ? error.message : String(error)).toMatch(/injected/);
   expect(await snapshot(dataSource)).toEqual(before);
-  await dataSource.query('DROP TRIGGER injected_failure');
+  for (const statement of drop) await dataSource.query(statement);
   // the store still works afterwards
   expect((await store.listGroups()).length).toBeGreaterThan(0);
 }
 
-const failOnEntry = (marker: string) => `
-  CREATE TRIGGER injected_failure BEFORE INSERT ON claw_entries
-  WHEN NEW.payload LIKE '%${marker}%' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`;
+const failOnEntry = (marker: string): InjectedFailure => ({ table: 'claw_entries', event: 'INSERT', condition: `NEW.payload LIKE '%${marker}%'` });
 
-describe('session store transactions', () => {
+describeStores('session store transactions', (kind) => {
   it('append: the third of three entries fails, none of them stays and the leaf does not move', async () => {
-    const { store, dataSource } = await openTestStore();
+    const opened = await openTestStoreOn(kind);
+    const { store } = opened;
     const id = await sessionWith(store, [msg(user('start'))]);
-    await expectUnchanged(dataSource, store, () => store.append(id, [msg(user('one')), msg(assistant('two')), msg(user('boom-3'))]), failOnEntry('boom-3'));
+    await expectUnchanged(kind, opened, () => store.append(id, [msg(user('one')), msg(assistant('two')), msg(user('boom-3'))]), failOnEntry('boom-3'));
     expect((await store.context(id)).messages.length).toBe(1);
   });
 
   it('fork: copying fails midway through the path, no session, state or entry of the fork stays and the active session is unchanged', async () => {
-    const { store, dataSource } = await openTestStore();
+    const opened = await openTestStoreOn(kind);
+    const { store } = opened;
     const id = await sessionWith(store, [msg(user('a')), msg(assistant('b')), msg(user('copy-me')), msg(assistant('d'))]);
     await expectUnchanged(
-      dataSource,
-      store,
+      kind,
+      opened,
       () => store.fork(id, 4, { expectedActiveSessionId: id }),
-      `CREATE TRIGGER injected_failure BEFORE INSERT ON claw_entries
-       WHEN NEW.session_id <> '${id}' AND NEW.payload LIKE '%copy-me%' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+      { table: 'claw_entries', event: 'INSERT', condition: `NEW.session_id <> '${id}' AND NEW.payload LIKE '%copy-me%'` },
     );
   });
 
   it('compaction: the compaction entry fails after the recovery label was written, neither stays and the leaf does not move', async () => {
-    const { store, dataSource } = await openTestStore();
+    const opened = await openTestStoreOn(kind);
+    const { store } = opened;
     const id = await sessionWith(store, [msg(user('a')), msg(assistant('b')), msg(user('c')), msg(assistant('d'))]);
     const context = await store.context(id);
     await expectUnchanged(
-      dataSource,
-      store,
+      kind,
+      opened,
       () => store.compact(id, { summary: 'boom-summary', firstKeptEntryId: context.entryIds[2]!, tokensBefore: 10, tokensAfter: 5, expectedLeafEntryId: context.session.leafEntryId }),
       failOnEntry('boom-summary'),
     );
@@ -71,31 +101,34 @@ describe('session store transactions', () => {
   });
 
   it('state change: the model_change entry fails, the state keeps its old model', async () => {
-    const { store, dataSource } = await openTestStore();
+    const opened = await openTestStoreOn(kind);
+    const { store } = opened;
     const id = await sessionWith(store, [msg(user('a'))]);
-    await expectUnchanged(dataSource, store, () => store.updateState(id, { model: 'faux/new', skills: ['x'] }), failOnEntry('faux/new'));
+    await expectUnchanged(kind, opened, () => store.updateState(id, { model: 'faux/new', skills: ['x'] }), failOnEntry('faux/new'));
     expect((await store.getState(id)).model).toBe('faux/test');
   });
 
   it('closing interrupted calls: the second result fails, the first is not kept alone', async () => {
-    const { store, dataSource } = await openTestStore();
+    const opened = await openTestStoreOn(kind);
+    const { store } = opened;
     const id = await sessionWith(store, [msg(user('go')), msg(assistant('', [{ id: 'first', name: 'bash' }, { id: 'second', name: 'bash' }]))]);
-    await expectUnchanged(dataSource, store, () => store.closeInterruptedToolCalls(id), failOnEntry('"toolCallId":"second"'));
+    await expectUnchanged(kind, opened, () => store.closeInterruptedToolCalls(id), failOnEntry('"toolCallId":"second"'));
   });
 
   it('archive: clearing the active session fails, the session is not left archived', async () => {
-    const { store, dataSource } = await openTestStore();
+    const opened = await openTestStoreOn(kind);
+    const { store } = opened;
     const id = await sessionWith(store, [msg(user('a')), msg(assistant('b'))]);
     await expectUnchanged(
-      dataSource,
-      store,
+      kind,
+      opened,
       () => store.archive(id),
-      `CREATE TRIGGER injected_failure BEFORE UPDATE OF active_session_id ON claw_groups BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+      { table: 'claw_groups', event: 'UPDATE OF active_session_id' },
     );
   });
 
   it('serializes concurrent operations: interleaved appends never nest or lose entries', async () => {
-    const { store } = await openTestStore();
+    const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, []);
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(id, [msg(user(`u${i}`)), msg(assistant(`a${i}`))])));
     const path = await store.path(id);
@@ -105,25 +138,59 @@ describe('session store transactions', () => {
     path.forEach((entry, i) => expect(entry.parentId).toBe(i === 0 ? null : path[i - 1]!.id));
   });
 
-  it('a write lock held by another process is BUSY after the busy timeout, naming the store; nothing is half-written', async () => {
-    const { store, file } = await openTestStore();
+  // PostgreSQL only: SQLite serves one gateway process (its lockfile), and two better-sqlite3
+  // connections in one process block each other's event loop while one waits for the lock.
+  it.runIf(kind === 'postgres')('two stores on one database appending to one session at once: every entry is kept, in one chain, on both', async () => {
+    const first = await openTestStoreOn(kind);
+    const second = await first.reopen();
+    const id = await sessionWith(first.store, []);
+    const appends = (test: TestStore, name: string) => Array.from({ length: 50 }, (_, i) => test.store.append(id, [msg(user(`${name}${i}`))]));
+    await Promise.all([...appends(first, 'first'), ...appends(second, 'second')]);
+    for (const test of [first, second]) {
+      const path = await test.store.path(id);
+      expect(path.length).toBe(100);
+      path.forEach((entry, i) => expect(entry.parentId).toBe(i === 0 ? null : path[i - 1]!.id));
+      expect((await test.store.getSession(id)).messageCount).toBe(100);
+    }
+  });
+
+  it('a write lock held by another process is BUSY after the lock timeout, naming the store; nothing is half-written', async () => {
+    const { store, location } = await openTestStoreOn(kind);
     const id = await sessionWith(store, [msg(user('a'))]);
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
-    const other = new Database(file);
-    other.exec('BEGIN IMMEDIATE');
+    const release = await holdWriteLock(location, id);
     try {
       const error = await store.append(id, [msg(user('b'))]).then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(XdogError.is(error) && error.code).toBe('BUSY');
-      expect((error as Error).message).toContain(file);
+      expect((error as Error).message).toContain(describeClawStore(location));
     } finally {
-      other.exec('ROLLBACK');
-      other.close();
+      await release();
     }
     expect((await store.context(id)).messages.length).toBe(1);
     await store.append(id, [msg(user('b'))]);
     expect((await store.context(id)).messages.length).toBe(2);
   });
 });
+
+/** Another process's write lock: SQLite's database lock, or a PostgreSQL row lock on the session. Resolves to its release. */
+async function holdWriteLock(location: TestStore['location'], sessionId: string): Promise<() => Promise<void>> {
+  if (location.type === 'sqlite') {
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
+    const other = new Database(location.file);
+    other.exec('BEGIN IMMEDIATE');
+    return async () => {
+      other.exec('ROLLBACK');
+      other.close();
+    };
+  }
+  const other = new pg.Client({ connectionString: location.url });
+  await other.connect();
+  await other.query('BEGIN');
+  await other.query('UPDATE claw_sessions SET updated_at = updated_at WHERE id = $1', [sessionId]);
+  return async () => {
+    await other.query('ROLLBACK');
+    await other.end();
+  };
+}
