@@ -76,6 +76,8 @@ class ListenWakeups implements Wakeups {
   readonly #listeners = new Map<WakeupChannel, Array<() => void>>();
   readonly #timers: NodeJS.Timeout[] = [];
   #closed = false;
+  /** One query at a time on the connection (pg deprecates overlapping ones). */
+  #tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly client: PgClient,
@@ -95,7 +97,7 @@ class ListenWakeups implements Wakeups {
     if (list) list.push(run);
     else {
       this.#listeners.set(channel, [run]);
-      void this.client.query(`LISTEN ${channel}`).catch((error: unknown) => this.log(`LISTEN ${channel} failed: ${describeError(error)}`));
+      void this.#query(`LISTEN ${channel}`).catch((error: unknown) => this.log(`LISTEN ${channel} failed: ${describeError(error)}`));
     }
     const timer = setInterval(run, PG_SAFETY_CHECK_MS);
     timer.unref();
@@ -103,7 +105,13 @@ class ListenWakeups implements Wakeups {
   }
 
   async notify(channel: WakeupChannel): Promise<void> {
-    await this.client.query('SELECT pg_notify($1, $2)', [channel, '']);
+    await this.#query('SELECT pg_notify($1, $2)', [channel, '']);
+  }
+
+  #query(text: string, values?: unknown[]): Promise<unknown> {
+    const result = this.#tail.then(() => this.client.query(text, values));
+    this.#tail = result.catch(() => undefined);
+    return result;
   }
 
   async close(): Promise<void> {

@@ -125,6 +125,7 @@ describeStores('claw gateway workers', (kind) => {
     } finally {
       for (const worker of workers) await worker.client.close().catch(() => undefined);
       for (const worker of workers) await worker.process.stop();
+      if (process.env.XDOG_DEBUG_WORKERS) for (const worker of workers) console.log(worker.name, worker.process.log());
     }
   }, 180_000);
 
@@ -140,7 +141,10 @@ describeStores('claw gateway workers', (kind) => {
       const ends = collect(w1.client, 'run.end');
       await w1.client.call('subscribe', { group: victim });
       const slow = await w1.client.call('prompt', { group: victim, text: 'slow 30', idempotencyKey: randomUUID() });
-      await until(() => events.some((event) => event.inputId === slow.inputId && event.event.type === 'tool_start'), 'the slow tool to start on w2');
+      await until(() => events.some((event) => event.inputId === slow.inputId && event.event.type === 'tool_start'), 'the slow tool to start on w2').catch(async (error) => {
+        console.log('DEBUG', slow, JSON.stringify(events), w2!.process.log());
+        throw error;
+      });
       await w2.process.kill9();
       await w2.client.close().catch(() => undefined);
 
@@ -161,6 +165,7 @@ describeStores('claw gateway workers', (kind) => {
       await w1.client.close().catch(() => undefined);
       await w1.process.stop();
       await w2?.process.kill9();
+      if (process.env.XDOG_DEBUG_WORKERS) console.log('w1', w1.process.log(), 'w2', w2?.process.log());
     }
   }, 120_000);
 });

@@ -1,0 +1,124 @@
+/**
+ * The worker pool's fair-share decision, and the shared-store parts of
+ * several workers (handoff rows, handed-off calls, relayed events) between
+ * two store connections standing in for two worker processes, on each store.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ErrorCodes, XdogError } from '../../../core/index.js';
+import { LIMITS } from '../../../core/limits.js';
+import { openClawDataSource } from '../../../entities/index.js';
+import { Handoffs } from '../../../plugins/claw-gateway/handoff.js';
+import { planShare } from '../../../plugins/claw-gateway/index.js';
+import type { MethodHandler } from '../../../plugins/claw-gateway/methods.js';
+import { Relay } from '../../../plugins/claw-gateway/relay.js';
+import { Subscriptions } from '../../../plugins/claw-gateway/subscriptions.js';
+import { openWakeups, type Wakeups } from '../../../plugins/claw-gateway/wakeups.js';
+import { deleteHandoff, finishHandoff, insertHandoff, moveHandoff, pendingHandoffs, pruneHandoffs, readHandoff } from '../../../plugins/claw-gateway/worker-store.js';
+import { openSessionStore, type LeaseRecord, type SessionStore } from '../../../plugins/sessions/index.js';
+import { describeStores, openTestDataSource, type TestDataSource } from '../../support/stores.js';
+
+const clock = { now: () => Date.now() };
+const lease = (group: string, expiresAt: number): LeaseRecord => ({ group, ownerId: `o-${group}`, pid: 1, host: 'h', info: '', expiresAt });
+
+describe('planShare', () => {
+  const configured = ['a', 'b', 'c', 'd', 'e'];
+  it('takes free and expired groups up to ceil(groups / live workers)', () => {
+    const plan = planShare({ configured, mine: ['a'], leases: [lease('a', 200), lease('b', 200), lease('c', 50)], liveWorkers: 2, idle: new Set(), now: 100 });
+    expect(plan).toEqual({ target: 3, acquire: ['c', 'd'], release: [] });
+  });
+  it('a lone worker takes every group', () => {
+    expect(planShare({ configured, mine: [], leases: [], liveWorkers: 1, idle: new Set(), now: 0 }).acquire).toEqual(configured);
+  });
+  it('gives idle groups back down to its share when it holds more, never busy ones', () => {
+    const plan = planShare({ configured, mine: configured, leases: configured.map((group) => lease(group, 200)), liveWorkers: 3, idle: new Set(['b', 'e']), now: 100 });
+    expect(plan).toEqual({ target: 2, acquire: [], release: ['b', 'e'] });
+    expect(planShare({ configured, mine: configured, leases: [], liveWorkers: 3, idle: new Set(['c']), now: 0 }).release).toEqual(['c']);
+  });
+  it('holds still at its share', () => {
+    expect(planShare({ configured, mine: ['a', 'b'], leases: [], liveWorkers: 3, idle: new Set(['a', 'b']), now: 0 })).toEqual({ target: 2, acquire: [], release: [] });
+  });
+});
+
+describeStores('worker store', (kind) => {
+  let opened: TestDataSource | undefined;
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    await opened?.close();
+    opened = undefined;
+  });
+
+  /** Two connections to one fresh store, as two worker processes have. */
+  async function twoWorkers(): Promise<[SessionStore, SessionStore, Wakeups, Wakeups]> {
+    opened = await openTestDataSource(kind);
+    const second = await openClawDataSource(opened.location);
+    const stores = [openSessionStore(opened.dataSource, { clock }), openSessionStore(second, { clock })];
+    const wakeups = [await openWakeups(opened.dataSource, () => undefined), await openWakeups(second, () => undefined)];
+    cleanups.push(async () => {
+      for (const wakeup of wakeups) await wakeup.close();
+      for (const store of stores) await store.close();
+      await second.destroy();
+    });
+    return [stores[0]!, stores[1]!, wakeups[0]!, wakeups[1]!];
+  }
+
+  it('claims a handoff once: the owner and an abandoning caller never both win', async () => {
+    const [store] = await twoWorkers();
+    const request = { id: '00000000-0000-4000-8000-000000000001', group: 'g', method: 'prompt', params: '{}', fromWorker: 'w1', createdAt: 1000 };
+    await store.withTransaction((sql) => insertHandoff(sql, request));
+    expect(await store.withRead((sql) => pendingHandoffs(sql, 10))).toEqual([request]);
+    expect(await store.withTransaction((sql) => moveHandoff(sql, request.id, 'pending', 'running'))).toBe(true);
+    expect(await store.withTransaction((sql) => moveHandoff(sql, request.id, 'pending', 'abandoned'))).toBe(false);
+    expect(await store.withRead((sql) => pendingHandoffs(sql, 10))).toEqual([]);
+    await store.withTransaction((sql) => finishHandoff(sql, request.id, { result: '{"ok":true}', error: null }));
+    expect(await store.withRead((sql) => readHandoff(sql, request.id))).toEqual({ state: 'done', result: '{"ok":true}', error: null });
+    await store.withTransaction((sql) => pruneHandoffs(sql, 2000));
+    expect(await store.withRead((sql) => readHandoff(sql, request.id))).toBeUndefined();
+    await store.withTransaction((sql) => deleteHandoff(sql, request.id));
+  });
+
+  it('hands a call to the owner of its group and returns its answer or its error', async () => {
+    const [callerStore, ownerStore, callerWakeups, ownerWakeups] = await twoWorkers();
+    await ownerStore.ensureGroup('g');
+    const log: string[] = [];
+    const caller = new Handoffs({ store: callerStore, clock, wakeups: callerWakeups, workerId: 'w1', owns: () => false, log: (line) => log.push(line) });
+    await expect(caller.call('g', 'echo', { text: 'hi' })).rejects.toMatchObject({ code: ErrorCodes.UNAVAILABLE, message: 'group g has no live owner' });
+
+    await ownerStore.acquireLease('g', { ownerId: 'w2', pid: process.pid, host: 'here', info: '' }, clock.now(), 30_000);
+    const owner = new Handoffs({ store: ownerStore, clock, wakeups: ownerWakeups, workerId: 'w2', owns: (group) => group === 'g', log: (line) => log.push(line) });
+    const handlers = new Map<string, MethodHandler>([
+      ['echo', async (params) => ({ echoed: params })],
+      ['refuse', async () => {
+        throw new XdogError(ErrorCodes.STALE, 'the session changed', { hint: 'look again' });
+      }],
+    ]);
+    owner.serve(handlers);
+    expect(await caller.call('g', 'echo', { group: 'g', text: 'hi' })).toEqual({ echoed: { group: 'g', text: 'hi' } });
+    const refused = await caller.call('g', 'refuse', {}).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(XdogError);
+    expect(refused).toMatchObject({ code: ErrorCodes.STALE, message: 'the session changed', hint: 'look again' });
+    await expect(caller.call('g', 'echo', { text: 'x'.repeat(LIMITS.clawHandoffBytes) })).rejects.toMatchObject({ code: ErrorCodes.LIMIT_EXCEEDED });
+    await owner.drain();
+    expect(log).toEqual([]);
+  });
+
+  it('relays the events an owner publishes to a worker whose clients follow the group', async () => {
+    const [followerStore, ownerStore, followerWakeups, ownerWakeups] = await twoWorkers();
+    const local = new Subscriptions();
+    const seen: Array<[string, unknown]> = [];
+    local.add({ notify: (method, params) => seen.push([method, params]), onClose: () => () => undefined }, 'g');
+    const common = { clock, leaseMs: 3000, log: () => undefined };
+    const follower = new Relay({ ...common, store: followerStore, wakeups: followerWakeups, workerId: 'w1', subscriptions: local, owns: () => false });
+    const owner = new Relay({ ...common, store: ownerStore, wakeups: ownerWakeups, workerId: 'w2', subscriptions: new Subscriptions(), owns: (group) => group === 'g' });
+    owner.publish('g', null, 'event', { n: 0 }); // nobody follows yet: not relayed
+    await owner.close();
+    await follower.tick();
+    await owner.refreshInterest();
+    for (let n = 1; n <= 3; n++) owner.publish('g', 's1', 'event', { n });
+    owner.publish('other', null, 'event', { n: 9 });
+    await owner.close();
+    const deadline = Date.now() + 10_000;
+    while (seen.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual([1, 2, 3].map((n) => ['event', { n }]));
+  });
+});
