@@ -2,8 +2,8 @@
  * The one place a channel message becomes a turn of its group: offered to
  * the group under an idempotency key made from the channel and message ids
  * (a message delivered again never runs twice), waiting while the group's
- * queue is full. A job queue for several workers replaces this function
- * only; the runner around it stays as it is.
+ * queue is full. It runs inside the group's `channel.turn` job (runner.ts),
+ * on the worker that owns the group; the same key keys that job.
  */
 import { createHash } from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../core/index.js';

@@ -1,20 +1,25 @@
 /**
- * One configured channel at work: its transport, its inbox, and the one
- * worker that hands messages to the bound group in arrival order. The
- * worker takes the next message only after the previous one's run ended and
- * its replies went out, so a later arrival never changes who is answered.
- * Each message runs under an idempotency key made from its id: a message
- * delivered again (a webhook retry, a poll replayed after a crash) is never
- * answered twice. The hand-over itself is `dispatchToGroup` (dispatch.ts).
+ * One configured channel at work on the worker that owns its group: its
+ * transport, its inbox, and the one worker that hands messages on in
+ * arrival order. Each message becomes a job in the group's job queue
+ * (`channel.turn`, keyed by `channelInputKey`), so it runs one at a time
+ * with the group's other jobs (scheduled runs); the worker takes the next
+ * message only after the previous one's turn ended and its replies went
+ * out, so a later arrival never changes who is answered. The key makes a
+ * message delivered again (a webhook retry, a poll replayed after a crash)
+ * never answered twice. The turn itself is `dispatchToGroup` (dispatch.ts).
  */
 import { ErrorCodes, LIMITS, XdogError, describeError, utf8Bytes, type ClawChannelConfig } from '../../core/index.js';
-import type { GatewayHost } from '../claw-gateway/index.js';
+import type { GatewayHost, GroupJobs } from '../claw-gateway/index.js';
 import type { ChannelTransport, ChannelType, InboundMessage, OfferResult } from './contract.js';
-import { dispatchToGroup } from './dispatch.js';
+import { channelInputKey, dispatchToGroup } from './dispatch.js';
 import { ChannelInbox } from './inbox.js';
 import { Outbox } from './outbox.js';
 import { replyTextOf } from './reply.js';
 import { storedChannelState } from './state.js';
+
+/** The group job type of a channel turn. */
+export const CHANNEL_TURN_JOB = 'channel.turn';
 
 /** What `xdog claw channels status` shows of a channel. */
 export interface ChannelStatus {
@@ -35,6 +40,7 @@ export class ChannelRunner {
   readonly #config: ClawChannelConfig;
   readonly #type: ChannelType;
   readonly #host: GatewayHost;
+  readonly #jobs: GroupJobs;
   readonly #inbox = new ChannelInbox(LIMITS.channelInboxMessages);
   readonly #stop = new AbortController();
   readonly #allowAll: boolean;
@@ -44,12 +50,15 @@ export class ChannelRunner {
   #current?: InboundMessage;
   #worker?: Promise<void>;
   #running = false;
+  /** Ends the wait of the worker for the turn it sent (by job key). */
+  readonly #turnEnded = new Map<string, () => void>();
 
-  constructor(id: string, config: ClawChannelConfig, type: ChannelType, host: GatewayHost) {
+  constructor(id: string, config: ClawChannelConfig, type: ChannelType, host: GatewayHost, jobs: GroupJobs) {
     this.id = id;
     this.#config = config;
     this.#type = type;
     this.#host = host;
+    this.#jobs = jobs;
     this.#allowAll = config.allow_from.includes('*');
     this.#allowed = new Set(config.allow_from);
   }
@@ -93,6 +102,14 @@ export class ChannelRunner {
     } finally {
       await this.#worker;
     }
+  }
+
+  get group(): string {
+    return this.#config.group;
+  }
+
+  get running(): boolean {
+    return this.#running;
   }
 
   status(): ChannelStatus {
@@ -164,12 +181,39 @@ export class ChannelRunner {
       if (!message) return;
       this.#current = message;
       try {
-        await this.#answer(message);
+        await this.#send(message);
       } catch (error) {
         this.#log(`message ${message.id} from ${message.sender}: ${describeError(error)}`);
       } finally {
         this.#current = undefined;
       }
+    }
+  }
+
+  /** Sends the message's turn to the group's job queue and waits until it ran here (or the channel stops). */
+  async #send(message: InboundMessage): Promise<void> {
+    const key = channelInputKey(this.id, message.id);
+    const ended = new Promise<void>((resolve) => this.#turnEnded.set(key, resolve));
+    try {
+      const outcome = await this.#jobs.send(this.#config.group, { key, type: CHANNEL_TURN_JOB, data: { channel: this.id, message: { ...message } } });
+      if (outcome === 'duplicate') {
+        this.#counters.duplicate++;
+        this.#log(`message ${message.id} from ${message.sender} is already queued or ran; it is not answered again`);
+        return;
+      }
+      await Promise.race([ended, aborted(this.#stop.signal)]);
+    } finally {
+      this.#turnEnded.delete(key);
+    }
+  }
+
+  /** Runs a `channel.turn` job of this channel (sent here, or left by a previous owner of the group) and answers it. */
+  async runTurn(message: InboundMessage): Promise<void> {
+    try {
+      if (!this.#running) throw new XdogError(ErrorCodes.UNAVAILABLE, `channel ${this.id} is not running`, { hint: 'the message is not answered' });
+      await this.#answer(message);
+    } finally {
+      this.#turnEnded.get(channelInputKey(this.id, message.id))?.();
     }
   }
 
