@@ -57,7 +57,7 @@ async function startWorker(sandbox: ClawSandbox, name: string): Promise<Worker> 
   return { name, view, process, client: await connect(view, `client-of-${name}`) };
 }
 
-/** Calls a method, again while the group is moving between workers (UNAVAILABLE) or the store refused a transaction (BUSY, rolled back); safe for keyed or read calls only. */
+/** Calls a method, again while the group is moving between workers (UNAVAILABLE); safe for keyed or read calls only. */
 async function callRetrying(call: () => Promise<unknown>, what: string): Promise<unknown> {
   const end = Date.now() + 30_000;
   for (;;) {
@@ -65,7 +65,7 @@ async function callRetrying(call: () => Promise<unknown>, what: string): Promise
       return await call();
     } catch (error) {
       // Not when the owner took the call but its answer is lost: that one may have run.
-      const retryable = XdogError.is(error, ErrorCodes.BUSY) || (XdogError.is(error, ErrorCodes.UNAVAILABLE) && !/outcome is unknown/.test(error.message));
+      const retryable = XdogError.is(error, ErrorCodes.UNAVAILABLE) && !/outcome is unknown/.test(error.message);
       if (!retryable || Date.now() > end) throw new Error(`${what}: ${(error as Error).message}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -173,7 +173,7 @@ describe.skipIf(!hasPg)('claw scale-out on PostgreSQL: 3 workers, 50 groups, 500
       150_000,
     ).catch((error: unknown) => {
       // Say what the workers said about it.
-      const said = workers.flatMap((worker) => worker.process.log().split('\n').filter((line) => /not recorded|busy|fail|error|interrupt/i.test(line)).map((line) => `${worker.name}: ${line}`));
+      const said = workers.flatMap((worker) => worker.process.log().split('\n').filter((line) => /not recorded|busy|fail|error|interrupt|lost the lease|giving group|left running/i.test(line)).map((line) => `${worker.name}: ${line}`));
       throw new Error(`${(error as Error).message} (have ${runs.length}: ${countBy(runs, (run) => run.source).size ? JSON.stringify(Object.fromEntries(countBy(runs, (run) => run.source))) : ''})\n${said.slice(0, 40).join('\n')}`);
     });
 
