@@ -295,7 +295,7 @@ async function main() {
     const { min, max } = spread(ratios);
     const name = workers === 0 ? 'sqlite 1 gateway' : `postgres ${workers} worker(s)`;
     const overhead = workers === 0 ? '' : `; server ${fmt(median(rows.map((row) => row.msPerTurn ?? Number.NaN)), 2)} ms/turn, ${fmt(median(rows.map((row) => row.statementsPerTurn ?? Number.NaN)))} statements/turn (store ${fmt(median(rows.map((row) => row.storeStatementsPerTurn ?? Number.NaN)))}, pg-boss ${fmt(median(rows.map((row) => row.bossStatementsPerTurn ?? Number.NaN)))})`;
-    console.log(`${name}: ${fmt(tps)} turns/s; ratio to 1 worker ${fmt(median(ratios), 2)} (${fmt(min, 2)}-${fmt(max, 2)})${overhead}`);
+    console.log(`${name}: ${fmt(tps)} turns/s; ratio to postgres 1 worker ${fmt(median(ratios), 2)} (${fmt(min, 2)}-${fmt(max, 2)})${overhead}`);
     if (workers > 0) console.log(`ratio workers-${workers} ${median(ratios).toFixed(2)}`);
   }
 }
