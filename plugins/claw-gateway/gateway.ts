@@ -358,6 +358,7 @@ export class Gateway {
     const note = (what: string) => (error: unknown) => void errors.push(`${what}: ${describeError(error)}`);
     await this.#pool?.stop().catch(note('worker pool'));
     await this.#server?.close().catch(note('socket'));
+    this.#handoffs?.stopServing();
     await this.#handoffs?.drain().catch(note('handoffs'));
     for (const service of [...this.#services].reverse()) {
       await Promise.resolve()

@@ -86,6 +86,7 @@ export class Handoffs {
   readonly #running = new Set<Promise<void>>();
   #handlers?: ReadonlyMap<string, MethodHandler>;
   #lastPrune = 0;
+  #serving = false;
 
   constructor(options: HandoffOptions) {
     this.#options = options;
@@ -97,7 +98,13 @@ export class Handoffs {
   /** Starts serving handoffs for this worker's groups with `handlers` (the local ones, never handing off again). */
   serve(handlers: ReadonlyMap<string, MethodHandler>): void {
     this.#handlers = handlers;
+    this.#serving = true;
     this.#options.wakeups.on('claw_handoff', () => this.#check());
+  }
+
+  /** Takes no more handoffs (the gateway is closing); those left pending go to the group's next owner. */
+  stopServing(): void {
+    this.#serving = false;
   }
 
   /** Runs `method` on the owner of `group` and returns its answer (or throws its error). */
@@ -147,8 +154,10 @@ export class Handoffs {
   /** Claims the pending handoffs of this worker's groups and runs each (they run side by side, as local calls do). */
   async #check(): Promise<void> {
     const { store, clock, owns } = this.#options;
+    if (!this.#serving) return;
     const pending = await store.withRead((sql) => pendingHandoffs(sql, HANDOFFS_PER_CHECK));
     for (const request of pending) {
+      if (!this.#serving) return;
       if (!owns(request.group)) continue;
       if (!(await store.withTransaction((sql) => moveHandoff(sql, request.id, 'pending', 'running')))) continue;
       const run = this.#run(request.id, request.method, request.params).finally(() => this.#running.delete(run));

@@ -31,8 +31,8 @@ export class Relay {
   readonly #outbox: Array<Omit<RelayEvent, 'id'>> = [];
   #flushing?: Promise<void>;
   #overflowed = false;
-  /** Followed groups owned elsewhere, with the last relayed id read. */
-  readonly #cursors = new Map<string, number>();
+  /** Followed groups owned elsewhere: the last relayed id read, and when a subscribe last asked for the group. */
+  readonly #cursors = new Map<string, { after: number; since: number }>();
   #lastPrune = 0;
 
   constructor(options: RelayOptions) {
@@ -84,7 +84,9 @@ export class Relay {
   /** Follower side: this worker's clients now follow `group`, owned elsewhere; recorded before the subscribe answers. */
   async follow(group: string): Promise<void> {
     const { store, clock, workerId, leaseMs } = this.#options;
-    if (!this.#cursors.has(group)) this.#cursors.set(group, await store.withRead((sql) => lastRelayId(sql, group)));
+    const cursor = this.#cursors.get(group);
+    if (cursor) cursor.since = clock.now();
+    else this.#cursors.set(group, { after: await store.withRead((sql) => lastRelayId(sql, group)), since: clock.now() });
     await store.withTransaction((sql) => recordInterest(sql, group, workerId, clock.now() + 3 * leaseMs));
   }
 
@@ -93,8 +95,9 @@ export class Relay {
     const { store, clock, workerId, subscriptions, owns } = this.#options;
     const followed = [...subscriptions.groups()].filter((group) => !owns(group));
     for (const group of followed) await this.follow(group);
-    for (const group of [...this.#cursors.keys()]) {
-      if (followed.includes(group)) continue;
+    for (const [group, cursor] of [...this.#cursors]) {
+      // Asked for a moment ago: its subscription may not be recorded yet (subscribe follows first).
+      if (followed.includes(group) || subscriptions.groups().has(group) || clock.now() - cursor.since < this.#options.leaseMs) continue;
       this.#cursors.delete(group);
       await store.withTransaction((sql) => dropInterest(sql, group, workerId));
     }
@@ -109,14 +112,14 @@ export class Relay {
     const { store, subscriptions, owns } = this.#options;
     for (const [group, cursor] of this.#cursors) {
       if (owns(group)) continue;
-      let after = cursor;
+      let after = cursor.after;
       for (;;) {
         const events = await store.withRead((sql) => relayEventsAfter(sql, group, after, LIMITS.clawRelayBatchEvents));
         for (const event of events) subscriptions.publish(group, event.sessionId, event.method, JSON.parse(event.params));
         if (events.length) after = events[events.length - 1]!.id;
         if (events.length < LIMITS.clawRelayBatchEvents) break;
       }
-      if (this.#cursors.has(group)) this.#cursors.set(group, after);
+      cursor.after = after;
     }
   }
 

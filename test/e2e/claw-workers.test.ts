@@ -122,10 +122,16 @@ describeStores('claw gateway workers', (kind) => {
       // Reads and service methods are handed over too.
       const status = await w1.client.call('group.status', { group: remote });
       expect(status).toMatchObject({ name: remote, busy: false });
+
+      // Stopped workers leave the registry and give their leases back; with no gateway running, the command reads the store.
+      for (const worker of workers) await worker.client.close();
+      for (const worker of workers) await worker.process.stop();
+      const offline = await runCliAsync(['claw', 'workers', '--json'], { env: w1.view.env });
+      expect(offline.status, offline.stderr).toBe(0);
+      expect(JSON.parse(offline.stdout)).toMatchObject({ self: null, workers: [], unowned: ['main', 'g2', 'g3', 'g4', 'g5'] });
     } finally {
       for (const worker of workers) await worker.client.close().catch(() => undefined);
       for (const worker of workers) await worker.process.stop();
-      if (process.env.XDOG_DEBUG_WORKERS) for (const worker of workers) console.log(worker.name, worker.process.log());
     }
   }, 180_000);
 
@@ -141,10 +147,7 @@ describeStores('claw gateway workers', (kind) => {
       const ends = collect(w1.client, 'run.end');
       await w1.client.call('subscribe', { group: victim });
       const slow = await w1.client.call('prompt', { group: victim, text: 'slow 30', idempotencyKey: randomUUID() });
-      await until(() => events.some((event) => event.inputId === slow.inputId && event.event.type === 'tool_start'), 'the slow tool to start on w2').catch(async (error) => {
-        console.log('DEBUG', slow, JSON.stringify(events), w2!.process.log());
-        throw error;
-      });
+      await until(() => events.some((event) => event.inputId === slow.inputId && event.event.type === 'tool_start'), 'the slow tool to start on w2');
       await w2.process.kill9();
       await w2.client.close().catch(() => undefined);
 
@@ -165,7 +168,6 @@ describeStores('claw gateway workers', (kind) => {
       await w1.client.close().catch(() => undefined);
       await w1.process.stop();
       await w2?.process.kill9();
-      if (process.env.XDOG_DEBUG_WORKERS) console.log('w1', w1.process.log(), 'w2', w2?.process.log());
     }
   }, 120_000);
 });

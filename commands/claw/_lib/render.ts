@@ -180,7 +180,7 @@ export function renderWorkers(report: WorkersReport, now: number): string {
       rows.push([name, String(worker.pid), clean(worker.host, 40), state, beat, group ? clean(group.group, 64) : '-', group ? time(group.expiresAt) : '-']);
     }
   }
-  const lines = [table(['WORKER', 'PID', 'HOST', 'STATE', 'HEARTBEAT', 'GROUP', 'LEASE UNTIL'], rows)];
+  const lines = [rows.length ? table(['WORKER', 'PID', 'HOST', 'STATE', 'HEARTBEAT', 'GROUP', 'LEASE UNTIL'], rows) : 'no worker is registered and no lease is held'];
   if (report.unowned.length) lines.push(`unowned groups: ${report.unowned.map((group) => clean(group, 64)).join(', ')}`);
   lines.push(`leases last ${report.leaseSeconds} s (claw.lease_seconds)`);
   return lines.join('\n');
