@@ -24,6 +24,13 @@ export function groupQueueName(group: string): string {
   return `xdog-group-${group}`;
 }
 
+/**
+ * Jobs per fetch: one. A group's queue has one singleton key, so pg-boss
+ * would hand out one per fetch anyway; the loop fetches again at once after
+ * each job, so a busy group is not held back by the poll period.
+ */
+const FETCH_BATCH = 1;
+
 /** Job states in which a job will still be fetched. */
 const WAITING = new Set(['created', 'retry']);
 
@@ -155,7 +162,7 @@ export class PgBossGroupJobQueue implements GroupJobQueue {
     const name = groupQueueName(group);
     const handler = lane.handler!;
     while (lane.handler === handler && !this.#stopped) {
-      const [job] = await this.boss.fetch<Payload>(name, { batchSize: 1 });
+      const [job] = await this.boss.fetch<Payload>(name, { batchSize: FETCH_BATCH });
       if (!job) {
         await this.#idle(lane);
         continue;
