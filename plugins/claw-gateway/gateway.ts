@@ -45,7 +45,7 @@ import { workersReport } from './workers-report.js';
 import type { z } from 'zod';
 
 /** Plugins that serve the gateway itself; group kernels leave them out. */
-const GATEWAY_PLUGINS = new Set(['claw-gateway', 'sessions', 'claw-scheduler']);
+const GATEWAY_PLUGINS = new Set(['claw-gateway', 'sessions', 'claw-scheduler', 'claw-runs']);
 
 export interface GatewayOptions {
   /** The process kernel: config and the installed plugins. */

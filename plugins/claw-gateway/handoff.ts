@@ -20,7 +20,7 @@ import { deleteHandoff, finishHandoff, insertHandoff, moveHandoff, pendingHandof
 const HANDOFFS_PER_CHECK = 100;
 
 /** Methods whose missing `group` means "every group", not the default one: any worker answers them. */
-const STORE_WIDE_WITHOUT_GROUP = new Set(['usage.summary']);
+const STORE_WIDE_WITHOUT_GROUP = new Set(['usage.summary', 'runs.list']);
 
 /** Methods bound to the caller's connection: they never leave it. */
 const CONNECTION_BOUND = new Set(['subscribe', 'unsubscribe']);
