@@ -273,6 +273,14 @@ export const LIMITS = Object.freeze({
   groupJobFinishedKeys: 10_000,
   /** claw job queue: seconds a fetched job waits for the service that handles its type to start, before it is dropped with a log line. */
   groupJobHandlerWaitSeconds: 30,
+  /** claw run log: days a run row is kept (older rows of a group are pruned when it records a run). */
+  clawRunLogDays: 30,
+  /** claw run log: run rows kept per group (the oldest beyond it are pruned when the group records a run). */
+  clawRunLogRowsPerGroup: 10_000,
+  /** claw run log: rows one `runs.list` page returns. */
+  clawRunLogPage: 500,
+  /** claw run log: ended runs waiting to be written; past it a run is logged as not recorded, never blocking a group. */
+  clawRunLogPendingWrites: 1_000,
   /** claw scheduler: jobs one group may have. */
   scheduleJobsPerGroup: 200,
   /** claw scheduler: a job's prompt, in UTF-8 bytes (it becomes one system input). */

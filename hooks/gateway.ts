@@ -6,12 +6,21 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from 'tapable';
 import type { Agent } from '../core/agent/agent.js';
 
+/**
+ * Where a run's input came from: a prompt (from a client or a channel) with
+ * its idempotency key, or an input from the host itself (a scheduled job) with
+ * its origin and id.
+ */
+export type RunInputSource = { kind: 'prompt'; key: string } | { kind: 'system'; origin: string; id: string; name?: string };
+
 /** How a group's run ended: what `run.end` tells clients, plus its times. */
 export interface RunEndedInfo {
   group: string;
   sessionId: string;
   /** The id of the input that started the run. */
   inputId: string;
+  /** Where that input came from. */
+  source: RunInputSource;
   status: string;
   errorMessage?: string;
   /** Epoch ms, from the gateway's clock. */

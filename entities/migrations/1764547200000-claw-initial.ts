@@ -12,6 +12,7 @@ import { ClawChildren1764990000000 } from './1764990000000-claw-children.js';
 import { ClawChannels1765017600000 } from './1765017600000-claw-channels.js';
 import { ClawTurnSkills1765180800000 } from './1765180800000-claw-turn-skills.js';
 import { ClawWorkers1765300000000 } from './1765300000000-claw-workers.js';
+import { ClawRuns1765400000000 } from './1765400000000-claw-runs.js';
 
 const groupName = (name = 'group_name'): TableColumnOptions => ({ name, type: 'varchar', length: '64' });
 const uuid = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'varchar', length: '36', isNullable: nullable });
@@ -176,4 +177,5 @@ export const CLAW_MIGRATIONS = [
   ClawChannels1765017600000,
   ClawTurnSkills1765180800000,
   ClawWorkers1765300000000,
+  ClawRuns1765400000000,
 ];

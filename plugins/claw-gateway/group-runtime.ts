@@ -73,6 +73,8 @@ interface PendingPrompt {
   id: string;
   text: string;
   images: ImageContent[];
+  /** A prompt's idempotency key (for the run log). */
+  key?: string;
   /** Set for a system input: where it came from, the session it runs in, and who waits for its end. */
   system?: { source: SystemInputSource; sessionId?: string; settle(result: SystemRunResult): void };
   observer?: RunObserver;
@@ -228,7 +230,7 @@ export class GroupRuntime {
       this.#accepting--;
     }
     if (!fresh) return { status: 'duplicate', group: this.name, sessionId };
-    const pending: PendingPrompt = { id: `p${this.#nextInputId++}`, text, images, ...(observer ? { observer } : {}) };
+    const pending: PendingPrompt = { id: `p${this.#nextInputId++}`, text, images, key: idempotencyKey, ...(observer ? { observer } : {}) };
     if (this.#reserved || this.#prompts.length > 0) {
       this.#prompts.push(pending);
       this.#publishState();
@@ -594,7 +596,7 @@ export class GroupRuntime {
     this.#options.publish(run.sessionId, Notifications.runEnd, { group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}) });
     const endedAt = this.#options.clock.now();
     try {
-      this.#options.onRunEnded?.({ group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}), startedAt: run.startedAt, endedAt });
+      this.#options.onRunEnded?.({ group: this.name, sessionId: run.sessionId, inputId: run.inputId, source: pending.system?.source ?? { kind: 'prompt', key: pending.key ?? '' }, status, ...(errorMessage ? { errorMessage } : {}), startedAt: run.startedAt, endedAt });
     } catch (error) {
       this.#options.log(`group ${this.name}: a runEnded observer failed: ${describeError(error)}`);
     }

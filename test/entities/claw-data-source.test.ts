@@ -23,6 +23,7 @@ const MIGRATIONS = [
   'ClawChannels1765017600000',
   'ClawTurnSkills1765180800000',
   'ClawWorkers1765300000000',
+  'ClawRuns1765400000000',
 ];
 
 /** A fresh, empty location of the kind (a new database on PostgreSQL, dropped after the test). */
@@ -118,6 +119,7 @@ describe('the claw store on SQLite', () => {
       'claw_relay_events',
       'claw_relay_interest',
       'claw_reset_state',
+      'claw_runs',
       'claw_schedule_jobs',
       'claw_schedule_runs',
       'claw_session_state',

@@ -1,0 +1,303 @@
+/**
+ * The scale-out benchmark: scheduled turns per second with the faux model
+ * for 1, 2 and 3 gateway workers (`xdog claw gateway run --worker`, ../dist)
+ * on one PostgreSQL database, and the same workload on the single SQLite
+ * gateway as the baseline. Workload: BENCH_GROUPS groups, BENCH_JOBS one-shot
+ * jobs per group, all due at one moment, added through the workers' clients
+ * (`schedule.add`); the clock runs from that moment to the end of the last
+ * run (the store's run rows). Each measurement gets a fresh database (or
+ * SQLite file) and fresh worker processes; the order alternates from round
+ * to round (sqlite,1,2,3 / 3,2,1,sqlite ...). The database's own overhead is
+ * read from pg_stat_statements over the same window: server-side statement
+ * time per turn and statements per turn, split into the claw store's and
+ * pg-boss's (schema xdog_jobs). It starts its own throwaway PostgreSQL
+ * server (test/support/pg-server.sh, port BENCH_PG_PORT, default 55477) and
+ * stops it at the end. Figures only; it never fails on timing.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, spread } from '../stats.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const dist = (file) => path.join(root, 'dist', file);
+if (!fs.existsSync(dist('plugins/claw-runs/index.js'))) {
+  console.error('bench: ../dist is missing or old; run `npx tsc -p tsconfig.build.json` in the repository root first');
+  process.exit(2);
+}
+const { connectGateway, gatewayLocations } = await import(dist('plugins/claw-gateway/index.js'));
+// The product's own drivers (the root node_modules), not bench peers.
+const requireRoot = createRequire(path.join(root, 'package.json'));
+const pg = requireRoot('pg');
+const Sqlite = requireRoot('better-sqlite3');
+
+const GROUPS = Number(process.env.BENCH_GROUPS ?? 30);
+const JOBS = Number(process.env.BENCH_JOBS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PORT = Number(process.env.BENCH_PG_PORT ?? 55477);
+/** How far ahead the jobs are due: time to add them all first. */
+const DUE_IN_MS = Number(process.env.BENCH_DUE_IN_MS ?? 20_000);
+const LEASE_SECONDS = 5;
+const DEADLINE_MS = 600_000;
+const TURNS = GROUPS * JOBS;
+/** Marks the bench's own queries, so the overhead leaves them out. */
+const OWN = '/* xdog-bench */';
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-bench-scale-out-'));
+// Its own directory in the temp root: the server runs as `postgres` when the bench runs as root.
+const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-bench-pg-'));
+const pgServer = path.join(root, 'test/support/pg-server.sh');
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(what, predicate, deadlineMs = DEADLINE_MS) {
+  const end = Date.now() + deadlineMs;
+  while (!(await predicate())) {
+    if (Date.now() > end) throw new Error(`bench: timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+async function withClient(url, use) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts the throwaway server, with pg_stat_statements loaded when it is installed. */
+async function startServer() {
+  const adminUrl = execFileSync('bash', [pgServer, 'start', pgDir], { env: { ...process.env, PGPORT: String(PORT) }, encoding: 'utf8' }).trim();
+  const bin = fs.readdirSync('/usr/lib/postgresql').sort().at(-1);
+  const available = fs.existsSync(`/usr/share/postgresql/${bin}/extension/pg_stat_statements.control`);
+  if (available) {
+    await withClient(adminUrl, (client) => client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`));
+    const ctl = [`/usr/lib/postgresql/${bin}/bin/pg_ctl`, '-D', path.join(pgDir, 'data'), '-w', '-l', path.join(pgDir, 'server.log'), 'restart'];
+    if (process.getuid?.() === 0) execFileSync('runuser', ['-u', 'postgres', '--', ...ctl], { stdio: 'ignore' });
+    else execFileSync(ctl[0], ctl.slice(1), { stdio: 'ignore' });
+  }
+  return { adminUrl, statements: available };
+}
+
+function stopServer() {
+  try {
+    execFileSync('bash', [pgServer, 'stop', pgDir], { stdio: 'ignore' });
+  } catch {
+    // Already gone.
+  }
+}
+
+/** A fresh store: a new database on the server, or a new SQLite file. */
+async function freshStore(kind, server, label) {
+  if (kind === 'sqlite') return { kind, file: path.join(work, label, 'data', 'xdog', 'claw', 'claw.db') };
+  const name = `bench_${label.replace(/\W/g, '_')}`;
+  await withClient(server.adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(server.adminUrl);
+  url.pathname = `/${name}`;
+  // The view that reads the statistics lives in the database that asks.
+  if (server.statements) await withClient(url.toString(), (client) => client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements'));
+  return { kind, url: url.toString(), name };
+}
+
+function writeConfig(dir, store) {
+  const groups = Array.from({ length: GROUPS }, (_, index) => `g${index}`);
+  const lines = groups.map((group) => {
+    const workspace = path.join(dir, 'ws', group);
+    fs.mkdirSync(workspace, { recursive: true });
+    return `    ${group}:\n      workspace: ${workspace}\n      model: faux/demo\n      enabled_tools: []\n`;
+  });
+  const storeLines = store.kind === 'postgres' ? '  store:\n    type: postgres\n    url_env: XDOG_BENCH_PG_URL\n' : '';
+  fs.writeFileSync(path.join(dir, 'config.yaml'), `claw:\n${storeLines}  groups:\n${lines.join('')}  lease_seconds: ${LEASE_SECONDS}\n`);
+  return groups;
+}
+
+/** Starts one gateway process (a worker with `--worker`) and resolves once it is ready. */
+function startGateway(dir, name, store, worker) {
+  const env = {
+    ...process.env,
+    XDOG_CONFIG: path.join(dir, 'config.yaml'),
+    XDG_RUNTIME_DIR: path.join(dir, `run-${name}`),
+    XDG_STATE_HOME: path.join(dir, 'state'),
+    XDG_DATA_HOME: path.join(dir, 'data'),
+    XDG_CONFIG_HOME: path.join(dir, 'config'),
+    XDOG_FAUX_SCRIPT: path.join(root, 'test/fixtures/claw/faux-model.mjs'),
+    OCLIF_SKIP_NEW_VERSION_CHECK: '1',
+    ...(store.url ? { XDOG_BENCH_PG_URL: store.url } : {}),
+  };
+  const args = [path.join(root, 'bin/run.js'), 'claw', 'gateway', 'run', ...(worker ? ['--worker', '--name', name] : [])];
+  const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (log += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const ready = until(`gateway ${name} to get ready`, () => {
+    if (child.exitCode !== null) throw new Error(`bench: gateway ${name} exited:\n${log}`);
+    return log.includes('gateway: ready:');
+  }, 120_000);
+  return ready.then(() => ({
+    name,
+    locations: gatewayLocations(env),
+    log: () => log,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  }));
+}
+
+/** Reads the store: how many scheduled runs finished, and the last end. */
+function storeReader(store) {
+  if (store.kind === 'sqlite') {
+    let db;
+    return {
+      async finished() {
+        db ??= new Sqlite(store.file, { readonly: true, fileMustExist: true });
+        return db.prepare(`SELECT count(*) AS done, max(ended_at) AS last, sum(CASE WHEN status = 'completed' THEN 0 ELSE 1 END) AS bad FROM claw_schedule_runs WHERE ended_at IS NOT NULL`).get();
+      },
+      async close() {
+        db?.close();
+      },
+    };
+  }
+  const client = new pg.Client({ connectionString: store.url });
+  const connected = client.connect();
+  return {
+    async finished() {
+      await connected;
+      const { rows } = await client.query(`${OWN} SELECT count(*)::int AS done, max(ended_at)::bigint AS last, sum(CASE WHEN status = 'completed' THEN 0 ELSE 1 END)::int AS bad FROM claw_schedule_runs WHERE ended_at IS NOT NULL`);
+      return { done: rows[0].done, last: Number(rows[0].last), bad: rows[0].bad ?? 0 };
+    },
+    async resetStatements() {
+      await connected;
+      await client.query(`${OWN} SELECT pg_stat_statements_reset()`);
+    },
+    /** Server-side time and calls of this database's statements since the reset: the claw store's and pg-boss's. */
+    async statements() {
+      await connected;
+      const { rows } = await client.query(
+        `${OWN} SELECT (query ILIKE '%xdog_jobs%') AS boss, sum(calls)::bigint AS calls, sum(total_exec_time) AS ms
+           FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%xdog-bench%'
+           GROUP BY 1`,
+      );
+      const of = (boss) => rows.find((row) => row.boss === boss) ?? { calls: 0, ms: 0 };
+      return { store: { calls: Number(of(false).calls), ms: Number(of(false).ms) }, boss: { calls: Number(of(true).calls), ms: Number(of(true).ms) } };
+    },
+    async close() {
+      await connected.catch(() => undefined);
+      await client.end();
+    },
+  };
+}
+
+/** One measurement: `workers` processes (0 = the single SQLite gateway) on a fresh store. */
+async function measure(workers, server, label) {
+  const kind = workers === 0 ? 'sqlite' : 'postgres';
+  const dir = path.join(work, label);
+  fs.mkdirSync(dir, { recursive: true });
+  const store = await freshStore(kind, server, label);
+  const groups = writeConfig(dir, store);
+  const gateways = [];
+  const clients = [];
+  const reader = storeReader(store);
+  try {
+    if (workers === 0) gateways.push(await startGateway(dir, 'single', store, false));
+    // One at a time: the first creates the schema, the others find it.
+    else for (let index = 1; index <= workers; index++) gateways.push(await startGateway(dir, `w${index}`, store, true));
+    for (const gateway of gateways) clients.push(await connectGateway({ client: 'bench', locations: gateway.locations }));
+    if (workers > 0) {
+      await until('every group to have an owner', async () => {
+        const report = await clients[0].call('workers.list', {});
+        const held = report.workers.filter((worker) => worker.alive).map((worker) => worker.groups.length);
+        return report.unowned.length === 0 && held.length === workers && Math.max(...held) - Math.min(...held) <= 1;
+      });
+    }
+
+    const dueAt = Date.now() + DUE_IN_MS;
+    const adds = groups.flatMap((group, groupIndex) => Array.from({ length: JOBS }, (_, job) => ({ group, job, client: clients[(groupIndex + job) % clients.length] })));
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < adds.length) {
+          const { group, job, client } = adds[next++];
+          await client.callService('schedule.add', { group, name: `job${job}`, at: dueAt, prompt: `job ${group} ${job}` });
+        }
+      }),
+    );
+    if (Date.now() >= dueAt) throw new Error(`bench: adding ${TURNS} jobs took longer than BENCH_DUE_IN_MS (${DUE_IN_MS} ms); raise it`);
+    await sleep(Math.max(0, dueAt - Date.now() - 500));
+    if (server.statements && kind === 'postgres') await reader.resetStatements();
+
+    let state = { done: 0, last: 0, bad: 0 };
+    await until(`${TURNS} scheduled runs to end (${label})`, async () => {
+      state = await reader.finished();
+      return state.done >= TURNS;
+    });
+    const seconds = (state.last - dueAt) / 1000;
+    const result = { label, workers, kind, turns: state.done, failed: state.bad, seconds, turnsPerSecond: TURNS / seconds };
+    if (server.statements && kind === 'postgres') {
+      const { store: own, boss } = await reader.statements();
+      Object.assign(result, {
+        msPerTurn: (own.ms + boss.ms) / TURNS,
+        statementsPerTurn: (own.calls + boss.calls) / TURNS,
+        storeMsPerTurn: own.ms / TURNS,
+        storeStatementsPerTurn: own.calls / TURNS,
+        bossMsPerTurn: boss.ms / TURNS,
+        bossStatementsPerTurn: boss.calls / TURNS,
+      });
+    }
+    return result;
+  } finally {
+    for (const client of clients) await client.close().catch(() => undefined);
+    await Promise.all(gateways.map((gateway) => gateway.stop()));
+    await reader.close();
+    if (store.name) await withClient(server.adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${store.name} WITH (FORCE)`));
+  }
+}
+
+const fmt = (value, digits = 1) => (value === undefined ? '-' : value.toFixed(digits));
+
+async function main() {
+  const server = await startServer();
+  const load = () => os.loadavg()[0].toFixed(1);
+  console.log(`node ${process.version}; ${os.cpus().length} cores; ${GROUPS} groups x ${JOBS} one-shot jobs due at once = ${TURNS} turns; faux model; ${ROUNDS} rounds, order alternating; pg_stat_statements ${server.statements ? 'on' : 'not installed'}; load ${load()}`);
+  const results = [];
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [0, 1, 2, 3] : [3, 2, 1, 0];
+      for (const workers of order) {
+        const result = await measure(workers, server, `r${round}-${workers === 0 ? 'sqlite' : `w${workers}`}`);
+        result.round = round;
+        result.load = load();
+        results.push(result);
+        const overhead = result.msPerTurn === undefined ? '' : `; server ${fmt(result.msPerTurn, 2)} ms and ${fmt(result.statementsPerTurn)} statements per turn (store ${fmt(result.storeMsPerTurn, 2)} ms / ${fmt(result.storeStatementsPerTurn)}, pg-boss ${fmt(result.bossMsPerTurn, 2)} ms / ${fmt(result.bossStatementsPerTurn)})`;
+        console.log(`round ${round} ${workers === 0 ? 'sqlite single gateway' : `postgres ${workers} worker(s)`}: ${fmt(result.turnsPerSecond)} turns/s (${result.turns} turns in ${fmt(result.seconds, 2)} s, ${result.failed} not completed)${overhead}; load ${result.load}`);
+      }
+    }
+  } finally {
+    stopServer();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+
+  const of = (workers) => results.filter((result) => result.workers === workers);
+  const one = new Map(of(1).map((result) => [result.round, result.turnsPerSecond]));
+  console.log('\nsummary (medians over rounds; ratios paired within a round)');
+  for (const workers of [0, 1, 2, 3]) {
+    const rows = of(workers);
+    const tps = median(rows.map((row) => row.turnsPerSecond));
+    const ratios = rows.map((row) => row.turnsPerSecond / one.get(row.round));
+    const { min, max } = spread(ratios);
+    const name = workers === 0 ? 'sqlite 1 gateway' : `postgres ${workers} worker(s)`;
+    const overhead = workers === 0 ? '' : `; server ${fmt(median(rows.map((row) => row.msPerTurn ?? Number.NaN)), 2)} ms/turn, ${fmt(median(rows.map((row) => row.statementsPerTurn ?? Number.NaN)))} statements/turn (store ${fmt(median(rows.map((row) => row.storeStatementsPerTurn ?? Number.NaN)))}, pg-boss ${fmt(median(rows.map((row) => row.bossStatementsPerTurn ?? Number.NaN)))})`;
+    console.log(`${name}: ${fmt(tps)} turns/s; ratio to postgres 1 worker ${fmt(median(ratios), 2)} (${fmt(min, 2)}-${fmt(max, 2)})${overhead}`);
+    if (workers > 0) console.log(`ratio workers-${workers} ${median(ratios).toFixed(2)}`);
+  }
+}
+
+await main();

@@ -1,0 +1,71 @@
+/**
+ * The run log through a real gateway and the CLI, on both stores: a client's
+ * prompt and a scheduled job each leave one row naming their source, and
+ * `xdog claw runs` lists, filters and pages them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
+import type { RunRecord } from '../../plugins/claw-runs/index.js';
+import { collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { runCli } from '../support/cli.js';
+import { clawSandboxOn, describeStores, type StoreKind, type TestDatabase } from '../support/stores.js';
+
+async function sandboxWithTwoGroups(kind: StoreKind): Promise<ClawSandbox & { database?: TestDatabase }> {
+  const sandbox = await clawSandboxOn(kind);
+  const otherWorkspace = path.join(sandbox.root, 'other-workspace');
+  fs.mkdirSync(otherWorkspace);
+  fs.appendFileSync(sandbox.configFile, `    other:\n      workspace: ${otherWorkspace}\n      model: faux/demo\n  default_group: main\n`);
+  return sandbox;
+}
+
+describeStores('claw runs', (kind) => {
+  let gateway: GatewayProcess | undefined;
+  let client: GatewayConnection | undefined;
+  let database: TestDatabase | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await gateway?.stop();
+    await database?.drop();
+    client = gateway = database = undefined;
+  });
+
+  it('records a prompt and a scheduled run; xdog claw runs lists, filters and pages them', async () => {
+    const sandbox = await sandboxWithTwoGroups(kind);
+    database = sandbox.database;
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    expect(client.hello.capabilities).toContain('runs:1');
+    const ends = collect(client, 'run.end');
+    await client.call('subscribe', { group: 'main' });
+    await client.call('subscribe', { group: 'other' });
+
+    const receipt = (await client.call('prompt', { group: 'main', text: 'hello', idempotencyKey: 'key-1' })) as { sessionId: string; inputId: string };
+    const job = (await client.callService('schedule.add', { group: 'other', name: 'soon', at: Date.now() + 1_000, prompt: 'scheduled hello' })) as { id: string };
+    await until(() => ends.length === 2, 'both runs to end');
+    const cli = (args: string[]) => runCli(['claw', 'runs', ...args], { env: sandbox.env });
+    const listed = () => JSON.parse(cli(['--json']).stdout) as RunRecord[];
+    // The row is written right after run.end goes out.
+    await until(() => listed().length === 2, 'both runs in the run log');
+
+    const [scheduled, prompted] = listed();
+    expect(prompted).toMatchObject({ group: 'main', sessionId: receipt.sessionId, inputId: receipt.inputId, source: 'prompt', sourceId: 'key-1', status: 'completed', owner: expect.stringContaining(':'), error: null });
+    expect(scheduled).toMatchObject({ group: 'other', source: 'schedule', sourceId: job.id, status: 'completed' });
+    for (const run of [scheduled!, prompted!]) expect(run.endedAt).toBeGreaterThanOrEqual(run.startedAt);
+    expect(scheduled!.id).toBeGreaterThan(prompted!.id);
+
+    const main = JSON.parse(cli(['--group', 'main', '--json']).stdout) as RunRecord[];
+    expect(main.map((run) => run.id)).toEqual([prompted!.id]);
+    const page = cli(['--limit', '1']);
+    expect(page.status).toBe(0);
+    expect(page.stdout).toMatch(/RUN\s+GROUP\s+STARTED/);
+    expect(page.stdout).toContain(`schedule ${job.id}`);
+    expect(page.stdout).toContain(`more: xdog claw runs --before ${scheduled!.id}`);
+    expect((JSON.parse(cli(['--before', String(scheduled!.id), '--json']).stdout) as RunRecord[]).map((run) => run.id)).toEqual([prompted!.id]);
+
+    const unknown = cli(['--group', 'nosuch']);
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.stderr).toContain('no group named "nosuch"');
+  });
+});
