@@ -340,7 +340,7 @@ export class TypeormSessionStore implements SessionStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.db.exclusive(async () => undefined);
+    await this.db.idle();
   }
 }
 
