@@ -312,6 +312,10 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
+  async renewLeases(ownerId: string, now: number, leaseMs: number): Promise<string[]> {
+    return this.write((sql) => leases.renewAll(sql, ownerId, now, leaseMs));
+  }
+
   async releaseLease(group: string, ownerId: string): Promise<boolean> {
     return this.write((sql) => leases.releaseOne(sql, group, ownerId));
   }

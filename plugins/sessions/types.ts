@@ -291,6 +291,8 @@ export interface SessionStore {
   /** Takes or renews the lease; refused (CONFLICT naming the holder) while another live owner holds it. */
   acquireLease(group: string, owner: LeaseOwner, now: number, leaseMs?: number): Promise<LeaseRecord>;
   releaseLeases(ownerId: string): Promise<void>;
+  /** Renews every unexpired lease of `ownerId` to `now + leaseMs` in one statement; returns the groups renewed (the others are lost). */
+  renewLeases(ownerId: string, now: number, leaseMs: number): Promise<string[]>;
   /** Gives one group up; false when `ownerId` no longer holds it. */
   releaseLease(group: string, ownerId: string): Promise<boolean>;
   listLeases(): Promise<LeaseRecord[]>;
