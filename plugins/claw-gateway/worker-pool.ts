@@ -1,9 +1,15 @@
 /**
- * A worker's place in the pool: it heartbeats in `claw_workers`, renews the
- * leases of its groups every third of the lease, and takes its fair share of
- * the configured groups (ceil(groups / live workers)): free or expired leases
- * up to the share, and idle groups given back when it holds more, so a
- * newcomer gets work. Losing one lease closes that group only.
+ * A worker's place in the pool: every third of the lease it renews all its
+ * leases in one statement, heartbeats in `claw_workers`, and takes its fair
+ * share of the configured groups (ceil(groups / live workers)): free or
+ * expired leases up to the share, and idle groups given back when it holds
+ * more, so a newcomer gets work. Losing one lease closes that group only.
+ *
+ * Self-fencing: a timer that needs no database aborts and closes a group
+ * whose last successful renewal leaves less than a third of the lease, so an
+ * owner cut off from the database stops before anyone may take the group over
+ * (this assumes the workers' clocks agree to well under that third: NTP), and
+ * no run starts on a group with less than that left (`untilLeaseFresh`).
  */
 import { describeError, ErrorCodes, XdogError, type Clock } from '../../core/index.js';
 import type { LeaseOwner, LeaseRecord, SessionStore } from '../sessions/index.js';
@@ -63,6 +69,8 @@ export interface WorkerPoolOptions {
   leaseMs: number;
   configured: readonly string[];
   groups: PoolGroups;
+  /** Stops a group at once (aborting its run), then closes it like close(group, false): its lease is about to run out. */
+  fence?(group: string): Promise<void>;
   /** Extra work each tick (relay interest, pruning). */
   onTick?(): Promise<void>;
   log(line: string): void;
@@ -72,6 +80,7 @@ export class WorkerPool {
   readonly #options: WorkerPoolOptions;
   readonly #expiries = new Map<string, number>();
   #timer?: NodeJS.Timeout;
+  #fenceTimer?: NodeJS.Timeout;
   #ticking?: Promise<void>;
   #stopped = false;
 
@@ -88,14 +97,40 @@ export class WorkerPool {
     return this.#expiries.get(group);
   }
 
-  /** Registers, takes a first share, then keeps ticking every third of the lease. */
+  /** The smallest part of the lease a group may have left and still be served (a third). */
+  get margin(): number {
+    return this.#options.leaseMs / 3;
+  }
+
+  /** Registers, takes a first share, then keeps ticking every third of the lease and checking the fence. */
   async start(): Promise<void> {
     await this.tick();
     this.#timer = setInterval(() => void this.tick(), this.#options.leaseMs / 3);
     this.#timer.unref();
+    this.#fenceTimer = setInterval(() => this.#checkFence(), Math.max(10, this.#options.leaseMs / 12));
+    this.#fenceTimer.unref();
   }
 
-  /** One round: heartbeat, renewals, fair share. Rounds never overlap. */
+  /**
+   * Resolves once `group` has at least the margin of its lease left (running a
+   * round to renew it if needed); UNAVAILABLE when the group was lost or
+   * fenced meanwhile. A run must not start before.
+   */
+  async untilLeaseFresh(group: string): Promise<void> {
+    const { clock, leaseMs } = this.#options;
+    const deadline = clock.now() + leaseMs;
+    for (;;) {
+      const expiry = this.#expiries.get(group);
+      if (expiry === undefined || this.#stopped || clock.now() > deadline) {
+        throw new XdogError(ErrorCodes.UNAVAILABLE, `this worker no longer holds the lease of group ${group}`, { hint: 'the group moves to another worker; retry there' });
+      }
+      if (expiry - clock.now() >= this.margin) return;
+      await this.tick();
+      if ((this.#expiries.get(group) ?? 0) - clock.now() < this.margin) await new Promise((resolve) => setTimeout(resolve, leaseMs / 12));
+    }
+  }
+
+  /** One round: renewals first, then heartbeat, fair share, extra work, pruning, each guarded on its own. Rounds never overlap. */
   tick(): Promise<void> {
     this.#ticking ??= this.#tick().finally(() => (this.#ticking = undefined));
     return this.#ticking;
@@ -103,38 +138,62 @@ export class WorkerPool {
 
   async #tick(): Promise<void> {
     if (this.#stopped) return;
-    const { store, clock, worker, log } = this.#options;
-    try {
-      const now = clock.now();
-      worker.heartbeatAt = now;
+    const { store, clock, worker, leaseMs } = this.#options;
+    await this.#step('renewing the leases', () => this.#renew());
+    await this.#step('heartbeat', async () => {
+      worker.heartbeatAt = clock.now();
       await store.withTransaction((sql) => heartbeatWorker(sql, worker));
-      await this.#renew();
-      await this.#share();
-      await this.#options.onTick?.();
-      await store.withTransaction((sql) => pruneWorkers(sql, clock.now() - 10 * this.#options.leaseMs));
+    });
+    await this.#step('fair share', () => this.#share());
+    if (this.#options.onTick) await this.#step('relay', this.#options.onTick);
+    await this.#step('pruning', () => store.withTransaction((sql) => pruneWorkers(sql, clock.now() - 10 * leaseMs)));
+  }
+
+  async #step(name: string, work: () => Promise<void>): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      await work();
     } catch (error) {
-      log(`worker round failed (${describeError(error)}); retrying in ${Math.round(this.#options.leaseMs / 3)} ms`);
+      this.#options.log(`worker round: ${name} failed (${describeError(error)}); retrying in ${Math.round(this.#options.leaseMs / 3)} ms`);
     }
   }
 
+  /** Renews every lease of this worker in one statement; a group whose lease was not renewed is lost and closed. */
   async #renew(): Promise<void> {
     const { store, clock, owner, leaseMs, groups, log } = this.#options;
-    for (const group of groups.owned()) {
-      if (this.#stopped) return;
-      try {
-        const lease = await store.acquireLease(group, owner, clock.now(), leaseMs);
-        this.#expiries.set(group, lease.expiresAt);
-      } catch (error) {
-        const expired = (this.#expiries.get(group) ?? 0) <= clock.now();
-        if (!XdogError.is(error, ErrorCodes.CONFLICT) && !expired) {
-          log(`could not renew the lease of group ${group} (${describeError(error)}); trying again before it expires`);
-          continue;
-        }
-        // Another worker holds it now (or ours ran out): serving it on would break the one-owner rule.
-        log(`lost the lease of group ${group} (${describeError(error)}); closing that group`);
-        this.#expiries.delete(group);
-        await groups.close(group, false);
+    const before = new Map(this.#expiries);
+    if (!before.size) return;
+    const now = clock.now();
+    const renewed = new Set(await store.renewLeases(owner.ownerId, now, leaseMs));
+    for (const [group, expiry] of before) {
+      // Changed meanwhile (fenced, given back, or taken anew by this worker): not this renewal's to judge.
+      if (this.#expiries.get(group) !== expiry) continue;
+      if (renewed.has(group)) {
+        this.#expiries.set(group, now + leaseMs);
+        continue;
       }
+      // It ran out (or another worker holds it now): serving it on would break the one-owner rule.
+      log(`lost the lease of group ${group}; closing that group`);
+      this.#expiries.delete(group);
+      if (groups.owned().includes(group)) await groups.close(group, false);
+    }
+    // Leases this worker no longer serves (fenced meanwhile) must not be kept alive: give them back.
+    for (const group of renewed) {
+      if (!this.#expiries.has(group)) await store.releaseLease(group, owner.ownerId).catch(() => undefined);
+    }
+  }
+
+  /** No database work: stops every group whose lease, as last renewed, has less than the margin left. */
+  #checkFence(): void {
+    if (this.#stopped) return;
+    const { clock, log } = this.#options;
+    const now = clock.now();
+    for (const [group, expiry] of this.#expiries) {
+      if (expiry - now >= this.margin) continue;
+      this.#expiries.delete(group);
+      log(`could not renew the lease of group ${group} in time (${Math.max(0, expiry - now)} ms left); stopping that group before it expires`);
+      const fence = this.#options.fence ?? ((name: string) => this.#options.groups.close(name, false));
+      void fence(group).catch((error: unknown) => log(`group ${group} did not stop cleanly: ${describeError(error)}`));
     }
   }
 
@@ -165,6 +224,11 @@ export class WorkerPool {
       this.#expiries.set(group, lease.expiresAt);
       try {
         await groups.open(group);
+        // Fenced while loading (its first renewal came too late): it must not be served.
+        if (!this.#expiries.has(group)) {
+          await groups.close(group, false);
+          continue;
+        }
         log(`took group ${group}`);
       } catch (error) {
         log(`could not load group ${group} (${describeError(error)}); giving its lease back`);
@@ -178,6 +242,7 @@ export class WorkerPool {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
+    clearInterval(this.#fenceTimer);
     await this.#ticking?.catch(() => undefined);
   }
 
