@@ -165,10 +165,14 @@ interface RelayRow {
   params: string;
 }
 
-export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<RelayEvent, 'id'>>, now: number): Promise<void> {
+/** Writes relayed events; returns the id each got, in order. */
+export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<RelayEvent, 'id'>>, now: number): Promise<number[]> {
+  const ids: number[] = [];
   for (const event of events) {
-    await sql.run('INSERT INTO claw_relay_events (group_name, session_id, method, params, created_at) VALUES (:group, :sessionId, :method, :params, :now)', { ...event, now });
+    const [row] = await sql.all<{ id: number | string }>('INSERT INTO claw_relay_events (group_name, session_id, method, params, created_at) VALUES (:group, :sessionId, :method, :params, :now) RETURNING id', { ...event, now });
+    ids.push(Number(row!.id));
   }
+  return ids;
 }
 
 /** A group's relayed events after `afterId`, in order. Ids grow per group: one owner writes a group's events, serialized. */
