@@ -1,7 +1,8 @@
 /**
- * A worker's place in the pool: every third of the lease it renews all its
- * leases in one statement, heartbeats in `claw_workers`, and takes its fair
- * share of the configured groups (ceil(groups / live workers)): free or
+ * A worker's place in the pool: every quarter of the lease it renews all its
+ * leases in one statement, on a timer of its own so that a slow round (loading
+ * groups) never delays it; every third it heartbeats in `claw_workers` and
+ * takes its fair share of the configured groups (ceil(groups / live workers)): free or
  * expired leases up to the share, and idle groups given back when it holds
  * more, so a newcomer gets work. Losing one lease closes that group only.
  *
@@ -80,6 +81,12 @@ export class WorkerPool {
   readonly #options: WorkerPoolOptions;
   readonly #expiries = new Map<string, number>();
   #timer?: NodeJS.Timeout;
+  #renewTimer?: NodeJS.Timeout;
+  #renewing?: Promise<void>;
+  /** Groups whose lease the fair share is taking right now (not yet in #expiries). */
+  readonly #acquiring = new Set<string>();
+  /** Groups stopped by the fence whose lease row may still be ours (given back at the next renewal). */
+  readonly #fenced = new Set<string>();
   #fenceTimer?: NodeJS.Timeout;
   #ticking?: Promise<void>;
   #stopped = false;
@@ -102,9 +109,11 @@ export class WorkerPool {
     return this.#options.leaseMs / 3;
   }
 
-  /** Registers, takes a first share, then keeps ticking every third of the lease and checking the fence. */
+  /** Registers, takes a first share, then keeps renewing, ticking and checking the fence. */
   async start(): Promise<void> {
     await this.tick();
+    this.#renewTimer = setInterval(() => void this.renew(), this.#options.leaseMs / 4);
+    this.#renewTimer.unref();
     this.#timer = setInterval(() => void this.tick(), this.#options.leaseMs / 3);
     this.#timer.unref();
     this.#fenceTimer = setInterval(() => this.#checkFence(), Math.max(10, this.#options.leaseMs / 12));
@@ -125,9 +134,15 @@ export class WorkerPool {
         throw new XdogError(ErrorCodes.UNAVAILABLE, `this worker no longer holds the lease of group ${group}`, { hint: 'the group moves to another worker; retry there' });
       }
       if (expiry - clock.now() >= this.margin) return;
-      await this.tick();
+      await this.renew();
       if ((this.#expiries.get(group) ?? 0) - clock.now() < this.margin) await new Promise((resolve) => setTimeout(resolve, leaseMs / 12));
     }
+  }
+
+  /** Renews this worker's leases now (one renewal at a time; a failure is logged, the fence covers it). */
+  renew(): Promise<void> {
+    this.#renewing ??= this.#step('renewing the leases', () => this.#renew()).finally(() => (this.#renewing = undefined));
+    return this.#renewing;
   }
 
   /** One round: renewals first, then heartbeat, fair share, extra work, pruning, each guarded on its own. Rounds never overlap. */
@@ -139,7 +154,7 @@ export class WorkerPool {
   async #tick(): Promise<void> {
     if (this.#stopped) return;
     const { store, clock, worker, leaseMs } = this.#options;
-    await this.#step('renewing the leases', () => this.#renew());
+    await this.renew();
     await this.#step('heartbeat', async () => {
       worker.heartbeatAt = clock.now();
       await store.withTransaction((sql) => heartbeatWorker(sql, worker));
@@ -175,11 +190,14 @@ export class WorkerPool {
       // It ran out (or another worker holds it now): serving it on would break the one-owner rule.
       log(`lost the lease of group ${group}; closing that group`);
       this.#expiries.delete(group);
-      if (groups.owned().includes(group)) await groups.close(group, false);
+      // Not awaited: closing waits for the run to stop, and the next renewal must not wait for that.
+      if (groups.owned().includes(group)) void groups.close(group, false).catch((error: unknown) => log(`group ${group} did not close cleanly: ${describeError(error)}`));
     }
-    // Leases this worker no longer serves (fenced meanwhile) must not be kept alive: give them back.
+    // A fenced group's lease was renewed with the others: give it back rather than keep it alive unserved.
     for (const group of renewed) {
-      if (!this.#expiries.has(group)) await store.releaseLease(group, owner.ownerId).catch(() => undefined);
+      if (!this.#fenced.has(group) || this.#expiries.has(group) || this.#acquiring.has(group)) continue;
+      this.#fenced.delete(group);
+      await store.releaseLease(group, owner.ownerId).catch(() => undefined);
     }
   }
 
@@ -191,6 +209,7 @@ export class WorkerPool {
     for (const [group, expiry] of this.#expiries) {
       if (expiry - now >= this.margin) continue;
       this.#expiries.delete(group);
+      this.#fenced.add(group);
       log(`could not renew the lease of group ${group} in time (${Math.max(0, expiry - now)} ms left); stopping that group before it expires`);
       const fence = this.#options.fence ?? ((name: string) => this.#options.groups.close(name, false));
       void fence(group).catch((error: unknown) => log(`group ${group} did not stop cleanly: ${describeError(error)}`));
@@ -215,13 +234,17 @@ export class WorkerPool {
       // Loading takes time; the leases taken this round must be renewed before they run out.
       if (this.#stopped || clock.now() - started > leaseMs / 3) return;
       let lease: LeaseRecord;
+      this.#acquiring.add(group);
       try {
         lease = await store.acquireLease(group, owner, clock.now(), leaseMs);
       } catch (error) {
         if (!XdogError.is(error, ErrorCodes.CONFLICT)) throw error;
         continue; // another worker was faster
+      } finally {
+        this.#acquiring.delete(group);
       }
       this.#expiries.set(group, lease.expiresAt);
+      this.#fenced.delete(group);
       try {
         await groups.open(group);
         // Fenced while loading (its first renewal came too late): it must not be served.
@@ -242,8 +265,10 @@ export class WorkerPool {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
+    clearInterval(this.#renewTimer);
     clearInterval(this.#fenceTimer);
     await this.#ticking?.catch(() => undefined);
+    await this.#renewing;
   }
 
   /** Leaves the registry (after the gateway closed its groups and released their leases). */
