@@ -2,7 +2,7 @@
  * The rows several gateway workers share in the claw store (migration
  * 1765300000000-claw-workers): the workers' registry, method calls handed to
  * a group's owner, relay interest and relayed events. Portable SQL on the
- * store's serialized connection, the same text on SQLite and PostgreSQL.
+ * store's connections, the same text on SQLite and PostgreSQL.
  */
 import type { Sql } from '../sessions/index.js';
 

@@ -298,7 +298,7 @@ export interface SessionStore {
   listLeases(): Promise<LeaseRecord[]>;
   getLease(group: string): Promise<LeaseRecord | undefined>;
 
-  // gateway services' own tables (scheduler, memory): the same connection, serialized with the store's own work
+  // gateway services' own tables (scheduler, memory): the store's connections (serialized with its own work on SQLite; concurrent, SERIALIZABLE, on PostgreSQL)
   /** Runs `work` in one transaction: it commits only if `work` resolves. */
   withTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /** Runs reads outside a transaction, after the store's earlier work. */
