@@ -45,11 +45,10 @@ describeStores('claw runs', (kind) => {
     const job = (await client.callService('schedule.add', { group: 'other', name: 'soon', at: Date.now() + 1_000, prompt: 'scheduled hello' })) as { id: string };
     await until(() => ends.length === 2, 'both runs to end');
     const cli = (args: string[]) => runCli(['claw', 'runs', ...args], { env: sandbox.env });
-    const listed = () => JSON.parse(cli(['--json']).stdout) as RunRecord[];
     // The row is written right after run.end goes out.
-    await until(() => listed().length === 2, 'both runs in the run log');
+    await until(async () => ((await client!.callService('runs.list', {})) as { runs: RunRecord[] }).runs.length === 2, 'both runs in the run log');
 
-    const [scheduled, prompted] = listed();
+    const [scheduled, prompted] = JSON.parse(cli(['--json']).stdout) as RunRecord[];
     expect(prompted).toMatchObject({ group: 'main', sessionId: receipt.sessionId, inputId: receipt.inputId, source: 'prompt', sourceId: 'key-1', status: 'completed', owner: expect.stringContaining(':'), error: null });
     expect(scheduled).toMatchObject({ group: 'other', source: 'schedule', sourceId: job.id, status: 'completed' });
     for (const run of [scheduled!, prompted!]) expect(run.endedAt).toBeGreaterThanOrEqual(run.startedAt);
@@ -62,10 +61,10 @@ describeStores('claw runs', (kind) => {
     expect(page.stdout).toMatch(/RUN\s+GROUP\s+STARTED/);
     expect(page.stdout).toContain(`schedule ${job.id}`);
     expect(page.stdout).toContain(`more: xdog claw runs --before ${scheduled!.id}`);
-    expect((JSON.parse(cli(['--before', String(scheduled!.id), '--json']).stdout) as RunRecord[]).map((run) => run.id)).toEqual([prompted!.id]);
+    expect(((await client.callService('runs.list', { beforeId: scheduled!.id })) as { runs: RunRecord[] }).runs.map((run) => run.id)).toEqual([prompted!.id]);
 
     const unknown = cli(['--group', 'nosuch']);
     expect(unknown.status).not.toBe(0);
     expect(unknown.stderr).toContain('no group named "nosuch"');
-  });
+  }, 90_000);
 });
