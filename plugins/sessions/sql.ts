@@ -36,8 +36,8 @@ export class StoreDatabase {
   private readonly compiled = new Map<string, Compiled>();
   /** SQLite: the last queued operation (each starts after it). */
   private tail: Promise<unknown> = Promise.resolve();
-  /** PostgreSQL: the last re-run of a transaction that lost to a concurrent writer. */
-  private retryTail: Promise<unknown> = Promise.resolve();
+  /** PostgreSQL: first attempts of transactions share it; a re-run holds it alone. */
+  readonly #gate = new Gate();
   /** Operations not yet settled (both stores), for idle(). */
   private readonly running = new Set<Promise<unknown>>();
   private readonly sqlite: boolean;
@@ -84,15 +84,16 @@ export class StoreDatabase {
    * rolls back otherwise. On PostgreSQL a serialization failure or deadlock
    * re-runs `work` (up to LIMITS.clawStoreSerializationRetries times), so it
    * must not act outside the transaction; after the last retry it is BUSY.
-   * Re-runs take this store's retry lane one at a time: writers of this
-   * process that collided then no longer collide with each other (only with
-   * other processes), while first attempts keep running concurrently.
+   * A re-run runs alone among this store's transactions (new ones wait, the
+   * running ones finish first): under contention the process falls back to
+   * one transaction at a time, so its writers stop colliding with each other
+   * and only other processes can make a re-run fail again.
    */
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     return this.operation(async () => {
       for (let attempt = 0; ; attempt++) {
         try {
-          return attempt === 0 ? await this.attempt(work) : await this.inRetryLane(() => this.attempt(work));
+          return attempt === 0 ? await this.#gate.shared(() => this.attempt(work)) : await this.#gate.alone(() => this.attempt(work));
         } catch (error) {
           if (this.sqlite || !isSerializationFailure(error) || attempt >= LIMITS.clawStoreSerializationRetries) throw error;
           // The backoff waits outside the lane, so it holds up no other operation.
@@ -102,11 +103,6 @@ export class StoreDatabase {
     });
   }
 
-  private inRetryLane<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.retryTail.then(work);
-    this.retryTail = result.catch(() => undefined);
-    return result;
-  }
 
   private async attempt<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
@@ -225,4 +221,46 @@ function isSerializationFailure(error: unknown): boolean {
 function retryDelay(attempt: number): number {
   const ceiling = Math.min(LIMITS.clawStoreRetryMaxDelayMs, LIMITS.clawStoreRetryBaseDelayMs * 2 ** attempt);
   return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** Many `shared` holders at once, or one `alone` holder; a waiting `alone` goes before new `shared` ones. */
+class Gate {
+  #shared = 0;
+  #alone: Promise<unknown> = Promise.resolve();
+  #aloneWaiting = 0;
+  #changed: Array<() => void> = [];
+
+  async shared<T>(work: () => Promise<T>): Promise<T> {
+    while (this.#aloneWaiting) await this.#next();
+    this.#shared++;
+    try {
+      return await work();
+    } finally {
+      this.#shared--;
+      this.#wake();
+    }
+  }
+
+  alone<T>(work: () => Promise<T>): Promise<T> {
+    this.#aloneWaiting++;
+    const result = this.#alone.then(async () => {
+      while (this.#shared) await this.#next();
+      try {
+        return await work();
+      } finally {
+        this.#aloneWaiting--;
+        this.#wake();
+      }
+    });
+    this.#alone = result.catch(() => undefined);
+    return result;
+  }
+
+  #next(): Promise<void> {
+    return new Promise((resolve) => this.#changed.push(resolve));
+  }
+
+  #wake(): void {
+    for (const resolve of this.#changed.splice(0)) resolve();
+  }
 }
