@@ -220,6 +220,8 @@ export class Gateway {
     this.#relay = relay;
     // Before each run, so a client that subscribed elsewhere a moment ago gets the run's events.
     // A failure here must not fail the run: the heartbeat refreshes interest anyway.
+    // Fencing: no run starts on a group whose lease could run out under it.
+    this.hooks.runStarting.tapPromise('claw-workers-lease', async (info) => this.#pool?.untilLeaseFresh(info.group));
     this.hooks.runStarting.tapPromise('claw-workers-relay', () => relay.refreshInterest().catch((error: unknown) => log(`could not re-read relay interest: ${describeError(error)}`)));
 
     const schemas = new Map<string, z.ZodType>(Object.entries(MethodParams));
@@ -259,6 +261,10 @@ export class Gateway {
           await this.hooks.groupReady.promise(runtime);
         },
         close: (group, release) => this.#closeGroup(group, release),
+      },
+      fence: async (group) => {
+        this.#groups.get(group)?.abort();
+        await this.#closeGroup(group, false);
       },
       onTick: () => relay.tick(),
       log,

@@ -572,6 +572,7 @@ export class GroupRuntime {
     let status = 'error';
     let errorMessage: string | undefined;
     let usage = zeroUsage();
+    let prompted = false;
     try {
       const live = await this.#liveSession(run.sessionId);
       const input: UserMessage = {
@@ -582,6 +583,7 @@ export class GroupRuntime {
       await this.#compactBeforeTurn(live, input);
       await this.#options.onRunStarting?.({ group: this.name, sessionId: run.sessionId, inputId: run.inputId, agent: live.agent });
       live.writer.labelNextInput(pending.system?.source);
+      prompted = true;
       const result = await live.agent.prompt(input, { system: pending.system !== undefined }).result();
       await live.writer.flush();
       status = result.status;
@@ -589,6 +591,8 @@ export class GroupRuntime {
       usage = usageOf(result.newMessages);
     } catch (error) {
       errorMessage = describeError(error);
+      // Refused before the turn began (e.g. the group's lease is running out): it never ran, like a prompt dropped at close.
+      if (!prompted && XdogError.is(error, ErrorCodes.UNAVAILABLE)) status = 'dropped';
       this.#options.log(`group ${this.name}: run failed: ${errorMessage}`);
       // A failed write or build leaves the live agent out of step with the store: rebuild it next time.
       await this.#dropLive();

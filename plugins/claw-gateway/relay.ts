@@ -5,6 +5,12 @@
  * such groups to `claw_relay_events` and wakes the others, who read the rows
  * after their last id and publish them to their own subscribers. Interest is
  * per group, so it survives the group moving to another owner.
+ *
+ * Writes and reads of one worker take turns (one lane), and a worker skips
+ * the rows it wrote itself (its cursor moves past them), so a group moving to
+ * or from a follower neither repeats nor drops its events; re-reads of the
+ * interest apply in the order they started, so an older answer never hides
+ * a newer follower.
  */
 import { describeError, type Clock } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
@@ -34,10 +40,17 @@ export class Relay {
   /** Followed groups owned elsewhere: the last relayed id read, and when a subscribe last asked for the group. */
   readonly #cursors = new Map<string, { after: number; since: number }>();
   #lastPrune = 0;
+  /** Flushes and reads, one at a time. */
+  #lane: Promise<unknown> = Promise.resolve();
+  #reading?: Promise<void>;
+  #readAgain = false;
+  /** Interest re-reads started / the newest one applied. */
+  #interestAsked = 0;
+  #interestApplied = 0;
 
   constructor(options: RelayOptions) {
     this.#options = options;
-    options.wakeups.on('claw_relay', () => this.#read());
+    options.wakeups.on('claw_relay', () => this.read());
   }
 
   /** Owner side: relays a notification this worker publishes, when another worker follows the group. */
@@ -67,7 +80,14 @@ export class Relay {
       const batch = this.#outbox.splice(0, LIMITS.clawRelayBatchEvents);
       this.#overflowed = false;
       try {
-        await store.withTransaction((sql) => insertRelayEvents(sql, batch, clock.now()));
+        await this.#inLane(async () => {
+          const ids = await store.withTransaction((sql) => insertRelayEvents(sql, batch, clock.now()));
+          // This worker's own rows are not for its own clients (they had them at once).
+          batch.forEach((event, index) => {
+            const cursor = this.#cursors.get(event.group);
+            if (cursor) cursor.after = Math.max(cursor.after, ids[index]!);
+          });
+        });
         await wakeups.notify('claw_relay');
       } catch (error) {
         log(`could not relay ${batch.length} events (${describeError(error)}); clients on other workers miss them`);
@@ -78,7 +98,12 @@ export class Relay {
   /** Owner side: re-reads which of its groups other workers follow (each heartbeat and before each run). */
   async refreshInterest(): Promise<void> {
     const { store, clock, workerId } = this.#options;
-    this.#remote = await store.withRead((sql) => remoteInterest(sql, workerId, clock.now()));
+    const asked = ++this.#interestAsked;
+    const remote = await store.withRead((sql) => remoteInterest(sql, workerId, clock.now()));
+    // Re-reads run concurrently (rounds, each run start): an answer older than the one applied is stale.
+    if (asked < this.#interestApplied) return;
+    this.#interestApplied = asked;
+    this.#remote = remote;
   }
 
   /** Follower side: this worker's clients now follow `group`, owned elsewhere; recorded before the subscribe answers. */
@@ -92,8 +117,9 @@ export class Relay {
 
   /** With each heartbeat: refreshes this worker's interest, drops what nobody follows, prunes old events. */
   async tick(): Promise<void> {
-    const { store, clock, workerId, subscriptions, owns } = this.#options;
-    const followed = [...subscriptions.groups()].filter((group) => !owns(group));
+    const { store, clock, workerId, subscriptions } = this.#options;
+    // Owned groups too: the interest must be in the store already when the group moves away.
+    const followed = [...subscriptions.groups()];
     for (const group of followed) await this.follow(group);
     for (const [group, cursor] of [...this.#cursors]) {
       // Asked for a moment ago: its subscription may not be recorded yet (subscribe follows first).
@@ -108,10 +134,31 @@ export class Relay {
     }
   }
 
+  /** Follower side: publishes the relayed rows after each cursor. One read at a time; a wake-up during one reads again after it. */
+  read(): Promise<void> {
+    if (this.#reading) {
+      this.#readAgain = true;
+      return this.#reading;
+    }
+    this.#reading = (async () => {
+      do {
+        this.#readAgain = false;
+        await this.#inLane(() => this.#read()).catch((error: unknown) => this.#options.log(`could not read relayed events (${describeError(error)}); trying again at the next wake-up`));
+      } while (this.#readAgain);
+    })().finally(() => (this.#reading = undefined));
+    return this.#reading;
+  }
+
+  #inLane<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#lane.then(work);
+    this.#lane = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Rows of owned groups are read too: a previous owner's last events (this worker's own were skipped). */
   async #read(): Promise<void> {
-    const { store, subscriptions, owns } = this.#options;
+    const { store, subscriptions } = this.#options;
     for (const [group, cursor] of this.#cursors) {
-      if (owns(group)) continue;
       let after = cursor.after;
       for (;;) {
         const events = await store.withRead((sql) => relayEventsAfter(sql, group, after, LIMITS.clawRelayBatchEvents));

@@ -1,9 +1,16 @@
 /**
- * A worker's place in the pool: it heartbeats in `claw_workers`, renews the
- * leases of its groups every third of the lease, and takes its fair share of
- * the configured groups (ceil(groups / live workers)): free or expired leases
- * up to the share, and idle groups given back when it holds more, so a
- * newcomer gets work. Losing one lease closes that group only.
+ * A worker's place in the pool: every quarter of the lease it renews all its
+ * leases in one statement, on a timer of its own so that a slow round (loading
+ * groups) never delays it; every third it heartbeats in `claw_workers` and
+ * takes its fair share of the configured groups (ceil(groups / live workers)): free or
+ * expired leases up to the share, and idle groups given back when it holds
+ * more, so a newcomer gets work. Losing one lease closes that group only.
+ *
+ * Self-fencing: a timer that needs no database aborts and closes a group
+ * whose last successful renewal leaves less than a third of the lease, so an
+ * owner cut off from the database stops before anyone may take the group over
+ * (this assumes the workers' clocks agree to well under that third: NTP), and
+ * no run starts on a group with less than that left (`untilLeaseFresh`).
  */
 import { describeError, ErrorCodes, XdogError, type Clock } from '../../core/index.js';
 import type { LeaseOwner, LeaseRecord, SessionStore } from '../sessions/index.js';
@@ -63,6 +70,8 @@ export interface WorkerPoolOptions {
   leaseMs: number;
   configured: readonly string[];
   groups: PoolGroups;
+  /** Stops a group at once (aborting its run), then closes it like close(group, false): its lease is about to run out. */
+  fence?(group: string): Promise<void>;
   /** Extra work each tick (relay interest, pruning). */
   onTick?(): Promise<void>;
   log(line: string): void;
@@ -72,6 +81,13 @@ export class WorkerPool {
   readonly #options: WorkerPoolOptions;
   readonly #expiries = new Map<string, number>();
   #timer?: NodeJS.Timeout;
+  #renewTimer?: NodeJS.Timeout;
+  #renewing?: Promise<void>;
+  /** Groups whose lease the fair share is taking right now (not yet in #expiries). */
+  readonly #acquiring = new Set<string>();
+  /** Groups stopped by the fence whose lease row may still be ours (given back at the next renewal). */
+  readonly #fenced = new Set<string>();
+  #fenceTimer?: NodeJS.Timeout;
   #ticking?: Promise<void>;
   #stopped = false;
 
@@ -88,14 +104,48 @@ export class WorkerPool {
     return this.#expiries.get(group);
   }
 
-  /** Registers, takes a first share, then keeps ticking every third of the lease. */
-  async start(): Promise<void> {
-    await this.tick();
-    this.#timer = setInterval(() => void this.tick(), this.#options.leaseMs / 3);
-    this.#timer.unref();
+  /** The smallest part of the lease a group may have left and still be served (a third). */
+  get margin(): number {
+    return this.#options.leaseMs / 3;
   }
 
-  /** One round: heartbeat, renewals, fair share. Rounds never overlap. */
+  /** Registers, takes a first share, then keeps renewing, ticking and checking the fence. */
+  async start(): Promise<void> {
+    await this.tick();
+    this.#renewTimer = setInterval(() => void this.renew(), this.#options.leaseMs / 4);
+    this.#renewTimer.unref();
+    this.#timer = setInterval(() => void this.tick(), this.#options.leaseMs / 3);
+    this.#timer.unref();
+    this.#fenceTimer = setInterval(() => this.#checkFence(), Math.max(10, this.#options.leaseMs / 12));
+    this.#fenceTimer.unref();
+  }
+
+  /**
+   * Resolves once `group` has at least the margin of its lease left (running a
+   * round to renew it if needed); UNAVAILABLE when the group was lost or
+   * fenced meanwhile. A run must not start before.
+   */
+  async untilLeaseFresh(group: string): Promise<void> {
+    const { clock, leaseMs } = this.#options;
+    const deadline = clock.now() + leaseMs;
+    for (;;) {
+      const expiry = this.#expiries.get(group);
+      if (expiry === undefined || this.#stopped || clock.now() > deadline) {
+        throw new XdogError(ErrorCodes.UNAVAILABLE, `this worker no longer holds the lease of group ${group}`, { hint: 'the group moves to another worker; retry there' });
+      }
+      if (expiry - clock.now() >= this.margin) return;
+      await this.renew();
+      if ((this.#expiries.get(group) ?? 0) - clock.now() < this.margin) await new Promise((resolve) => setTimeout(resolve, leaseMs / 12));
+    }
+  }
+
+  /** Renews this worker's leases now (one renewal at a time; a failure is logged, the fence covers it). */
+  renew(): Promise<void> {
+    this.#renewing ??= this.#step('renewing the leases', () => this.#renew()).finally(() => (this.#renewing = undefined));
+    return this.#renewing;
+  }
+
+  /** One round: renewals first, then heartbeat, fair share, extra work, pruning, each guarded on its own. Rounds never overlap. */
   tick(): Promise<void> {
     this.#ticking ??= this.#tick().finally(() => (this.#ticking = undefined));
     return this.#ticking;
@@ -103,38 +153,66 @@ export class WorkerPool {
 
   async #tick(): Promise<void> {
     if (this.#stopped) return;
-    const { store, clock, worker, log } = this.#options;
-    try {
-      const now = clock.now();
-      worker.heartbeatAt = now;
+    const { store, clock, worker, leaseMs } = this.#options;
+    await this.renew();
+    await this.#step('heartbeat', async () => {
+      worker.heartbeatAt = clock.now();
       await store.withTransaction((sql) => heartbeatWorker(sql, worker));
-      await this.#renew();
-      await this.#share();
-      await this.#options.onTick?.();
-      await store.withTransaction((sql) => pruneWorkers(sql, clock.now() - 10 * this.#options.leaseMs));
+    });
+    await this.#step('fair share', () => this.#share());
+    if (this.#options.onTick) await this.#step('relay', this.#options.onTick);
+    await this.#step('pruning', () => store.withTransaction((sql) => pruneWorkers(sql, clock.now() - 10 * leaseMs)));
+  }
+
+  async #step(name: string, work: () => Promise<void>): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      await work();
     } catch (error) {
-      log(`worker round failed (${describeError(error)}); retrying in ${Math.round(this.#options.leaseMs / 3)} ms`);
+      this.#options.log(`worker round: ${name} failed (${describeError(error)}); retrying in ${Math.round(this.#options.leaseMs / 3)} ms`);
     }
   }
 
+  /** Renews every lease of this worker in one statement; a group whose lease was not renewed is lost and closed. */
   async #renew(): Promise<void> {
     const { store, clock, owner, leaseMs, groups, log } = this.#options;
-    for (const group of groups.owned()) {
-      if (this.#stopped) return;
-      try {
-        const lease = await store.acquireLease(group, owner, clock.now(), leaseMs);
-        this.#expiries.set(group, lease.expiresAt);
-      } catch (error) {
-        const expired = (this.#expiries.get(group) ?? 0) <= clock.now();
-        if (!XdogError.is(error, ErrorCodes.CONFLICT) && !expired) {
-          log(`could not renew the lease of group ${group} (${describeError(error)}); trying again before it expires`);
-          continue;
-        }
-        // Another worker holds it now (or ours ran out): serving it on would break the one-owner rule.
-        log(`lost the lease of group ${group} (${describeError(error)}); closing that group`);
-        this.#expiries.delete(group);
-        await groups.close(group, false);
+    const before = new Map(this.#expiries);
+    if (!before.size) return;
+    const now = clock.now();
+    const renewed = new Set(await store.renewLeases(owner.ownerId, now, leaseMs));
+    for (const [group, expiry] of before) {
+      // Changed meanwhile (fenced, given back, or taken anew by this worker): not this renewal's to judge.
+      if (this.#expiries.get(group) !== expiry) continue;
+      if (renewed.has(group)) {
+        this.#expiries.set(group, now + leaseMs);
+        continue;
       }
+      // It ran out (or another worker holds it now): serving it on would break the one-owner rule.
+      log(`lost the lease of group ${group}; closing that group`);
+      this.#expiries.delete(group);
+      // Not awaited: closing waits for the run to stop, and the next renewal must not wait for that.
+      if (groups.owned().includes(group)) void groups.close(group, false).catch((error: unknown) => log(`group ${group} did not close cleanly: ${describeError(error)}`));
+    }
+    // A fenced group's lease was renewed with the others: give it back rather than keep it alive unserved.
+    for (const group of renewed) {
+      if (!this.#fenced.has(group) || this.#expiries.has(group) || this.#acquiring.has(group)) continue;
+      this.#fenced.delete(group);
+      await store.releaseLease(group, owner.ownerId).catch(() => undefined);
+    }
+  }
+
+  /** No database work: stops every group whose lease, as last renewed, has less than the margin left. */
+  #checkFence(): void {
+    if (this.#stopped) return;
+    const { clock, log } = this.#options;
+    const now = clock.now();
+    for (const [group, expiry] of this.#expiries) {
+      if (expiry - now >= this.margin) continue;
+      this.#expiries.delete(group);
+      this.#fenced.add(group);
+      log(`could not renew the lease of group ${group} in time (${Math.max(0, expiry - now)} ms left); stopping that group before it expires`);
+      const fence = this.#options.fence ?? ((name: string) => this.#options.groups.close(name, false));
+      void fence(group).catch((error: unknown) => log(`group ${group} did not stop cleanly: ${describeError(error)}`));
     }
   }
 
@@ -156,15 +234,24 @@ export class WorkerPool {
       // Loading takes time; the leases taken this round must be renewed before they run out.
       if (this.#stopped || clock.now() - started > leaseMs / 3) return;
       let lease: LeaseRecord;
+      this.#acquiring.add(group);
       try {
         lease = await store.acquireLease(group, owner, clock.now(), leaseMs);
       } catch (error) {
         if (!XdogError.is(error, ErrorCodes.CONFLICT)) throw error;
         continue; // another worker was faster
+      } finally {
+        this.#acquiring.delete(group);
       }
       this.#expiries.set(group, lease.expiresAt);
+      this.#fenced.delete(group);
       try {
         await groups.open(group);
+        // Fenced while loading (its first renewal came too late): it must not be served.
+        if (!this.#expiries.has(group)) {
+          await groups.close(group, false);
+          continue;
+        }
         log(`took group ${group}`);
       } catch (error) {
         log(`could not load group ${group} (${describeError(error)}); giving its lease back`);
@@ -178,7 +265,10 @@ export class WorkerPool {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
+    clearInterval(this.#renewTimer);
+    clearInterval(this.#fenceTimer);
     await this.#ticking?.catch(() => undefined);
+    await this.#renewing;
   }
 
   /** Leaves the registry (after the gateway closed its groups and released their leases). */

@@ -2,7 +2,7 @@
  * The rows several gateway workers share in the claw store (migration
  * 1765300000000-claw-workers): the workers' registry, method calls handed to
  * a group's owner, relay interest and relayed events. Portable SQL on the
- * store's serialized connection, the same text on SQLite and PostgreSQL.
+ * store's connections, the same text on SQLite and PostgreSQL.
  */
 import type { Sql } from '../sessions/index.js';
 
@@ -165,10 +165,14 @@ interface RelayRow {
   params: string;
 }
 
-export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<RelayEvent, 'id'>>, now: number): Promise<void> {
+/** Writes relayed events; returns the id each got, in order. */
+export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<RelayEvent, 'id'>>, now: number): Promise<number[]> {
+  const ids: number[] = [];
   for (const event of events) {
-    await sql.run('INSERT INTO claw_relay_events (group_name, session_id, method, params, created_at) VALUES (:group, :sessionId, :method, :params, :now)', { ...event, now });
+    const [row] = await sql.all<{ id: number | string }>('INSERT INTO claw_relay_events (group_name, session_id, method, params, created_at) VALUES (:group, :sessionId, :method, :params, :now) RETURNING id', { ...event, now });
+    ids.push(Number(row!.id));
   }
+  return ids;
 }
 
 /** A group's relayed events after `afterId`, in order. Ids grow per group: one owner writes a group's events, serialized. */

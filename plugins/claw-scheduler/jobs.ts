@@ -1,6 +1,6 @@
 /**
  * The scheduler's durable state: jobs and their run rows, through the session
- * store's serialized connection (raw portable SQL, as the store does). Every
+ * store's connections (raw portable SQL, as the store does). Every
  * step that matters is one transaction: claiming an occurrence (its run row
  * and the job's next due time together), starting it, finishing it.
  */

@@ -41,7 +41,7 @@ export interface ResetStatus {
   checkedAt: number | null;
 }
 
-/** The reset state of one group, through the store's serialized connection. */
+/** The reset state of one group, through the store's connections. */
 class ResetStates {
   constructor(private readonly store: SessionStore) {}
 

@@ -1,7 +1,7 @@
 /**
  * A group's durable memory: write, search, list and forget, on the claw
  * store's database. Every operation runs through the session store's
- * serialized connection (SessionStore.withTransaction/withRead), scoped to one group:
+ * connections (SessionStore.withTransaction/withRead), scoped to one group:
  * an id or a search never reaches another group's memories.
  */
 import { ErrorCodes, XdogError, type Clock } from '../../core/index.js';

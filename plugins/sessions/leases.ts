@@ -85,6 +85,21 @@ export async function acquire(sql: Sql, group: string, owner: LeaseOwner, now: n
   return lease;
 }
 
+/**
+ * Renews, in one statement, every lease `ownerId` holds that has not expired
+ * by `now`, to `now + leaseMs`; returns the groups renewed. A lease that ran
+ * out is not renewed even if nobody took it yet: another worker may be taking
+ * it right now, so its former owner must treat it as lost.
+ */
+export async function renewAll(sql: Sql, ownerId: string, now: number, leaseMs: number): Promise<string[]> {
+  const rows = await sql.all<{ group_name: string }>('UPDATE claw_group_leases SET expires_at = :expires WHERE owner_id = :owner AND expires_at > :now RETURNING group_name', {
+    owner: ownerId,
+    now,
+    expires: now + leaseMs,
+  });
+  return rows.map((row) => row.group_name);
+}
+
 export async function release(sql: Sql, ownerId: string): Promise<void> {
   await sql.run('DELETE FROM claw_group_leases WHERE owner_id = :owner', { owner: ownerId });
 }

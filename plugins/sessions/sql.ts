@@ -1,13 +1,15 @@
 /**
  * The one way the session store talks to its database: raw SQL with `:name`
  * parameters, rewritten once per statement to the driver's placeholders (so
- * statement caches hit and the same text runs on SQLite and PostgreSQL), and
- * every operation serialized on this store. Serializing matters for
- * correctness, not only speed: typeorm's better-sqlite3 driver has a single
- * connection, so two interleaved transactions would silently nest.
- * PostgreSQL transactions are SERIALIZABLE; one that loses to a concurrent
- * writer (another store, another worker) is re-run whole with a jittered
- * backoff, so `work` must have no effects outside the transaction.
+ * statement caches hit and the same text runs on SQLite and PostgreSQL).
+ * On SQLite every operation is serialized on this store: typeorm's
+ * better-sqlite3 driver has a single connection, so two interleaved
+ * transactions would silently nest. On PostgreSQL operations run concurrently
+ * on the pool (one connection each): transactions are SERIALIZABLE, and one
+ * that loses to a concurrent writer (this process, another worker) is re-run
+ * whole with a jittered backoff, so `work` must have no effects outside the
+ * transaction. Callers needing an order between their own operations await
+ * them in turn (nothing here orders two operations of one process on PG).
  */
 import type { DataSource, QueryRunner } from 'typeorm';
 import { ErrorCodes, XdogError } from '../../core/index.js';
@@ -32,25 +34,42 @@ const PARAMETER = /:([A-Za-z_][A-Za-z0-9_]*)/g;
 
 export class StoreDatabase {
   private readonly compiled = new Map<string, Compiled>();
+  /** SQLite: the last queued operation (each starts after it). */
   private tail: Promise<unknown> = Promise.resolve();
+  /** PostgreSQL: first attempts of transactions share it; a re-run holds it alone. */
+  readonly #gate = new Gate();
+  /** Operations not yet settled (both stores), for idle(). */
+  private readonly running = new Set<Promise<unknown>>();
   private readonly sqlite: boolean;
 
   constructor(readonly dataSource: DataSource) {
     this.sqlite = dataSource.options.type === 'better-sqlite3';
   }
 
-  /** Runs `work` after every earlier operation of this store has finished. */
-  exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(work).catch((error: unknown) => {
+  /**
+   * Runs `work` as one store operation: on SQLite after every earlier one has
+   * finished, on PostgreSQL at once (the pool gives it its own connection).
+   */
+  private operation<T>(work: () => Promise<T>): Promise<T> {
+    const started = this.sqlite ? this.tail.then(work) : Promise.resolve().then(work);
+    const result = started.catch((error: unknown) => {
       throw this.translate(error);
     });
-    this.tail = result.catch(() => undefined);
+    const settled = result.catch(() => undefined);
+    if (this.sqlite) this.tail = settled;
+    this.running.add(settled);
+    void settled.then(() => this.running.delete(settled));
     return result;
+  }
+
+  /** Resolves once every operation started before the call has settled. */
+  async idle(): Promise<void> {
+    await Promise.all([...this.running]);
   }
 
   /** A read outside any transaction. */
   read<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.exclusive(async () => {
+    return this.operation(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {
         return await work(this.over(runner));
@@ -65,19 +84,25 @@ export class StoreDatabase {
    * rolls back otherwise. On PostgreSQL a serialization failure or deadlock
    * re-runs `work` (up to LIMITS.clawStoreSerializationRetries times), so it
    * must not act outside the transaction; after the last retry it is BUSY.
+   * A re-run runs alone among this store's transactions (new ones wait, the
+   * running ones finish first): under contention the process falls back to
+   * one transaction at a time, so its writers stop colliding with each other
+   * and only other processes can make a re-run fail again.
    */
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.exclusive(async () => {
+    return this.operation(async () => {
       for (let attempt = 0; ; attempt++) {
         try {
-          return await this.attempt(work);
+          return attempt === 0 ? await this.#gate.shared(() => this.attempt(work)) : await this.#gate.alone(() => this.attempt(work));
         } catch (error) {
           if (this.sqlite || !isSerializationFailure(error) || attempt >= LIMITS.clawStoreSerializationRetries) throw error;
+          // The backoff waits outside the lane, so it holds up no other operation.
           await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));
         }
       }
     });
   }
+
 
   private async attempt<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
@@ -196,4 +221,46 @@ function isSerializationFailure(error: unknown): boolean {
 function retryDelay(attempt: number): number {
   const ceiling = Math.min(LIMITS.clawStoreRetryMaxDelayMs, LIMITS.clawStoreRetryBaseDelayMs * 2 ** attempt);
   return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** Many `shared` holders at once, or one `alone` holder; a waiting `alone` goes before new `shared` ones. */
+class Gate {
+  #shared = 0;
+  #alone: Promise<unknown> = Promise.resolve();
+  #aloneWaiting = 0;
+  #changed: Array<() => void> = [];
+
+  async shared<T>(work: () => Promise<T>): Promise<T> {
+    while (this.#aloneWaiting) await this.#next();
+    this.#shared++;
+    try {
+      return await work();
+    } finally {
+      this.#shared--;
+      this.#wake();
+    }
+  }
+
+  alone<T>(work: () => Promise<T>): Promise<T> {
+    this.#aloneWaiting++;
+    const result = this.#alone.then(async () => {
+      while (this.#shared) await this.#next();
+      try {
+        return await work();
+      } finally {
+        this.#aloneWaiting--;
+        this.#wake();
+      }
+    });
+    this.#alone = result.catch(() => undefined);
+    return result;
+  }
+
+  #next(): Promise<void> {
+    return new Promise((resolve) => this.#changed.push(resolve));
+  }
+
+  #wake(): void {
+    for (const resolve of this.#changed.splice(0)) resolve();
+  }
 }

@@ -312,6 +312,10 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
+  async renewLeases(ownerId: string, now: number, leaseMs: number): Promise<string[]> {
+    return this.write((sql) => leases.renewAll(sql, ownerId, now, leaseMs));
+  }
+
   async releaseLease(group: string, ownerId: string): Promise<boolean> {
     return this.write((sql) => leases.releaseOne(sql, group, ownerId));
   }
@@ -340,7 +344,7 @@ export class TypeormSessionStore implements SessionStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.db.exclusive(async () => undefined);
+    await this.db.idle();
   }
 }
 

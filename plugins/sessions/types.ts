@@ -291,12 +291,14 @@ export interface SessionStore {
   /** Takes or renews the lease; refused (CONFLICT naming the holder) while another live owner holds it. */
   acquireLease(group: string, owner: LeaseOwner, now: number, leaseMs?: number): Promise<LeaseRecord>;
   releaseLeases(ownerId: string): Promise<void>;
+  /** Renews every unexpired lease of `ownerId` to `now + leaseMs` in one statement; returns the groups renewed (the others are lost). */
+  renewLeases(ownerId: string, now: number, leaseMs: number): Promise<string[]>;
   /** Gives one group up; false when `ownerId` no longer holds it. */
   releaseLease(group: string, ownerId: string): Promise<boolean>;
   listLeases(): Promise<LeaseRecord[]>;
   getLease(group: string): Promise<LeaseRecord | undefined>;
 
-  // gateway services' own tables (scheduler, memory): the same connection, serialized with the store's own work
+  // gateway services' own tables (scheduler, memory): the store's connections (serialized with its own work on SQLite; concurrent, SERIALIZABLE, on PostgreSQL)
   /** Runs `work` in one transaction: it commits only if `work` resolves. */
   withTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /** Runs reads outside a transaction, after the store's earlier work. */

@@ -121,4 +121,33 @@ describeStores('worker store', (kind) => {
     while (seen.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(seen).toEqual([1, 2, 3].map((n) => ['event', { n }]));
   });
+
+  it('a group moving between two followers: each gets the events of the other once and never its own back', async () => {
+    const [storeA, storeB, wakeupsA, wakeupsB] = await twoWorkers();
+    const common = { clock, leaseMs: 3000, log: () => undefined };
+    let owner: 'a' | 'b' = 'b';
+    const worker = (id: 'a' | 'b', store: SessionStore, wakeups: Wakeups) => {
+      const subscriptions = new Subscriptions();
+      const seen: unknown[] = [];
+      subscriptions.add({ notify: (_method, params) => seen.push((params as { n: number }).n), onClose: () => () => undefined }, 'g');
+      return { seen, relay: new Relay({ ...common, store, wakeups, workerId: id, subscriptions, owns: () => owner === id }) };
+    };
+    const a = worker('a', storeA, wakeupsA);
+    const b = worker('b', storeB, wakeupsB);
+    await a.relay.tick();
+    await b.relay.tick();
+    const publish = async (from: typeof a, n: number) => {
+      await from.relay.refreshInterest();
+      from.relay.publish('g', null, 'event', { n });
+      await from.relay.close();
+      await Promise.all([a.relay.read(), b.relay.read()]);
+    };
+    await publish(b, 1);
+    owner = 'a';
+    await publish(a, 2);
+    owner = 'b';
+    await publish(b, 3);
+    expect(a.seen).toEqual([1, 3]);
+    expect(b.seen).toEqual([2]);
+  });
 });

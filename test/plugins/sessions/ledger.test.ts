@@ -78,6 +78,18 @@ describeStores('group leases', (kind) => {
     expect((await store.acquireLease('main', owner('gw-2'), 2_000)).ownerId).toBe('gw-2');
   });
 
+  it('renews every unexpired lease of an owner in one call and names them; an expired or foreign one is not renewed', async () => {
+    const { store } = await openTestStoreOn(kind);
+    for (const group of ['a', 'b', 'c']) await store.ensureGroup(group);
+    await store.acquireLease('a', owner('gw-1'), 1_000, 1_000);
+    await store.acquireLease('b', owner('gw-1'), 500, 1_000);
+    await store.acquireLease('c', owner('gw-2'), 1_000, 1_000);
+    expect(await store.renewLeases('gw-1', 1_600, 1_000)).toEqual(['a']);
+    expect((await store.getLease('a'))!.expiresAt).toBe(2_600);
+    expect((await store.getLease('b'))!.expiresAt).toBe(1_500);
+    expect((await store.getLease('c'))!.expiresAt).toBe(2_000);
+  });
+
   it('takes over an expired lease', async () => {
     const { store } = await openTestStoreOn(kind);
     await store.ensureGroup('main');

@@ -127,7 +127,7 @@ describeStores('session store transactions', (kind) => {
     );
   });
 
-  it('serializes concurrent operations: interleaved appends never nest or lose entries', async () => {
+  it('concurrent operations: interleaved appends never nest or lose entries', async () => {
     const { store } = await openTestStoreOn(kind);
     const id = await sessionWith(store, []);
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(id, [msg(user(`u${i}`)), msg(assistant(`a${i}`))])));
@@ -136,6 +136,24 @@ describeStores('session store transactions', (kind) => {
     expect((await store.getSession(id)).messageCount).toBe(40);
     // every entry's parent is the one before it: one chain, in order
     path.forEach((entry, i) => expect(entry.parentId).toBe(i === 0 ? null : path[i - 1]!.id));
+  });
+
+  it('a long transaction holds up other operations of the store on SQLite only (PostgreSQL runs them on the pool at once)', async () => {
+    const { store } = await openTestStoreOn(kind);
+    const id = await sessionWith(store, [msg(user('a'))]);
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const long = store.withTransaction(async () => {
+      await gate;
+      order.push('transaction');
+    });
+    const read = store.getSession(id).then(() => order.push('read'));
+    if (kind === 'postgres') await read;
+    else for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await Promise.all([long, read]);
+    expect(order).toEqual(kind === 'postgres' ? ['read', 'transaction'] : ['transaction', 'read']);
   });
 
   // PostgreSQL only: SQLite serves one gateway process (its lockfile), and two better-sqlite3

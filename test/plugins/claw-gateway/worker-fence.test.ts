@@ -1,0 +1,101 @@
+/**
+ * Lease fencing of a worker (worker-pool.ts) with a fake clock and a store
+ * standing in for the database: an owner whose renewals fail stops its group
+ * before the lease expires, and no run may start on a lease about to run out.
+ */
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { ErrorCodes, XdogError } from '../../../core/index.js';
+import { WorkerPool, type PoolGroups } from '../../../plugins/claw-gateway/worker-pool.js';
+import type { LeaseOwner, LeaseRecord, SessionStore } from '../../../plugins/sessions/index.js';
+
+const LEASE_MS = 3_000;
+const owner: LeaseOwner = { ownerId: 'w1', pid: 1, host: 'h', info: '' };
+const clock = { now: () => Date.now() };
+
+/** The store calls a pool makes; `down` makes every one fail like a lost database connection. */
+function fakeStore() {
+  const state = { down: false, transactionsDown: false, renewed: 0, lost: new Set<string>() };
+  const check = () => {
+    if (state.down) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the claw store is unreachable');
+  };
+  const store = {
+    withTransaction: async () => {
+      check();
+      if (state.transactionsDown) throw new XdogError(ErrorCodes.BUSY, 'the claw store is busy');
+    },
+    withRead: async () => (check(), []),
+    listLeases: async (): Promise<LeaseRecord[]> => (check(), []),
+    acquireLease: async (group: string, who: LeaseOwner, now: number, leaseMs: number): Promise<LeaseRecord> => (check(), { group, ...who, expiresAt: now + leaseMs }),
+    renewLeases: async (_owner: string, _now: number, _leaseMs: number): Promise<string[]> => {
+      check();
+      state.renewed++;
+      return ['g'].filter((group) => !state.lost.has(group));
+    },
+    releaseLease: async () => (check(), true),
+  };
+  return { store: store as unknown as SessionStore, state };
+}
+
+function fakeGroups() {
+  const owned = new Set<string>();
+  const closed: Array<{ group: string; at: number }> = [];
+  const groups: PoolGroups = {
+    owned: () => [...owned],
+    idle: () => false,
+    open: async (group) => void owned.add(group),
+    close: async (group) => {
+      owned.delete(group);
+      closed.push({ group, at: clock.now() });
+    },
+  };
+  return { groups, closed };
+}
+
+let pool: WorkerPool | undefined;
+beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'clearInterval', 'Date'] }));
+afterEach(async () => {
+  await pool?.stop();
+  vi.useRealTimers();
+});
+
+async function startPool() {
+  const { store, state } = fakeStore();
+  const { groups, closed } = fakeGroups();
+  const worker = { id: 'w1', name: 'w1', pid: 1, host: 'h', socket: '/s', startedAt: 0, heartbeatAt: 0 };
+  pool = new WorkerPool({ store, clock, worker, owner, leaseMs: LEASE_MS, configured: ['g'], groups, log: () => undefined });
+  const started = clock.now();
+  await pool.start();
+  return { pool, state, closed, expiry: started + LEASE_MS };
+}
+
+it('an owner cut off from the database stops its group before the lease expires, and starts no run on it', async () => {
+  const { pool, state, closed, expiry } = await startPool();
+  expect(pool.expiryOf('g')).toBe(expiry);
+  await pool.untilLeaseFresh('g');
+  state.down = true;
+  await vi.advanceTimersByTimeAsync(LEASE_MS);
+  expect(closed.map((entry) => entry.group)).toEqual(['g']);
+  expect(closed[0]!.at).toBeLessThan(expiry);
+  expect(closed[0]!.at).toBeGreaterThanOrEqual(expiry - pool.margin - LEASE_MS / 12);
+  await expect(pool.untilLeaseFresh('g')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+});
+
+it('renewals that succeed keep the group; a lease missing from a renewal is lost and its group closed', async () => {
+  const { state, closed } = await startPool();
+  await vi.advanceTimersByTimeAsync(3 * LEASE_MS);
+  expect(closed).toEqual([]);
+  expect(state.renewed).toBeGreaterThanOrEqual(8);
+  state.lost.add('g');
+  await vi.advanceTimersByTimeAsync(LEASE_MS / 3);
+  // Closed at once; the same round's fair share may then take it anew (a fresh lease).
+  expect(closed.map((entry) => entry.group)).toEqual(['g']);
+});
+
+it('a failing heartbeat does not skip the renewals of the round', async () => {
+  const { state, closed } = await startPool();
+  state.transactionsDown = true;
+  const before = state.renewed;
+  await vi.advanceTimersByTimeAsync(3 * LEASE_MS);
+  expect(closed).toEqual([]);
+  expect(state.renewed).toBeGreaterThanOrEqual(before + 8);
+});
