@@ -539,14 +539,26 @@ export class GroupRuntime {
     }
   }
 
-  /** The group's first session; concurrent first prompts share one creation. */
+  /**
+   * The group's first session; concurrent first prompts share one creation.
+   * When the store already has an active session (a previous owner of the
+   * group made it after this runtime read the group), that one is used.
+   */
   #createFirstSession(): Promise<string> {
     this.#creatingFirst ??= (async () => {
       try {
-        const session = await this.#options.store.createSession(this.name, this.newSessionOptions(), { expectedActiveSessionId: null });
+        let sessionId: string;
+        try {
+          sessionId = (await this.#options.store.createSession(this.name, this.newSessionOptions(), { expectedActiveSessionId: null })).id;
+        } catch (error) {
+          if (!XdogError.is(error, ErrorCodes.STALE)) throw error;
+          const current = await this.#options.store.getGroup(this.name);
+          if (!current.activeSessionId) throw error;
+          sessionId = current.activeSessionId;
+        }
         this.#group = await this.#options.store.getGroup(this.name);
         this.#publishState();
-        return session.id;
+        return sessionId;
       } finally {
         this.#creatingFirst = undefined;
       }

@@ -7,10 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { openClawDataSource, type ClawStoreLocation } from '../../entities/index.js';
-import { openSessionStore, type Entry, type SessionStore, type TreeNode } from '../../plugins/sessions/index.js';
+import type { Entry, TreeNode } from '../../plugins/sessions/index.js';
 import { collect, connect, startGateway, until, type ClawSandbox } from '../support/claw.js';
-import { SANDBOX_PG_ENV, clawSandboxOn, describeStores, type StoreKind } from '../support/stores.js';
+import { clawSandboxOn, describeStores, withSandboxStore, type StoreKind } from '../support/stores.js';
 
 /**
  * Kills per store kind. SQLite's own file must survive every cut (integrity_check),
@@ -28,25 +27,9 @@ function flatten(nodes: readonly TreeNode[], into: Entry[] = []): Entry[] {
   return into;
 }
 
-/** The store the sandbox's gateway uses. */
-function storeOf(sandbox: ClawSandbox, kind: StoreKind): ClawStoreLocation {
-  return kind === 'sqlite' ? { type: 'sqlite', file: sandbox.storeFile } : { type: 'postgres', url: sandbox.env[SANDBOX_PG_ENV]! };
-}
-
-async function withStore<T>(sandbox: ClawSandbox, kind: StoreKind, use: (store: SessionStore) => Promise<T>): Promise<T> {
-  const dataSource = await openClawDataSource(storeOf(sandbox, kind));
-  const store = await openSessionStore(dataSource);
-  try {
-    return await use(store);
-  } finally {
-    await store.close();
-    await dataSource.destroy();
-  }
-}
-
 /** Checks the store after a crash: every acknowledged message is there, every pointer is whole. */
 async function checkStore(sandbox: ClawSandbox, kind: StoreKind, acknowledged: ReadonlySet<string>): Promise<void> {
-  await withStore(sandbox, kind, async (store) => {
+  await withSandboxStore(sandbox, kind, async (store) => {
     const group = await store.getGroup('main');
     const sessions = await store.listSessions('main', { includeArchived: true, limit: 200 });
     const stored = new Set<string>();

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { XdogError } from '../../core/index.js';
 import { collect, connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
-import { clawSandboxOn, describeStores } from '../support/stores.js';
+import { clawSandboxOn, describeStores, withSandboxStore } from '../support/stores.js';
 
 const running: GatewayProcess[] = [];
 afterEach(async () => {
@@ -95,6 +95,20 @@ describeStores('claw gateway', (kind) => {
     expect(shown.session.messageCount).toBe(4);
     await first.close();
     await second.close();
+  });
+
+  it('sends a first prompt to the active session another process made after the gateway read the group (a previous owner)', async () => {
+    const sandbox = await clawSandboxOn(kind);
+    await gatewayFor(sandbox);
+    const made = await withSandboxStore(sandbox, kind, (store) => store.createSession('main', { model: 'faux/demo', activate: true }, { expectedActiveSessionId: null }));
+    const client = await connect(sandbox);
+    try {
+      const end = await promptAndWait(client, 'hello');
+      expect(end.status).toBe('completed');
+      expect(end.sessionId).toBe(made.id);
+    } finally {
+      client.close();
+    }
   });
 
   it('acknowledges a repeated idempotency key without running the prompt again', async () => {

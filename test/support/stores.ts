@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { afterAll, describe } from 'vitest';
 import { openClawDataSource, type ClawStoreLocation } from '../../entities/index.js';
+import { openSessionStore, type SessionStore } from '../../plugins/sessions/index.js';
 import { clawSandbox, type ClawSandbox } from './claw.js';
 import { tempDir } from './temp.js';
 
@@ -158,4 +159,21 @@ export async function openTestDataSource(kind: StoreKind): Promise<TestDataSourc
       else await database.drop();
     },
   };
+}
+
+/** The store a sandbox's gateway uses. */
+export function sandboxStore(sandbox: ClawSandbox, kind: StoreKind): ClawStoreLocation {
+  return kind === 'sqlite' ? { type: 'sqlite', file: sandbox.storeFile } : { type: 'postgres', url: sandbox.env[SANDBOX_PG_ENV]! };
+}
+
+/** Opens the sandbox's store beside its gateway (a second connection), for `use`, then closes it. */
+export async function withSandboxStore<T>(sandbox: ClawSandbox, kind: StoreKind, use: (store: SessionStore) => Promise<T>): Promise<T> {
+  const dataSource = await openClawDataSource(sandboxStore(sandbox, kind));
+  const store = await openSessionStore(dataSource);
+  try {
+    return await use(store);
+  } finally {
+    await store.close();
+    await dataSource.destroy();
+  }
 }
