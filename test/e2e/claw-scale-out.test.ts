@@ -16,10 +16,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ErrorCodes, XdogError } from '../../core/index.js';
-import { gatewayLocations, type GatewayConnection, type WorkersReport } from '../../plugins/claw-gateway/index.js';
+import type { WorkersReport } from '../../plugins/claw-gateway/index.js';
 import type { JobRun } from '../../plugins/claw-scheduler/index.js';
 import type { RunRecord } from '../../plugins/claw-runs/index.js';
-import { collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { collect, startWorker, until, type ClawWorker as Worker } from '../support/claw.js';
 import { clawSandboxOn, storeKinds, type TestDatabase } from '../support/stores.js';
 import { tempDir } from '../support/temp.js';
 
@@ -40,21 +40,6 @@ function scaleOutConfig(root: string): string {
     return `    ${group}:\n      workspace: ${workspace}\n      model: faux/demo\n`;
   });
   return `claw:\n  store:\n    type: postgres\n    url_env: XDOG_CLAW_PG_URL\n  groups:\n${groups.join('')}  lease_seconds: ${LEASE_SECONDS}\n`;
-}
-
-interface Worker {
-  name: string;
-  view: ClawSandbox;
-  process: GatewayProcess;
-  client: GatewayConnection;
-}
-
-/** One worker: the shared config and database, its own runtime directory (socket and token). */
-async function startWorker(sandbox: ClawSandbox, name: string): Promise<Worker> {
-  const env = { ...sandbox.env, XDG_RUNTIME_DIR: path.join(sandbox.root, `run-${name}`) };
-  const view = { ...sandbox, env, locations: gatewayLocations(env) };
-  const process = await startGateway(view, 60_000, ['--worker', '--name', name]);
-  return { name, view, process, client: await connect(view, `client-of-${name}`) };
 }
 
 /** Calls a method, again while the group is moving between workers (UNAVAILABLE); safe for keyed or read calls only. */
@@ -113,7 +98,7 @@ describe.skipIf(!hasPg)('claw scale-out on PostgreSQL: 3 workers, 50 groups, 500
     const sandbox = await clawSandboxOn('postgres');
     database = sandbox.database;
     fs.writeFileSync(sandbox.configFile, scaleOutConfig(tempDir('xdog-scale-out-')));
-    for (const name of WORKERS) workers.push(await startWorker(sandbox, name));
+    for (const name of WORKERS) workers.push(await startWorker(sandbox, name, 60_000));
 
     // Every group is held and each worker has its share.
     let pool: WorkersReport | undefined;

@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { gatewayLocations, type GatewayConnection, type WorkersReport } from '../../plugins/claw-gateway/index.js';
-import { collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import type { WorkersReport } from '../../plugins/claw-gateway/index.js';
+import { collect, startWorker, until, type ClawSandbox, type ClawWorker as Worker } from '../support/claw.js';
 import { runCliAsync } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 import { clawSandboxOn, describeStores, type TestDatabase } from '../support/stores.js';
@@ -27,24 +27,6 @@ function workersConfig(root: string, groups: readonly string[]): string {
 }
 
 /** The sandbox as seen by one worker: the same config and store, its own runtime directory. */
-function workerView(sandbox: ClawSandbox, name: string): ClawSandbox {
-  const env = { ...sandbox.env, XDG_RUNTIME_DIR: path.join(sandbox.root, `run-${name}`) };
-  return { ...sandbox, env, locations: gatewayLocations(env) };
-}
-
-interface Worker {
-  name: string;
-  view: ClawSandbox;
-  process: GatewayProcess;
-  client: GatewayConnection;
-}
-
-async function startWorker(sandbox: ClawSandbox, name: string): Promise<Worker> {
-  const view = workerView(sandbox, name);
-  const process = await startGateway(view, 30_000, ['--worker', '--name', name]);
-  return { name, view, process, client: await connect(view, `client-of-${name}`) };
-}
-
 async function report(worker: Worker): Promise<WorkersReport> {
   return (await worker.client.call('workers.list', {})) as WorkersReport;
 }

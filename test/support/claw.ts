@@ -150,3 +150,20 @@ export async function until(predicate: () => boolean | Promise<boolean>, what: s
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** A gateway worker (`xdog claw gateway run --worker`) of a sandbox, with a client connected to it. */
+export interface ClawWorker {
+  name: string;
+  /** The sandbox as this worker sees it: the shared config and store, its own runtime directory. */
+  view: ClawSandbox;
+  process: GatewayProcess;
+  client: GatewayConnection;
+}
+
+/** Starts one worker on the sandbox's config and store, with its own XDG_RUNTIME_DIR (socket and token). */
+export async function startWorker(sandbox: ClawSandbox, name: string, deadlineMs = 30_000): Promise<ClawWorker> {
+  const env = { ...sandbox.env, XDG_RUNTIME_DIR: path.join(sandbox.root, `run-${name}`) };
+  const view: ClawSandbox = { ...sandbox, env, locations: gatewayLocations(env) };
+  const process = await startGateway(view, deadlineMs, ['--worker', '--name', name]);
+  return { name, view, process, client: await connect(view, `client-of-${name}`) };
+}
