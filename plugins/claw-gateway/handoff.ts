@@ -119,12 +119,14 @@ export class Handoffs {
     }
     const id = randomUUID();
     await store.withTransaction((sql) => insertHandoff(sql, { id, group, method, params: text, fromWorker: workerId, createdAt: clock.now() }));
-    await wakeups.notify('claw_handoff').catch(() => undefined);
+    // A lost wake-up only delays the owner until its next periodic check; the row is what counts.
+    await wakeups.notify('claw_handoff').catch((error: unknown) => this.#options.log(`could not wake the owner of ${group}: ${describeError(error)}`));
     const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
     while (Date.now() < deadline) {
       await this.#wake(deadline - Date.now());
       const answer = await store.withRead((sql) => readHandoff(sql, id));
       if (answer?.state !== 'done') continue;
+      // The answer is read; a row left behind is removed by pruneHandoffs.
       await store.withTransaction((sql) => deleteHandoff(sql, id)).catch(() => undefined);
       if (answer.error !== null) throw fromWireError(answer.error);
       return JSON.parse(answer.result ?? 'null');
