@@ -1,7 +1,7 @@
 /**
  * A worker's place in the pool: every quarter of the lease it renews all its
- * leases in one statement, on a timer of its own so that a slow round (loading
- * groups) never delays it; every third it heartbeats in `claw_workers` and
+ * leases in one statement and heartbeats in `claw_workers`, on a timer of its
+ * own so that a slow round (loading groups) never delays either; every third it
  * takes its fair share of the configured groups (ceil(groups / live workers)): free or
  * expired leases up to the share, and idle groups given back when it holds
  * more, so a newcomer gets work. Losing one lease closes that group only.
@@ -109,15 +109,20 @@ export class WorkerPool {
     return this.#options.leaseMs / 3;
   }
 
-  /** Registers, takes a first share, then keeps renewing, ticking and checking the fence. */
+  /**
+   * Starts renewing, ticking and checking the fence, and resolves once the
+   * first round (registration and a first share) is done. The timers start
+   * first: loading that first share can outlast a lease, and its leases must be
+   * renewed meanwhile like any other's.
+   */
   async start(): Promise<void> {
-    await this.tick();
     this.#renewTimer = setInterval(() => void this.renew(), this.#options.leaseMs / 4);
     this.#renewTimer.unref();
     this.#timer = setInterval(() => void this.tick(), this.#options.leaseMs / 3);
     this.#timer.unref();
     this.#fenceTimer = setInterval(() => this.#checkFence(), Math.max(10, this.#options.leaseMs / 12));
     this.#fenceTimer.unref();
+    await this.tick();
   }
 
   /**
@@ -139,13 +144,27 @@ export class WorkerPool {
     }
   }
 
-  /** Renews this worker's leases now (one renewal at a time; a failure is logged, the fence covers it). */
+  /**
+   * Renews this worker's leases now, then its heartbeat (one renewal at a time;
+   * a failure is logged, the fence covers it). The heartbeat rides here, not on
+   * the slower round, so a round busy loading groups never makes this worker
+   * look gone to the others (which would shift every fair share).
+   */
   renew(): Promise<void> {
-    this.#renewing ??= this.#step('renewing the leases', () => this.#renew()).finally(() => (this.#renewing = undefined));
+    this.#renewing ??= this.#renewAndBeat().finally(() => (this.#renewing = undefined));
     return this.#renewing;
   }
 
-  /** One round: renewals first, then heartbeat, fair share, extra work, pruning, each guarded on its own. Rounds never overlap. */
+  async #renewAndBeat(): Promise<void> {
+    const { store, clock, worker } = this.#options;
+    await this.#step('renewing the leases', () => this.#renew());
+    await this.#step('heartbeat', async () => {
+      worker.heartbeatAt = clock.now();
+      await store.withTransaction((sql) => heartbeatWorker(sql, worker));
+    });
+  }
+
+  /** One round: renewals and heartbeat first, then fair share, extra work, pruning, each guarded on its own. Rounds never overlap. */
   tick(): Promise<void> {
     this.#ticking ??= this.#tick().finally(() => (this.#ticking = undefined));
     return this.#ticking;
@@ -153,12 +172,8 @@ export class WorkerPool {
 
   async #tick(): Promise<void> {
     if (this.#stopped) return;
-    const { store, clock, worker, leaseMs } = this.#options;
+    const { store, clock, leaseMs } = this.#options;
     await this.renew();
-    await this.#step('heartbeat', async () => {
-      worker.heartbeatAt = clock.now();
-      await store.withTransaction((sql) => heartbeatWorker(sql, worker));
-    });
     await this.#step('fair share', () => this.#share());
     if (this.#options.onTick) await this.#step('relay', this.#options.onTick);
     await this.#step('pruning', () => store.withTransaction((sql) => pruneWorkers(sql, clock.now() - 10 * leaseMs)));

@@ -110,8 +110,12 @@ describe.skipIf(!hasPg)('claw scale-out on PostgreSQL: 3 workers, 50 groups, 500
         return pool.unowned.length === 0 && counts.reduce((sum, count) => sum + count, 0) === GROUPS.length && Math.max(...counts) - Math.min(...counts) <= 1;
       },
       'the 50 groups to settle over 3 workers',
-      60_000,
-    );
+      120_000,
+    ).catch((error: unknown) => {
+      // Say how far it got and what the workers did meanwhile.
+      const said = workers.flatMap((worker) => worker.process.log().split('\n').filter((line) => /lost the lease|giving group|could not|failed|did not/.test(line)).map((line) => `${worker.name}: ${line}`));
+      throw new Error(`${(error as Error).message}: shares ${pool ? shares(pool).join('/') : '?'}, unowned ${pool?.unowned.length ?? '?'}\n${said.slice(-40).join('\n')}`);
+    });
     for (const count of shares(pool!)) expect(count).toBeGreaterThan(0);
 
     // Client i follows the groups g with g % 3 == i (owned by any worker) and prompts only those.

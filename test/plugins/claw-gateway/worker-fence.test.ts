@@ -14,14 +14,16 @@ const clock = { now: () => Date.now() };
 
 /** The store calls a pool makes; `down` makes every one fail like a lost database connection. */
 function fakeStore() {
-  const state = { down: false, transactionsDown: false, renewed: 0, lost: new Set<string>() };
+  const state = { down: false, transactionsDown: false, renewed: 0, heartbeats: [] as number[], lost: new Set<string>() };
   const check = () => {
     if (state.down) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the claw store is unreachable');
   };
   const store = {
-    withTransaction: async () => {
+    withTransaction: async (work: (sql: unknown) => Promise<unknown>) => {
       check();
       if (state.transactionsDown) throw new XdogError(ErrorCodes.BUSY, 'the claw store is busy');
+      // The statements a round writes: a heartbeat is the upsert of claw_workers.
+      await work({ run: async (text: string) => void (/INSERT INTO claw_workers/.test(text) && state.heartbeats.push(clock.now())) });
     },
     withRead: async () => (check(), []),
     listLeases: async (): Promise<LeaseRecord[]> => (check(), []),
@@ -36,13 +38,16 @@ function fakeStore() {
   return { store: store as unknown as SessionStore, state };
 }
 
-function fakeGroups() {
+function fakeGroups(openMs = 0) {
   const owned = new Set<string>();
   const closed: Array<{ group: string; at: number }> = [];
   const groups: PoolGroups = {
     owned: () => [...owned],
     idle: () => false,
-    open: async (group) => void owned.add(group),
+    open: async (group) => {
+      if (openMs) await new Promise((resolve) => setTimeout(resolve, openMs));
+      owned.add(group);
+    },
     close: async (group) => {
       owned.delete(group);
       closed.push({ group, at: clock.now() });
@@ -58,11 +63,11 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
-async function startPool() {
+async function startPool(configured = ['g'], openMs = 0) {
   const { store, state } = fakeStore();
-  const { groups, closed } = fakeGroups();
+  const { groups, closed } = fakeGroups(openMs);
   const worker = { id: 'w1', name: 'w1', pid: 1, host: 'h', socket: '/s', startedAt: 0, heartbeatAt: 0 };
-  pool = new WorkerPool({ store, clock, worker, owner, leaseMs: LEASE_MS, configured: ['g'], groups, log: () => undefined });
+  pool = new WorkerPool({ store, clock, worker, owner, leaseMs: LEASE_MS, configured, groups, log: () => undefined });
   const started = clock.now();
   await pool.start();
   return { pool, state, closed, expiry: started + LEASE_MS };
@@ -98,4 +103,17 @@ it('a failing heartbeat does not skip the renewals of the round', async () => {
   await vi.advanceTimersByTimeAsync(3 * LEASE_MS);
   expect(closed).toEqual([]);
   expect(state.renewed).toBeGreaterThanOrEqual(before + 8);
+});
+
+it('heartbeats and renews every quarter of the lease while a fair-share round is busy loading a group, also the first', async () => {
+  // Loading takes two leases: a heartbeat or renewal that waited for the round would let the lease run out meanwhile.
+  const started = clock.now();
+  const starting = startPool(['g'], 2 * LEASE_MS);
+  await vi.advanceTimersByTimeAsync(3 * LEASE_MS);
+  const { state, closed } = await starting;
+  const gaps = state.heartbeats.map((at, index) => at - (state.heartbeats[index - 1] ?? started));
+  expect(state.heartbeats.length).toBeGreaterThanOrEqual(11);
+  expect(Math.max(...gaps)).toBeLessThanOrEqual(LEASE_MS / 4);
+  expect(state.renewed).toBeGreaterThanOrEqual(10);
+  expect(closed).toEqual([]);
 });
