@@ -4,11 +4,16 @@
  * (the store works in epoch-ms and counts far below 2^53), set here for this
  * pool only so other pg users in the process (pg-boss) keep pg's defaults.
  */
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ErrorCodes, XdogError } from '../core/index.js';
 import { LIMITS } from '../core/limits.js';
 import { describeClawStore, type ClawStoreLocation } from './claw-store-location.js';
+
+// pg is loaded on first use, so a gateway on SQLite never pays for loading it.
+const requirePg = createRequire(import.meta.url);
+const pgTypes = (): typeof pg.types => (requirePg('pg') as typeof pg).types;
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -17,7 +22,7 @@ const NUMERIC_OID = 1700;
 const clawTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
     if ((oid === INT8_OID || oid === NUMERIC_OID) && format !== 'binary') return Number;
-    return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
+    return format === 'binary' ? pgTypes().getTypeParser(oid, 'binary') : pgTypes().getTypeParser(oid, 'text');
   },
 };
 

@@ -9,9 +9,13 @@
  * whoever relies on the allow-list.
  */
 import { randomUUID } from 'node:crypto';
-import IRC from 'irc-framework';
+import { createRequire } from 'node:module';
+import type IRC from 'irc-framework';
 import { ErrorCodes, XdogError, z } from '../../core/index.js';
 import { defineChannelType, type OfferResult } from '../channels/index.js';
+
+// Loaded when an IRC channel is made, so every other xdog process skips irc-framework.
+const requireIrc = createRequire(import.meta.url);
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
@@ -42,7 +46,8 @@ export const ircChannel = defineChannelType('irc', IrcSettingsSchema, (context) 
   if (settings.password_env && !password) {
     throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.channels.${context.id}.settings.password_env names ${settings.password_env}, which is not set`, { hint: `export ${settings.password_env} in the gateway's environment` });
   }
-  const client = new IRC.Client({ auto_reconnect: true, auto_reconnect_max_retries: 10, message_max_length: 350 });
+  const { Client } = requireIrc('irc-framework') as typeof IRC;
+  const client = new Client({ auto_reconnect: true, auto_reconnect_max_retries: 10, message_max_length: 350 });
   let state: 'idle' | 'connecting' | 'registered' | 'disconnected' | 'stopped' = 'idle';
 
   client.on('registered', () => {

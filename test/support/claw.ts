@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { connectGateway, gatewayLocations, type GatewayConnection, type GatewayLocations } from '../../plugins/claw-gateway/index.js';
+import { connectGateway, type GatewayConnection } from '../../plugins/claw-gateway/client.js';
+import { gatewayLocations, type GatewayLocations } from '../../plugins/claw-gateway/locations.js';
 import { repoRoot } from './cli.js';
 import { tempDir } from './temp.js';
 

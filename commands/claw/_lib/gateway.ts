@@ -1,7 +1,7 @@
 /** How claw commands reach the gateway: one connection per command, closed when it is done. */
 import { Flags } from '@oclif/core';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
-import { connectGateway, type GatewayConnection } from '../../../plugins/claw-gateway/index.js';
+import { connectGateway, type GatewayConnection } from '../../../plugins/claw-gateway/client.js';
 import type { GroupStatus } from '../../../plugins/claw-gateway/protocol.js';
 
 /** `--group`, shared by the commands that act on one group. */
