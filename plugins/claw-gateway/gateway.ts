@@ -258,7 +258,13 @@ export class Gateway {
         idle: (group) => this.#groups.get(group)?.busy === false,
         open: async (group) => {
           const runtime = await this.#openGroup(group);
-          await this.hooks.groupReady.promise(runtime);
+          try {
+            await this.hooks.groupReady.promise(runtime);
+          } catch (error) {
+            // Not served half-ready: the pool gives the lease back, and a served group without a lease breaks the one-owner rule.
+            await this.#closeGroup(group, false);
+            throw error;
+          }
         },
         close: (group, release) => this.#closeGroup(group, release),
       },

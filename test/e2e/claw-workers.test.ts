@@ -12,8 +12,8 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import type { WorkersReport } from '../../plugins/claw-gateway/index.js';
 import { collect, startWorker, until, type ClawSandbox, type ClawWorker as Worker } from '../support/claw.js';
-import { runCliAsync } from '../support/cli.js';
-import { tempDir } from '../support/temp.js';
+import { runCli, runCliAsync } from '../support/cli.js';
+import { tempDir, writeTree } from '../support/temp.js';
 import { clawSandboxOn, describeStores, type TestDatabase } from '../support/stores.js';
 
 /** Extra groups beside the sandbox's "main", and a short lease so take-overs are quick. */
@@ -51,6 +51,24 @@ async function settled(worker: Worker, names: readonly string[], groups: number)
   });
   return last!;
 }
+
+/** A gateway service that fails to get group g2 ready the first time it sees it in a process (as a job queue that hit a deadlock would). */
+const FLAKY_READY_PLUGIN = [
+  "import { ContainerModule, definePlugin } from 'xdog';",
+  "import { GatewayServiceContribution } from 'xdog/plugins/claw-gateway';",
+  'let failed = false;',
+  'const service = {',
+  "  name: 'flaky-ready',",
+  '  start(host) {',
+  "    host.hooks.groupReady.tapPromise('flaky-ready', async (group) => {",
+  "      if (failed || group.name !== 'g2') return;",
+  '      failed = true;',
+  "      throw new Error('flaky-ready: not this time');",
+  '    });',
+  '  },',
+  '};',
+  "export default definePlugin({ name: 'xdog-plugin-flaky-ready', provides: {}, module: new ContainerModule(({ bind }) => { bind(GatewayServiceContribution).toConstantValue(service); }) });",
+].join('\n');
 
 describeStores('claw gateway workers', (kind) => {
   const databases: TestDatabase[] = [];
@@ -150,6 +168,29 @@ describeStores('claw gateway workers', (kind) => {
       await w1.client.close().catch(() => undefined);
       await w1.process.stop();
       await w2?.process.kill9();
+    }
+  }, 120_000);
+
+  it('closes a group its services failed to get ready, gives its lease back and takes it again, never serving it half-ready', async () => {
+    const sandbox = await sandboxWith(['g2']);
+    const folder = path.join(sandbox.root, 'flaky-ready-plugin');
+    writeTree(folder, {
+      'package.json': { name: 'xdog-plugin-flaky-ready', version: '1.0.0', type: 'module', peerDependencies: { xdog: '*' }, xdog: { entry: './index.js' } },
+      'index.js': FLAKY_READY_PLUGIN,
+    });
+    const installed = runCli(['plugins', 'install', folder], { env: sandbox.env, cwd: sandbox.root });
+    expect(installed.status, installed.stderr).toBe(0);
+    const worker = await startWorker(sandbox, 'w1');
+    try {
+      await until(() => worker.process.log().includes('could not load group g2 (flaky-ready: not this time)'), 'the failed load of g2');
+      // Taken again in a later round: held, listed and served by the worker.
+      const pool = await settled(worker, ['w1'], 2);
+      expect(groupsOf(pool, 'w1').sort()).toEqual(['g2', 'main']);
+      expect(await worker.client.call('group.status', { group: 'g2' })).toMatchObject({ name: 'g2' });
+      expect(worker.process.log()).toMatch(/took group g2/);
+    } finally {
+      await worker.client.close();
+      await worker.process.stop();
     }
   }, 120_000);
 });
