@@ -14,6 +14,7 @@
 import PgBoss from 'pg-boss';
 import { describeError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
+import { retryingConflicts } from '../sessions/index.js';
 import { jobIdOf, type GroupJobHandler, type GroupJobQueue, type GroupJobRequest, type PgConnection, type SendOptions, type SendOutcome } from './job-queue.js';
 
 /** The PostgreSQL schema pg-boss keeps its tables in, beside the store's. */
@@ -137,11 +138,16 @@ export class PgBossGroupJobQueue implements GroupJobQueue {
     if (this.#stopped) throw new Error('the job queue is stopped');
   }
 
-  /** Creates the group's queue once (idempotent in the database too: ON CONFLICT DO NOTHING). */
+  /**
+   * Creates the group's queue once (idempotent in the database too: ON CONFLICT DO NOTHING).
+   * pg-boss creates a queue as a partition of its job table, unlocked: two workers creating
+   * queues at once can deadlock, and the one PostgreSQL picks is simply run again.
+   */
   #queue(group: string): Promise<void> {
     let created = this.#queues.get(group);
     if (!created) {
-      created = this.boss.createQueue(groupQueueName(group), { name: groupQueueName(group), policy: 'singleton', retryLimit: 0, expireInSeconds: LIMITS.groupJobExpirySeconds });
+      const name = groupQueueName(group);
+      created = retryingConflicts(() => this.boss.createQueue(name, { name, policy: 'singleton', retryLimit: 0, expireInSeconds: LIMITS.groupJobExpirySeconds }));
       created.catch(() => this.#queues.delete(group));
       this.#queues.set(group, created);
     }

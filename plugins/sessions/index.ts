@@ -20,6 +20,7 @@ export { MAX_ROW_ID } from './rows.js';
 export { checkUsage, insertUsage } from './ledger.js';
 export { compactionSummaryMessage, branchSummaryMessage } from './context.js';
 export { lockSessionPath, appendInTransaction } from './entries-in-transaction.js';
+export { retryingConflicts } from './sql.js';
 
 /** Opens a kernel's session store on demand (once); the store stays open until the kernel closes. */
 export interface ClawStore {

@@ -217,6 +217,23 @@ function isSerializationFailure(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Runs one self-contained PostgreSQL call (a statement that is its own
+ * transaction) again after a serialization failure or deadlock, with the same
+ * bounded, jittered backoff as a store transaction; other errors, and the
+ * last failure, are thrown as they are.
+ */
+export async function retryingConflicts<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isSerializationFailure(error) || attempt >= LIMITS.clawStoreSerializationRetries) throw error;
+      await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));
+    }
+  }
+}
+
 /** Exponential backoff with full jitter, so colliding writers spread out. */
 function retryDelay(attempt: number): number {
   const ceiling = Math.min(LIMITS.clawStoreRetryMaxDelayMs, LIMITS.clawStoreRetryBaseDelayMs * 2 ** attempt);

@@ -147,4 +147,17 @@ describeStores('group job queue', (kind: StoreKind) => {
     expect(await second.send('g', job('stuck'))).toBe('duplicate');
     expect(await second.send('g', job('stuck'), { replace: true })).toBe('queued');
   });
+
+  it('lets two consumers start working and sending to many new groups at once: every queue is made, every job runs once', async () => {
+    // pg-boss makes each new queue a partition of its job table; made concurrently from two pools they may deadlock.
+    const [first, second] = await consumers();
+    const groups = Array.from({ length: 24 }, (_, index) => `burst${index}`);
+    const ran: string[] = [];
+    await Promise.all(groups.map(async (group, index) => {
+      const [owner, other] = index % 2 ? [first, second] : [second, first];
+      await Promise.all([owner.work(group, async (job: GroupJob) => void ran.push(`${group}:${job.key}`)), other.send(group, job('only'))]);
+    }));
+    await until(() => ran.length >= groups.length, 'a job of every group to run', 20_000);
+    expect(ran.sort()).toEqual(groups.map((group) => `${group}:only`).sort());
+  }, 60_000);
 });
