@@ -63,11 +63,12 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
-async function startPool(configured = ['g'], openMs = 0) {
+/** A pool serving group g; loading a group takes `openMs`. */
+async function startPool(openMs = 0) {
   const { store, state } = fakeStore();
   const { groups, closed } = fakeGroups(openMs);
   const worker = { id: 'w1', name: 'w1', pid: 1, host: 'h', socket: '/s', startedAt: 0, heartbeatAt: 0 };
-  pool = new WorkerPool({ store, clock, worker, owner, leaseMs: LEASE_MS, configured, groups, log: () => undefined });
+  pool = new WorkerPool({ store, clock, worker, owner, leaseMs: LEASE_MS, configured: ['g'], groups, log: () => undefined });
   const started = clock.now();
   await pool.start();
   return { pool, state, closed, expiry: started + LEASE_MS };
@@ -108,7 +109,7 @@ it('a failing heartbeat does not skip the renewals of the round', async () => {
 it('heartbeats and renews every quarter of the lease while a fair-share round is busy loading a group, also the first', async () => {
   // Loading takes two leases: a heartbeat or renewal that waited for the round would let the lease run out meanwhile.
   const started = clock.now();
-  const starting = startPool(['g'], 2 * LEASE_MS);
+  const starting = startPool(2 * LEASE_MS);
   await vi.advanceTimersByTimeAsync(3 * LEASE_MS);
   const { state, closed } = await starting;
   const gaps = state.heartbeats.map((at, index) => at - (state.heartbeats[index - 1] ?? started));
