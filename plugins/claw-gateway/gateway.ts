@@ -337,7 +337,7 @@ export class Gateway {
     await this.hooks.groupClosing.promise(runtime).catch((error: unknown) => this.#log(`a service failed while group ${name} closed: ${describeError(error)}`));
     this.#groups.delete(name);
     await runtime.close().catch((error: unknown) => this.#log(`group ${name} did not close cleanly: ${describeError(error)}`));
-    if (release) await this.#options.store.releaseLease(name, this.#owner.ownerId).catch((error: unknown) => this.#log(`could not give the lease of ${name} back (${describeError(error)}); it expires on its own`));
+    if (release) await this.#options.store.releaseLease(name, this.#owner.ownerId).catch((error: unknown) => this.#log(`could not give the lease of ${name} back (${describeError(error)}); the next renewal gives it back`));
   }
 
   #publish(group: string, sessionId: string | null, method: string, params: unknown): void {

@@ -85,8 +85,6 @@ export class WorkerPool {
   #renewing?: Promise<void>;
   /** Groups whose lease the fair share is taking right now (not yet in #expiries). */
   readonly #acquiring = new Set<string>();
-  /** Groups stopped by the fence whose lease row may still be ours (given back at the next renewal). */
-  readonly #fenced = new Set<string>();
   #fenceTimer?: NodeJS.Timeout;
   #ticking?: Promise<void>;
   #stopped = false;
@@ -208,11 +206,12 @@ export class WorkerPool {
       // Not awaited: closing waits for the run to stop, and the next renewal must not wait for that.
       if (groups.owned().includes(group)) void groups.close(group, false).catch((error: unknown) => log(`group ${group} did not close cleanly: ${describeError(error)}`));
     }
-    // A fenced group's lease was renewed with the others: give it back rather than keep it alive unserved.
+    // A lease still ours for a group this worker no longer serves (fenced, or its release failed after a
+    // failed load or a give-back) was renewed with the others: give it back rather than keep it alive unserved.
+    const served = new Set(groups.owned());
     for (const group of renewed) {
-      if (!this.#fenced.has(group) || this.#expiries.has(group) || this.#acquiring.has(group)) continue;
-      this.#fenced.delete(group);
-      await store.releaseLease(group, owner.ownerId).catch(() => undefined);
+      if (this.#expiries.has(group) || this.#acquiring.has(group) || served.has(group)) continue;
+      await store.releaseLease(group, owner.ownerId).catch((error: unknown) => log(`could not give the lease of group ${group} back (${describeError(error)}); trying again at the next renewal`));
     }
   }
 
@@ -224,7 +223,6 @@ export class WorkerPool {
     for (const [group, expiry] of this.#expiries) {
       if (expiry - now >= this.margin) continue;
       this.#expiries.delete(group);
-      this.#fenced.add(group);
       log(`could not renew the lease of group ${group} in time (${Math.max(0, expiry - now)} ms left); stopping that group before it expires`);
       const fence = this.#options.fence ?? ((name: string) => this.#options.groups.close(name, false));
       void fence(group).catch((error: unknown) => log(`group ${group} did not stop cleanly: ${describeError(error)}`));
@@ -259,7 +257,6 @@ export class WorkerPool {
         this.#acquiring.delete(group);
       }
       this.#expiries.set(group, lease.expiresAt);
-      this.#fenced.delete(group);
       try {
         await groups.open(group);
         // Fenced while loading (its first renewal came too late): it must not be served.
@@ -271,6 +268,7 @@ export class WorkerPool {
       } catch (error) {
         log(`could not load group ${group} (${describeError(error)}); giving its lease back`);
         this.#expiries.delete(group);
+        // A failed release is retried by the next renewal, which gives back every lease of a group not served.
         await store.releaseLease(group, owner.ownerId).catch(() => undefined);
       }
     }

@@ -90,19 +90,10 @@ export class StoreDatabase {
    * and only other processes can make a re-run fail again.
    */
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.operation(async () => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return attempt === 0 ? await this.#gate.shared(() => this.attempt(work)) : await this.#gate.alone(() => this.attempt(work));
-        } catch (error) {
-          if (this.sqlite || !isSerializationFailure(error) || attempt >= LIMITS.clawStoreSerializationRetries) throw error;
-          // The backoff waits outside the lane, so it holds up no other operation.
-          await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));
-        }
-      }
-    });
+    if (this.sqlite) return this.operation(() => this.attempt(work));
+    // The backoff between attempts waits outside the gate, so it holds up no other operation.
+    return this.operation(() => retryingConflicts((attempt) => (attempt === 0 ? this.#gate.shared(() => this.attempt(work)) : this.#gate.alone(() => this.attempt(work)))));
   }
-
 
   private async attempt<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
@@ -218,15 +209,15 @@ function isSerializationFailure(error: unknown): boolean {
 }
 
 /**
- * Runs one self-contained PostgreSQL call (a statement that is its own
- * transaction) again after a serialization failure or deadlock, with the same
- * bounded, jittered backoff as a store transaction; other errors, and the
- * last failure, are thrown as they are.
+ * Runs a PostgreSQL transaction, or a call that is one, again after a
+ * serialization failure or deadlock (up to LIMITS.clawStoreSerializationRetries
+ * times, with a jittered backoff); other errors, and the last failure, are
+ * thrown as they are. `work` learns which attempt it is.
  */
-export async function retryingConflicts<T>(work: () => Promise<T>): Promise<T> {
+export async function retryingConflicts<T>(work: (attempt: number) => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await work();
+      return await work(attempt);
     } catch (error) {
       if (!isSerializationFailure(error) || attempt >= LIMITS.clawStoreSerializationRetries) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));

@@ -301,7 +301,7 @@ export interface SessionStore {
   // gateway services' own tables (scheduler, memory): the store's connections (serialized with its own work on SQLite; concurrent, SERIALIZABLE, on PostgreSQL)
   /** Runs `work` in one transaction: it commits only if `work` resolves. */
   withTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
-  /** Runs reads outside a transaction, after the store's earlier work. */
+  /** Runs reads outside a transaction (on SQLite after the store's earlier work; on PostgreSQL at once, on its own connection). */
   withRead<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
 
   close(): Promise<void>;

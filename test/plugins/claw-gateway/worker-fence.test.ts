@@ -14,7 +14,7 @@ const clock = { now: () => Date.now() };
 
 /** The store calls a pool makes; `down` makes every one fail like a lost database connection. */
 function fakeStore() {
-  const state = { down: false, transactionsDown: false, renewed: 0, heartbeats: [] as number[], lost: new Set<string>() };
+  const state = { down: false, transactionsDown: false, renewed: 0, heartbeats: [] as number[], lost: new Set<string>(), releaseFailures: 0, released: [] as string[], held: new Set<string>(['g']) };
   const check = () => {
     if (state.down) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the claw store is unreachable');
   };
@@ -27,18 +27,25 @@ function fakeStore() {
     },
     withRead: async () => (check(), []),
     listLeases: async (): Promise<LeaseRecord[]> => (check(), []),
-    acquireLease: async (group: string, who: LeaseOwner, now: number, leaseMs: number): Promise<LeaseRecord> => (check(), { group, ...who, expiresAt: now + leaseMs }),
+    acquireLease: async (group: string, who: LeaseOwner, now: number, leaseMs: number): Promise<LeaseRecord> => (check(), state.held.add(group), state.lost.delete(group), { group, ...who, expiresAt: now + leaseMs }),
     renewLeases: async (_owner: string, _now: number, _leaseMs: number): Promise<string[]> => {
       check();
       state.renewed++;
-      return ['g'].filter((group) => !state.lost.has(group));
+      return [...state.held].filter((group) => !state.lost.has(group));
     },
-    releaseLease: async () => (check(), true),
+    releaseLease: async (group: string) => {
+      check();
+      if (state.releaseFailures > 0 && state.releaseFailures--) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the claw store is unreachable');
+      state.released.push(group);
+      // Given back: later renewals no longer find it.
+      state.lost.add(group);
+      return true;
+    },
   };
   return { store: store as unknown as SessionStore, state };
 }
 
-function fakeGroups(openMs = 0) {
+function fakeGroups(openMs = 0, failOpen?: string) {
   const owned = new Set<string>();
   const closed: Array<{ group: string; at: number }> = [];
   const groups: PoolGroups = {
@@ -46,6 +53,7 @@ function fakeGroups(openMs = 0) {
     idle: () => false,
     open: async (group) => {
       if (openMs) await new Promise((resolve) => setTimeout(resolve, openMs));
+      if (group === failOpen) throw new Error('the group did not load');
       owned.add(group);
     },
     close: async (group) => {
@@ -64,11 +72,12 @@ afterEach(async () => {
 });
 
 /** A pool serving group g; loading a group takes `openMs`. */
-async function startPool(openMs = 0) {
+async function startPool(openMs = 0, options: { configured?: string[]; failOpen?: string; releaseFailures?: number } = {}) {
   const { store, state } = fakeStore();
-  const { groups, closed } = fakeGroups(openMs);
+  state.releaseFailures = options.releaseFailures ?? 0;
+  const { groups, closed } = fakeGroups(openMs, options.failOpen);
   const worker = { id: 'w1', name: 'w1', pid: 1, host: 'h', socket: '/s', startedAt: 0, heartbeatAt: 0 };
-  pool = new WorkerPool({ store, clock, worker, owner, leaseMs: LEASE_MS, configured: ['g'], groups, log: () => undefined });
+  pool = new WorkerPool({ store, clock, worker, owner, leaseMs: LEASE_MS, configured: options.configured ?? ['g'], groups, log: () => undefined });
   const started = clock.now();
   await pool.start();
   return { pool, state, closed, expiry: started + LEASE_MS };
@@ -117,4 +126,16 @@ it('heartbeats and renews every quarter of the lease while a fair-share round is
   expect(Math.max(...gaps)).toBeLessThanOrEqual(LEASE_MS / 4);
   expect(state.renewed).toBeGreaterThanOrEqual(10);
   expect(closed).toEqual([]);
+});
+
+it('gives back, at the next renewal, a lease still its own for a group it does not serve (its release after a failed load failed)', async () => {
+  // It serves h; g's load fails and so does giving g's lease back.
+  const { pool, state } = await startPool(0, { configured: ['g', 'h'], failOpen: 'g', releaseFailures: 1 });
+  expect(pool.expiryOf('g')).toBeUndefined();
+  expect(pool.expiryOf('h')).toBeDefined();
+  expect(state.released).toEqual([]);
+  // The renewal renews every lease of the owner, g's too, and gives back what is not served.
+  await vi.advanceTimersByTimeAsync(LEASE_MS / 4);
+  expect(state.released).toEqual(['g']);
+  expect(pool.expiryOf('h')).toBeDefined();
 });
