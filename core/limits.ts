@@ -174,8 +174,13 @@ export const LIMITS = Object.freeze({
   clawFrameBytes: 8 * MiB,
   /** claw: connections the gateway serves at once. */
   clawConnections: 64,
-  /** claw: seconds a connection has to send a valid `hello` before it is closed. */
-  clawHelloTimeoutSeconds: 10,
+  /** claw: seconds a connection has to send a valid `hello` before it is closed (a real client says it at once). */
+  clawHelloTimeoutSeconds: 3,
+  /**
+   * claw: connections waiting for their `hello` at once, of clawConnections; one
+   * more closes the one that waited longest, so idle sockets never lock real clients out.
+   */
+  clawPreAuthConnections: 16,
   /** claw: model turns the pre-compaction memory flush may take (then it is stopped). */
   clawMemoryFlushTurns: 4,
   /** channels: messages one channel's inbox holds before it stops taking more (polling pauses, pushes are refused). */
@@ -219,6 +224,12 @@ export const LIMITS = Object.freeze({
   clawTranscriptChunkBytes: 64 * KiB,
   /** claw: sessions one list or search answers. */
   clawSessionsPerPage: 200,
+  /** claw: entries one `session.tree` page answers (at most). */
+  clawTreeEntriesPerPage: 1000,
+  /** claw: payload bytes one `session.tree` page carries before it ends (it always holds at least one entry). */
+  clawTreePageBytes: 4 * MiB,
+  /** claw: entries a client reads for a whole tree (every page) before it stops with LIMIT_EXCEEDED. */
+  clawTreeReadEntries: 200_000,
   /** claw: search query text, in characters. */
   clawSearchQueryChars: 256,
   /** claw: bytes queued for one slow client before it is disconnected (a slow reader never blocks a run). */

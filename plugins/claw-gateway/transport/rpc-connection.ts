@@ -6,8 +6,10 @@
  */
 import type net from 'node:net';
 import { createJSONRPCNotification } from 'json-rpc-2.0';
+import { XdogError } from '../../../core/errors.js';
 import { LIMITS } from '../../../core/limits.js';
 import { encodeFrame } from './frames.js';
+import { stackOf } from './rpc-errors.js';
 
 /** How long a closing connection may take to flush its last frame before it is cut. */
 const CLOSE_GRACE_MS = 1000;
@@ -22,8 +24,9 @@ export interface RpcConnection {
   /**
    * Sends a notification. Returns false when the connection is closed, or has
    * just been closed because the client stopped reading (its backlog went
-   * over LIMITS.clawClientBacklogBytes). Throws LIMIT_EXCEEDED for a
-   * notification larger than one frame.
+   * over LIMITS.clawClientBacklogBytes), or because the notification could
+   * not be encoded at all (logged; the client reconnects and reads the state).
+   * Throws LIMIT_EXCEEDED for a notification larger than one frame.
    */
   notify(method: string, params?: unknown): boolean;
   /** Runs `listener` once when the connection closes (at once if it already has); returns a disposer. */
@@ -40,13 +43,14 @@ export class ServerConnection implements RpcConnection {
   closeReason: string | undefined;
   readonly #socket: net.Socket;
   readonly #closeListeners = new Set<() => void>();
-  readonly #onListenerError: (error: unknown) => void;
+  readonly #log: (line: string) => void;
   #closed = false;
 
-  constructor(id: number, socket: net.Socket, onListenerError: (error: unknown) => void) {
+  /** `log` takes what fails inside the connection (a close listener, an unencodable notification). */
+  constructor(id: number, socket: net.Socket, log: (line: string) => void) {
     this.id = id;
     this.#socket = socket;
-    this.#onListenerError = onListenerError;
+    this.#log = log;
     socket.once('close', () => this.#markClosed());
   }
 
@@ -69,7 +73,15 @@ export class ServerConnection implements RpcConnection {
   }
 
   notify(method: string, params?: unknown): boolean {
-    return this.send(createJSONRPCNotification(method, params), `the ${method} notification`);
+    try {
+      return this.send(createJSONRPCNotification(method, params), `the ${method} notification`);
+    } catch (error) {
+      if (error instanceof XdogError) throw error;
+      // Not the caller's failure (a run publishing an event must go on): this client misses it, so it is told by the close.
+      this.#log(`internal error encoding the ${method} notification for connection ${this.id}: ${stackOf(error)}`);
+      this.close(`the ${method} notification could not be encoded`);
+      return false;
+    }
   }
 
   onClose(listener: () => void): () => void {
@@ -108,7 +120,7 @@ export class ServerConnection implements RpcConnection {
       try {
         listener();
       } catch (error) {
-        this.#onListenerError(error);
+        this.#log(`close listener of connection ${this.id} failed: ${stackOf(error)}`);
       }
     }
   }

@@ -44,6 +44,11 @@ export function toRpcError(error: unknown, method: string): JSONRPCError {
   return rpcError(RpcErrorCodes.INTERNAL_ERROR, ErrorCodes.INTERNAL, `internal error in ${method}`, 'see the gateway log for details');
 }
 
+/** A thrown value for the gateway log: its stack when it has one (internal errors are logged whole, never sent). */
+export function stackOf(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
 function fallbackCode(rpcCode: number): ErrorCode {
   switch (rpcCode) {
     case RpcErrorCodes.METHOD_NOT_FOUND:

@@ -3,6 +3,9 @@
  * requests and shapes responses; this class owns the socket, the NDJSON
  * framing, the `hello` handshake and the limits. A bad frame or a failing
  * handler is answered on its own connection and never touches another one.
+ * Nothing one request or notification does can end the process: an exception
+ * while reading, handling or encoding it becomes an error answer to that
+ * request (INTERNAL, logged with its stack).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,11 +15,11 @@ import {
   createJSONRPCErrorResponse,
   createJSONRPCSuccessResponse,
   isJSONRPCID,
-  isJSONRPCRequest,
   JSONRPCServer,
   type JSONRPCError,
   type JSONRPCErrorResponse,
   type JSONRPCID,
+  type JSONRPCRequest,
   type JSONRPCResponse,
 } from 'json-rpc-2.0';
 import { z } from 'zod';
@@ -25,7 +28,7 @@ import { LIMITS } from '../../../core/limits.js';
 import { decodeFrame, oversizedFrameMessage } from './frames.js';
 import { LineFramer } from './line-framer.js';
 import { ServerConnection, type RpcConnection } from './rpc-connection.js';
-import { RpcErrorCodes, rpcError, toRpcError } from './rpc-errors.js';
+import { RpcErrorCodes, rpcError, stackOf, toRpcError } from './rpc-errors.js';
 import { ensurePrivateDir } from './private-files.js';
 import { assertSocketPathFits, probeSocket } from './socket-path.js';
 
@@ -82,6 +85,8 @@ export class RpcServer {
   readonly #connections = new Set<ServerConnection>();
   /** Connections over the limit, told so and on their way out. */
   readonly #refused = new Set<net.Socket>();
+  /** Connections that have not said hello yet, oldest first. */
+  readonly #waiting = new Set<ServerConnection>();
   readonly #log: (line: string) => void;
   #server: net.Server | undefined;
   #socketIno: number | undefined;
@@ -95,7 +100,7 @@ export class RpcServer {
     this.#log = options.log ?? (() => {});
     this.#rpc = new JSONRPCServer<ServerConnection>({ errorListener: (message, data) => this.#log(`${message} ${describeError(data)}`) });
     this.#rpc.mapErrorToJSONRPCErrorResponse = (id, error) => {
-      if (!(error instanceof XdogError)) this.#log(`internal error answering request ${String(id)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (!(error instanceof XdogError)) this.#log(`internal error answering request ${String(id)}: ${stackOf(error)}`);
       return errorResponse(id, toRpcError(error, 'the gateway'));
     };
     this.#rpc.handleMethodNotFound = async (request) =>
@@ -111,7 +116,7 @@ export class RpcServer {
           const result = await handler(request.params, connection);
           return request.id === undefined ? null : createJSONRPCSuccessResponse(request.id, result ?? null);
         } catch (error) {
-          if (!(error instanceof XdogError)) this.#log(`internal error in ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          if (!(error instanceof XdogError)) this.#log(`internal error in ${name}: ${stackOf(error)}`);
           return request.id === undefined ? null : errorResponse(request.id, toRpcError(error, name));
         }
       });
@@ -178,39 +183,81 @@ export class RpcServer {
   #accept(socket: net.Socket): void {
     // EPIPE, ECONNRESET and friends end this connection only ('close' follows).
     socket.on('error', (error) => this.#log(`connection error: ${describeError(error)}`));
-    if (this.#connections.size >= LIMITS.clawConnections) {
-      const refusal = rpcError(
-        RpcErrorCodes.SERVER_ERROR,
-        ErrorCodes.UNAVAILABLE,
-        `the gateway already serves ${LIMITS.clawConnections} connections, its limit`,
-        'close another client and try again',
-      );
-      // Read and drop what it sends, so its end is seen and the socket closes at once.
-      socket.resume();
-      socket.end(`${JSON.stringify(errorResponse(null, refusal))}\n`);
-      this.#refused.add(socket);
-      socket.once('close', () => this.#refused.delete(socket));
-      setTimeout(() => socket.destroy(), 1000).unref();
+    const full = this.#connections.size >= LIMITS.clawConnections;
+    if (this.#waiting.size >= LIMITS.clawPreAuthConnections || (full && this.#waiting.size > 0)) {
+      this.#closeLongestWaiting();
+    } else if (full) {
+      this.#refuse(socket);
       return;
     }
-    const connection = new ServerConnection(this.#nextId++, socket, (error) => this.#log(`close listener failed: ${describeError(error)}`));
+    const connection = new ServerConnection(this.#nextId++, socket, this.#log);
     this.#connections.add(connection);
+    this.#waiting.add(connection);
     const helloTimer = setTimeout(() => {
-      if (!connection.authenticated) connection.close(`no hello within ${LIMITS.clawHelloTimeoutSeconds} s`);
+      if (connection.authenticated) return;
+      this.#reply(connection, errorResponse(null, rpcError(RpcErrorCodes.SERVER_ERROR, ErrorCodes.UNAUTHENTICATED, `no hello within ${LIMITS.clawHelloTimeoutSeconds} s; the connection is closed`, HELLO_AT_ONCE)));
+      connection.close(`no hello within ${LIMITS.clawHelloTimeoutSeconds} s`);
     }, LIMITS.clawHelloTimeoutSeconds * 1000);
     helloTimer.unref();
     connection.onClose(() => {
       clearTimeout(helloTimer);
       this.#connections.delete(connection);
+      this.#waiting.delete(connection);
       if (connection.closeReason) this.#log(`connection ${connection.id} closed: ${connection.closeReason}`);
     });
     const framer = new LineFramer(LIMITS.clawFrameBytes, {
-      line: (line) => this.#receive(connection, line),
+      line: (line) => this.#guarded(connection, () => this.#receive(connection, line)),
       oversized: (seen) => this.#reply(connection, errorResponse(null, rpcError(RpcErrorCodes.INVALID_REQUEST, ErrorCodes.LIMIT_EXCEEDED, oversizedFrameMessage(seen), 'send less at once'))),
     });
     socket.on('data', (chunk: Buffer) => {
-      if (!connection.closed) framer.push(chunk);
+      if (connection.closed) return;
+      try {
+        framer.push(chunk);
+      } catch (error) {
+        // The framer's state is unknown after this: the connection ends, the process does not.
+        this.#log(`internal error reading connection ${connection.id}: ${stackOf(error)}`);
+        connection.close('its frames could not be read');
+      }
     });
+  }
+
+  /** Tells a connection over LIMITS.clawConnections why, and lets it go. */
+  #refuse(socket: net.Socket): void {
+    const refusal = rpcError(
+      RpcErrorCodes.SERVER_ERROR,
+      ErrorCodes.UNAVAILABLE,
+      `the gateway already serves ${LIMITS.clawConnections} connections, its limit`,
+      'close another client and try again',
+    );
+    // Read and drop what it sends, so its end is seen and the socket closes at once.
+    socket.resume();
+    socket.end(`${JSON.stringify(errorResponse(null, refusal))}\n`);
+    this.#refused.add(socket);
+    socket.once('close', () => this.#refused.delete(socket));
+    setTimeout(() => socket.destroy(), 1000).unref();
+  }
+
+  /**
+   * Makes room for a new connection by closing the one that has waited longest
+   * for its hello: idle sockets then hold at most LIMITS.clawPreAuthConnections
+   * places, and a client that says hello at once always gets in.
+   */
+  #closeLongestWaiting(): void {
+    const [longest] = this.#waiting;
+    if (!longest) return;
+    const message = `the gateway already has ${LIMITS.clawPreAuthConnections} connections waiting for their hello, its limit; this one waited longest and is closed`;
+    this.#reply(longest, errorResponse(null, rpcError(RpcErrorCodes.SERVER_ERROR, ErrorCodes.UNAVAILABLE, message, HELLO_AT_ONCE)));
+    longest.close('it waited longest for its hello while the waiting connections were at their limit');
+  }
+
+  /** Runs one frame's work; whatever it throws is answered on that connection (INTERNAL, logged) and goes no further. */
+  #guarded(connection: ServerConnection, work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.#log(`internal error reading a frame of connection ${connection.id}: ${stackOf(error)}`);
+      this.#reply(connection, errorResponse(null, toRpcError(error, 'the gateway')));
+    }
   }
 
   #receive(connection: ServerConnection, line: Buffer): void {
@@ -229,25 +276,36 @@ export class RpcServer {
       this.#reply(connection, errorResponse(null, rpcError(RpcErrorCodes.INVALID_REQUEST, ErrorCodes.INVALID_ARGUMENT, 'a frame must be a JSON-RPC 2.0 object')));
       return;
     }
-    const id = isJSONRPCID((message as { id?: unknown }).id) ? (message as { id: JSONRPCID }).id : null;
-    const isRequest = isJSONRPCRequest(message);
-    if (isRequest && message.method === 'hello') {
-      if (message.id === undefined) return; // a notification gets no answer
-      this.#reply(connection, this.#hello(connection, message.id, message.params));
+    const envelope = message as Record<string, unknown>;
+    // Only a plain id is ever echoed: a nested one could not even be encoded.
+    const id = isJSONRPCID(envelope.id) ? envelope.id : null;
+    const problem = envelopeProblem(envelope);
+    if (problem) {
+      this.#reply(connection, errorResponse(id, rpcError(RpcErrorCodes.INVALID_REQUEST, ErrorCodes.INVALID_ARGUMENT, problem, 'send {"jsonrpc": "2.0", "id": 1, "method": "…", "params": {…}}, one per line')));
+      return;
+    }
+    const request = envelope as unknown as JSONRPCRequest;
+    if (request.method === 'hello') {
+      if (request.id === undefined) return; // a notification gets no answer
+      this.#reply(connection, this.#hello(connection, request.id, request.params), 'hello');
       if (!connection.authenticated) connection.close('hello refused');
       return;
     }
     if (!connection.authenticated) {
-      if (isRequest && message.id === undefined) return;
+      if (request.id === undefined) return;
       this.#reply(connection, errorResponse(id, rpcError(RpcErrorCodes.SERVER_ERROR, ErrorCodes.UNAUTHENTICATED, 'say hello with the gateway token first', 'the first request on a connection must be hello')));
       return;
     }
     // Not awaited: a long call must not hold up the requests behind it.
-    this.#rpc.receive(message as never, connection).then(
+    const { method } = request;
+    this.#rpc.receive(request, connection).then(
       (response) => {
-        if (response) this.#reply(connection, response as JSONRPCResponse);
+        if (response) this.#reply(connection, response as JSONRPCResponse, method);
       },
-      (error: unknown) => this.#log(`dispatch failed: ${describeError(error)}`),
+      (error: unknown) => {
+        this.#log(`internal error dispatching ${method.slice(0, 100)}: ${stackOf(error)}`);
+        if (request.id !== undefined) this.#reply(connection, errorResponse(request.id, toRpcError(error, 'the gateway')));
+      },
     );
   }
 
@@ -276,6 +334,7 @@ export class RpcServer {
       );
     }
     connection.authenticated = true;
+    this.#waiting.delete(connection);
     connection.client = client;
     const result: HelloResult = {
       protocol: this.#options.protocolVersion,
@@ -286,14 +345,40 @@ export class RpcServer {
     return createJSONRPCSuccessResponse(id, result);
   }
 
-  /** Sends a response; one too large for a frame is replaced by an error saying so. */
-  #reply(connection: ServerConnection, response: JSONRPCResponse): void {
-    try {
-      connection.send(response, 'the answer');
-    } catch (error) {
-      if (!XdogError.is(error, ErrorCodes.LIMIT_EXCEEDED)) throw error;
-      connection.send(errorResponse(response.id, toRpcError(error, 'the answer')), 'an error');
-    }
+  /**
+   * Sends a response; never throws. One too large for a frame is replaced by
+   * an error saying so; one that cannot be encoded at all (a value nested too
+   * deep, say) by an INTERNAL error, logged with its stack.
+   */
+  #reply(connection: ServerConnection, response: JSONRPCResponse, method = 'the gateway'): void {
+    const failure = sendOrError(connection, response, 'the answer');
+    if (failure === undefined) return;
+    if (!XdogError.is(failure, ErrorCodes.LIMIT_EXCEEDED)) this.#log(`internal error encoding the answer of ${method.slice(0, 100)} on connection ${connection.id}: ${stackOf(failure)}`);
+    const error = errorResponse(response.id, toRpcError(failure, method));
+    // An id too long for a frame gets its error without it.
+    if (sendOrError(connection, error, 'an error') === undefined || sendOrError(connection, { ...error, id: null }, 'an error') === undefined) return;
+    connection.close('an answer could not be sent');
+  }
+}
+
+const HELLO_AT_ONCE = 'a client says hello with the gateway token as soon as its connection is open';
+
+/** Why a decoded object is not a request the gateway takes (undefined when it is one). */
+function envelopeProblem(envelope: Record<string, unknown>): string | undefined {
+  if (envelope.jsonrpc !== '2.0') return 'a request must carry "jsonrpc": "2.0"';
+  if ('result' in envelope || 'error' in envelope) return 'the gateway sends no requests, so it takes no responses';
+  if (typeof envelope.method !== 'string') return 'a request needs a "method" string';
+  if ('id' in envelope && !isJSONRPCID(envelope.id)) return '"id" must be a string, a number or null';
+  return undefined;
+}
+
+/** Sends one message; what it threw instead, if it did. */
+function sendOrError(connection: ServerConnection, message: unknown, what: string): unknown {
+  try {
+    connection.send(message, what);
+    return undefined;
+  } catch (error) {
+    return error;
   }
 }
 

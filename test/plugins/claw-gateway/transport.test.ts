@@ -15,6 +15,7 @@ import {
   readToken,
   type RpcHandler,
 } from '../../../plugins/claw-gateway/transport/index.js';
+import { RawPeer } from '../../support/raw-peer.js';
 import { tempDir } from '../../support/temp.js';
 
 const TOKEN = 'a'.repeat(64);
@@ -23,11 +24,10 @@ const MiB = 1024 * 1024;
 
 const servers: RpcServer[] = [];
 const clients: RpcClient[] = [];
-const sockets: net.Socket[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
-  for (const socket of sockets.splice(0)) socket.destroy();
+  RawPeer.destroyAll();
   for (const server of servers.splice(0)) await server.close();
 });
 
@@ -35,8 +35,9 @@ function socketPath(): string {
   return path.join(tempDir('xdog-rpc-'), 'run', 'gateway.sock');
 }
 
-async function startServer(methods: Record<string, RpcHandler>, at = socketPath()): Promise<{ server: RpcServer; socketPath: string }> {
+async function startServer(methods: Record<string, RpcHandler>, at = socketPath(), log?: (line: string) => void): Promise<{ server: RpcServer; socketPath: string }> {
   const server = new RpcServer({
+    log,
     socketPath: at,
     token: TOKEN,
     protocolVersion: PROTOCOL,
@@ -53,62 +54,6 @@ async function connect(at: string, token = TOKEN): Promise<RpcClient> {
   const client = await RpcClient.connect({ socketPath: at, token, client: 'test', protocolVersion: PROTOCOL, timeoutMs: 10_000 });
   clients.push(client);
   return client;
-}
-
-/** A socket speaking raw NDJSON, to send what a well-behaved client never would. */
-class RawPeer {
-  readonly socket: net.Socket;
-  readonly #lines: unknown[] = [];
-  readonly #waiters: Array<(value: unknown) => void> = [];
-  #buffer = '';
-  closed: Promise<void>;
-
-  constructor(socket: net.Socket) {
-    this.socket = socket;
-    sockets.push(socket);
-    socket.setEncoding('utf8');
-    socket.on('error', () => {});
-    socket.on('data', (text: string) => {
-      this.#buffer += text;
-      let newline: number;
-      while ((newline = this.#buffer.indexOf('\n')) !== -1) {
-        const value = JSON.parse(this.#buffer.slice(0, newline));
-        this.#buffer = this.#buffer.slice(newline + 1);
-        const waiter = this.#waiters.shift();
-        if (waiter) waiter(value);
-        else this.#lines.push(value);
-      }
-    });
-    this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
-  }
-
-  static async open(at: string): Promise<RawPeer> {
-    const socket = net.createConnection(at);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve);
-      socket.once('error', reject);
-    });
-    return new RawPeer(socket);
-  }
-
-  send(frame: unknown): void {
-    this.socket.write(typeof frame === 'string' || Buffer.isBuffer(frame) ? frame : `${JSON.stringify(frame)}\n`);
-  }
-
-  next(): Promise<any> {
-    const line = this.#lines.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-
-  async request(id: number, method: string, params?: unknown): Promise<any> {
-    this.send({ jsonrpc: '2.0', id, method, params });
-    return this.next();
-  }
-
-  async hello(token = TOKEN): Promise<any> {
-    return this.request(0, 'hello', { token, protocol: PROTOCOL, client: 'raw' });
-  }
 }
 
 const echo: RpcHandler = async (params) => params;
@@ -131,7 +76,7 @@ describe('hello', () => {
     const good = await connect(at);
     await expect(connect(at, 'b'.repeat(64))).rejects.toMatchObject({ code: ErrorCodes.UNAUTHENTICATED, message: 'wrong gateway token' });
 
-    const raw = await RawPeer.open(at);
+    const raw = await RawPeer.open(at, TOKEN);
     const answer = await raw.hello('wrong');
     expect(answer).toMatchObject({ id: 0, error: { code: -32000, data: { code: 'UNAUTHENTICATED' } } });
     await raw.closed;
@@ -150,7 +95,7 @@ describe('hello', () => {
   it('refuses any request before hello, without closing the connection', async () => {
     let ran = 0;
     const { socketPath: at } = await startServer({ echo: async (p) => (ran++, p) });
-    const raw = await RawPeer.open(at);
+    const raw = await RawPeer.open(at, TOKEN);
     const refused = await raw.request(1, 'echo', 'x');
     expect(refused).toMatchObject({ id: 1, error: { code: -32000, data: { code: 'UNAUTHENTICATED' } } });
     raw.send({ jsonrpc: '2.0', method: 'echo', params: 'notification' }); // ignored: no answer, not run
@@ -163,8 +108,8 @@ describe('hello', () => {
     const { socketPath: at, server } = await startServer({ echo });
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     try {
-      const silent = await RawPeer.open(at);
-      const greeted = await RawPeer.open(at);
+      const silent = await RawPeer.open(at, TOKEN);
+      const greeted = await RawPeer.open(at, TOKEN);
       while (server.connectionCount < 2) await nextTurn();
       await greeted.hello();
       vi.advanceTimersByTime(LIMITS.clawHelloTimeoutSeconds * 1000 - 1);
@@ -179,14 +124,14 @@ describe('hello', () => {
 
   it('refuses a second hello on the same connection', async () => {
     const { socketPath: at } = await startServer({ echo });
-    const raw = await RawPeer.open(at);
+    const raw = await RawPeer.open(at, TOKEN);
     await raw.hello();
     expect(await raw.hello()).toMatchObject({ error: { data: { code: 'INVALID_STATE' } } });
   });
 
   it('rejects invalid hello params with -32602 and closes', async () => {
     const { socketPath: at } = await startServer({ echo });
-    const raw = await RawPeer.open(at);
+    const raw = await RawPeer.open(at, TOKEN);
     const answer = await raw.request(0, 'hello', { token: TOKEN, protocol: 'one', client: 'bad\u0007name' });
     expect(answer.error.code).toBe(-32602);
     expect(answer.error.message).toContain('protocol');
@@ -198,7 +143,7 @@ describe('hello', () => {
 describe('frames', () => {
   it('answers a malformed line with a parse error and keeps the connection', async () => {
     const { socketPath: at } = await startServer({ echo });
-    const raw = await RawPeer.open(at);
+    const raw = await RawPeer.open(at, TOKEN);
     await raw.hello();
     raw.send('{"jsonrpc": "2.0", "id": 5, "method": \n');
     expect(await raw.next()).toMatchObject({ id: null, error: { code: -32700 } });
@@ -227,7 +172,7 @@ describe('frames', () => {
     const ticks: number[] = [];
     watcher.on('tick', (params) => ticks.push((params as { i: number }).i));
 
-    const raw = await RawPeer.open(at);
+    const raw = await RawPeer.open(at, TOKEN);
     await raw.hello();
     const streaming = watcher.call('stream');
     raw.send(`{"jsonrpc":"2.0","id":7,"method":"echo","params":"${'x'.repeat(10 * MiB)}"}\n`);
@@ -252,7 +197,7 @@ describe('frames', () => {
 describe('methods', () => {
   it('answers an unknown method with -32601', async () => {
     const { socketPath: at } = await startServer({ echo });
-    const raw = await RawPeer.open(at);
+    const raw = await RawPeer.open(at, TOKEN);
     await raw.hello();
     expect(await raw.request(1, 'nope')).toMatchObject({ id: 1, error: { code: -32601, data: { code: 'UNSUPPORTED' } } });
   });
@@ -271,7 +216,7 @@ describe('methods', () => {
     });
     const client = await connect(at);
     await expect(client.call('busy')).rejects.toMatchObject({ code: 'BUSY', message: 'group main is running', hint: 'wait or abort' });
-    const raw = await RawPeer.open(at);
+    const raw = await RawPeer.open(at, TOKEN);
     await raw.hello();
     expect(await raw.request(1, 'invalid')).toMatchObject({ error: { code: -32602, message: 'bad name', data: { code: 'INVALID_ARGUMENT' } } });
     const crash = await raw.request(2, 'crash');
@@ -301,7 +246,7 @@ describe('methods', () => {
   it('runs a client notification only when a handler exists', async () => {
     const seen: unknown[] = [];
     const { socketPath: at } = await startServer({ note: async (p) => seen.push(p), echo });
-    const raw = await RawPeer.open(at);
+    const raw = await RawPeer.open(at, TOKEN);
     await raw.hello();
     raw.send({ jsonrpc: '2.0', method: 'note', params: 1 });
     raw.send({ jsonrpc: '2.0', method: 'unknown', params: 2 });
@@ -370,11 +315,56 @@ describe('client', () => {
   });
 });
 
+/** A value nested `depth` levels deep: JSON.stringify overflows the stack on it. */
+function nested(depth: number): unknown[] {
+  let value: unknown[] = [];
+  for (let i = 0; i < depth; i++) value = [value];
+  return value;
+}
+
 describe('server', () => {
+  it('answers a result that cannot be encoded with INTERNAL, logs its stack, and keeps serving', async () => {
+    const log: string[] = [];
+    const { socketPath: at } = await startServer({ echo, deep: async () => nested(100_000) }, socketPath(), (line) => log.push(line));
+    const client = await connect(at);
+    await expect(client.call('deep', {})).rejects.toMatchObject({ code: ErrorCodes.INTERNAL, message: 'internal error in deep' });
+    expect(log.join('\n')).toMatch(/internal error encoding the answer of deep on connection \d+: RangeError: Maximum call stack size exceeded\n\s+at /);
+    expect(await client.call('echo', 'same connection')).toBe('same connection');
+    expect(await (await connect(at)).call('echo', 'another')).toBe('another');
+  });
+
+  it('closes only the connection a notification that cannot be encoded was meant for, and logs it', async () => {
+    const log: string[] = [];
+    let sent: boolean | undefined;
+    const { socketPath: at } = await startServer(
+      {
+        echo,
+        deepNotify: async (_params, connection) => {
+          sent = connection.notify('deep', nested(100_000));
+          return 'notified';
+        },
+      },
+      socketPath(),
+      (line) => log.push(line),
+    );
+    const other = await connect(at);
+    const raw = await RawPeer.open(at, TOKEN);
+    await raw.hello();
+    raw.send({ jsonrpc: '2.0', id: 1, method: 'deepNotify' });
+    await raw.closed;
+    expect(sent).toBe(false);
+    expect(log.join('\n')).toContain('internal error encoding the deep notification for connection');
+    expect(await other.call('echo', 'unaffected')).toBe('unaffected');
+  });
+
   it('serves at most LIMITS.clawConnections connections; an extra one is told why and closed', async () => {
     const { socketPath: at, server } = await startServer({ echo });
-    const held = await Promise.all(Array.from({ length: LIMITS.clawConnections }, () => RawPeer.open(at)));
-    await held[0]!.hello();
+    const held: RawPeer[] = [];
+    // Each says hello: connections still waiting for theirs have a smaller limit of their own.
+    for (let i = 0; i < LIMITS.clawConnections; i++) {
+      held.push(await RawPeer.open(at, TOKEN));
+      await held[i]!.hello();
+    }
     const error = await connect(at).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCodes.UNAVAILABLE });
     expect((error as XdogError).message).toContain(`${LIMITS.clawConnections} connections`);
@@ -405,7 +395,7 @@ describe('server', () => {
       },
     });
     const other = await connect(at);
-    const slow = await RawPeer.open(at);
+    const slow = await RawPeer.open(at, TOKEN);
     await slow.hello();
     slow.send({ jsonrpc: '2.0', id: 1, method: 'flood' });
     slow.socket.pause();
