@@ -141,7 +141,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
       const [session, state, checkpoints] = await Promise.all([store.getSession(sessionId), store.getState(sessionId), store.checkpoints(sessionId)]);
       return { session, state, checkpoints };
     },
-    'session.tree': async (params) => store.tree(await sessionOf(group(params.group), params.sessionId)),
+    'session.tree': async (params) => store.tree(await sessionOf(group(params.group), params.sessionId), { cursor: params.cursor, limit: params.limit }),
     'session.model': async (params) => {
       const runtime = group(params.group);
       const sessionId = activeOf(runtime);

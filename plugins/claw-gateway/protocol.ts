@@ -63,7 +63,10 @@ export const MethodParams = {
     .object({ group: Group, query: z.string().min(1).max(LIMITS.clawSearchQueryChars), includeArchived: z.boolean().optional(), limit: z.number().int().positive().max(LIMITS.clawSessionsPerPage).optional() })
     .strict(),
   'session.show': z.object({ group: Group, sessionId: SessionId.optional() }).strict(),
-  'session.tree': z.object({ group: Group, sessionId: SessionId.optional() }).strict(),
+  /** One page of the session's tree, flat (entries with parent ids); `cursor` is the previous page's `nextCursor`. */
+  'session.tree': z
+    .object({ group: Group, sessionId: SessionId.optional(), cursor: z.number().int().nonnegative().optional(), limit: z.number().int().positive().max(LIMITS.clawTreeEntriesPerPage).optional() })
+    .strict(),
   /** Compacts the active session (memory flush, summary, recovery branch); `focus` steers the summary. */
   'session.compact': z
     .object({

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { Entry, SessionStore, TreeNode } from '../sessions/index.js';
+import { treePages, type Entry, type SessionStore } from '../sessions/index.js';
 import type { TranscriptChunk } from './protocol.js';
 
 export const TRANSCRIPT_FORMAT = 'xdog.claw.transcript';
@@ -19,14 +19,6 @@ interface Built {
   untilEntryId: number;
   bytes: Buffer;
   sha256: string;
-}
-
-function flatten(nodes: readonly TreeNode[], into: Entry[] = []): Entry[] {
-  for (const node of nodes) {
-    into.push(node.entry);
-    flatten(node.children, into);
-  }
-  return into;
 }
 
 /** Builds and caches transcripts (a few, newest kept) so a chunked read does not rebuild per chunk. */
@@ -63,7 +55,8 @@ export class TranscriptReader {
 
   async #build(sessionId: string, untilEntryId: number | undefined): Promise<Built> {
     const session = await this.#store.getSession(sessionId);
-    const entries = flatten(await this.#store.tree(sessionId)).sort((a, b) => a.id - b.id);
+    const entries: Entry[] = [];
+    for await (const page of treePages((next) => this.#store.tree(sessionId, { cursor: next?.cursor }))) for (const { onPath: _onPath, ...entry } of page.entries) entries.push(entry as Entry);
     const until = untilEntryId ?? entries.at(-1)?.id ?? 0;
     const key = `${sessionId}:${until}`;
     const known = this.#cache.get(key);

@@ -80,15 +80,13 @@ export class SessionCommands {
     queue: (args) => this.#queue(args),
     sessions: (query) => this.#sessions(query),
     tree: async () => {
-      const nodes = (await this.app.call('session.tree', {})) as TreeNode[];
-      const lines: string[] = [];
-      const walk = (list: TreeNode[], depth: number): void => {
-        for (const node of list) {
-          lines.push(`${'  '.repeat(depth)}${node.onPath ? '*' : ' '} ${node.entry.id} ${node.entry.kind}${node.entry.kind === 'message' ? ` ${node.entry.payload.message.role}: ${messageText(node.entry.payload.message).replace(/\s+/g, ' ').slice(0, 80)}` : ''}`);
-          walk(node.children, depth + 1);
-        }
-      };
-      walk(nodes, 0);
+      // Loaded at use: the sessions plugin's face brings the store's modules, which the chat never needs otherwise.
+      const { readWholeTree, treeOutline } = await import('../sessions/index.js');
+      const tree = await readWholeTree((next) => this.app.call('session.tree', next ? { sessionId: next.sessionId, cursor: next.cursor } : {}));
+      const lines = treeOutline(tree.entries).map(
+        ({ entry, depth }) =>
+          `${'  '.repeat(depth)}${entry.onPath ? '*' : ' '} ${entry.id} ${entry.kind}${entry.kind === 'message' ? ` ${entry.payload.message.role}: ${messageText(entry.payload.message).replace(/\s+/g, ' ').slice(0, 80)}` : ''}`,
+      );
       this.app.page('session tree (* on the active path; /branch ENTRY moves there)', lines.join('\n') || '(empty)');
     },
     new: async (name) => {
@@ -285,12 +283,6 @@ export class SessionCommands {
     const file = writePrivateFile(path.join(dir, `${what}.txt`), text);
     this.app.notice(`no clipboard tool (wl-copy, xclip) found: the ${what} is in ${file} (0600)`);
   }
-}
-
-interface TreeNode {
-  entry: { id: number; kind: string; payload: any };
-  children: TreeNode[];
-  onPath: boolean;
 }
 
 function formatOf(file: string): ExportFormat {

@@ -133,12 +133,11 @@ export interface PageOptions {
   offset?: number;
 }
 
-function pageLimit(limit: number | undefined): number {
-  const value = limit ?? LIMITS.clawSessionsPerPage;
+/** A page size: `limit` when it is a positive integer up to `max`, else `max`; over it is LIMIT_EXCEEDED. */
+export function pageLimit(limit: number | undefined, max: number = LIMITS.clawSessionsPerPage, what = 'sessions', hint = 'page with offset'): number {
+  const value = limit ?? max;
   if (!Number.isInteger(value) || value < 1) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `limit must be a positive integer, not ${value}`);
-  if (value > LIMITS.clawSessionsPerPage) {
-    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `limit ${value} is over the ${LIMITS.clawSessionsPerPage} sessions one page may hold`, { hint: 'page with offset' });
-  }
+  if (value > max) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `limit ${value} is over the ${max} ${what} one page may hold`, { hint });
   return value;
 }
 

@@ -16,6 +16,7 @@ import type { SessionStore } from './types.js';
 export * from './types.js';
 export { TypeormSessionStore, openSessionStore, type SessionStoreOptions } from './store.js';
 export { checkSessionName } from './names.js';
+export { readWholeTree, treeOutline, treePages, type NextTreePage, type SessionTree, type TreePageReader } from './tree-pages.js';
 export { MAX_ROW_ID } from './rows.js';
 export { checkUsage, insertUsage } from './ledger.js';
 export { compactionSummaryMessage, branchSummaryMessage } from './context.js';

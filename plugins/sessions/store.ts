@@ -34,7 +34,7 @@ import type {
   SessionRecord,
   SessionState,
   SessionStore,
-  TreeNode,
+  TreePage,
   UsageFilter,
   UsageInput,
   UsageTotals,
@@ -181,8 +181,9 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
-  async tree(sessionId: string): Promise<TreeNode[]> {
-    return this.read(async (sql) => tree.sessionTree(sql, await catalog.requireSession(sql, sessionId)));
+  async tree(sessionId: string, page: { cursor?: number; limit?: number } = {}): Promise<TreePage> {
+    const limit = catalog.pageLimit(page.limit, LIMITS.clawTreeEntriesPerPage, 'tree entries', 'page with cursor');
+    return this.read(async (sql) => tree.treePage(sql, await catalog.requireSession(sql, sessionId), page.cursor ?? 0, limit));
   }
 
   async checkpoints(sessionId: string): Promise<Checkpoint[]> {

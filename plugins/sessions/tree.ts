@@ -4,14 +4,14 @@
  * under the leaf, moving the leaf, and copying a path into a fork. Callers
  * run these inside the store's transactions.
  */
-import { ErrorCodes, XdogError, type ToolResultMessage } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type ToolResultMessage } from '../../core/index.js';
 import { checkpointAt, cutProblems } from './checkpoints.js';
 import { pathMessages } from './context.js';
 import { checkEntryInput } from './entry-payloads.js';
 import { foldForSearch, summaryFromText } from './names.js';
 import { ENTRY_COLUMNS, MAX_ROW_ID, toEntry, type EntryRow } from './rows.js';
 import type { Sql } from './sql.js';
-import type { CompactionInput, CompactionWritten, Entry, EntryInput, EntryPayloads, SessionRecord, TreeNode } from './types.js';
+import type { CompactionInput, CompactionWritten, Entry, EntryInput, EntryPayloads, SessionRecord, TreeEntry, TreePage } from './types.js';
 
 /*
  * Walks parent links from one entry up to the root, carrying each row along
@@ -251,21 +251,42 @@ export function interruptedResults(rows: readonly EntryRow[], now: number): Entr
     });
 }
 
-/** Every entry of a session nested by parent, in creation order, with the current path marked. */
-export async function sessionTree(sql: Sql, session: SessionRecord): Promise<TreeNode[]> {
-  const rows = await sql.all<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE session_id = :session ORDER BY id`, { session: session.id });
+/**
+ * One page of a session's entries, flat, in id order (a parent always comes
+ * before its children): each with its parent id and whether it is on the path
+ * to the leaf. A page ends after `limit` entries or before its payloads pass
+ * LIMITS.clawTreePageBytes (it always holds one entry); `nextCursor` is where
+ * the next one starts. Flat, so no answer nests one level per entry however
+ * long the session is.
+ */
+export async function treePage(sql: Sql, session: SessionRecord, cursor: number, limit: number): Promise<TreePage> {
   const onPath = new Set<number>();
-  const byId = new Map<number, TreeNode>();
-  for (const row of rows) byId.set(Number(row.id), { entry: toEntry(row), children: [], onPath: false });
-  for (let id = session.leafEntryId; id !== null && !onPath.has(id); ) {
-    onPath.add(id);
-    id = byId.get(id)?.entry.parentId ?? null;
+  if (session.leafEntryId !== null) {
+    for (const row of await sql.all<{ id: number }>(SKELETON_SQL, { entry: session.leafEntryId, session: session.id })) onPath.add(Number(row.id));
   }
-  const roots: TreeNode[] = [];
-  for (const node of byId.values()) {
-    node.onPath = onPath.has(node.entry.id);
-    const parent = node.entry.parentId === null ? undefined : byId.get(node.entry.parentId);
-    (parent ? parent.children : roots).push(node);
+  // Sizes first, so a page of huge entries never loads more than its budget: characters are a lower bound of the UTF-8 bytes.
+  const sizes = await sql.all<{ id: number; chars: number | string }>(
+    'SELECT id, LENGTH(payload) AS chars FROM claw_entries WHERE session_id = :session AND id > :cursor ORDER BY id LIMIT :limit',
+    { session: session.id, cursor, limit: limit + 1 },
+  );
+  let chars = 0;
+  let take = 0;
+  while (take < Math.min(limit, sizes.length) && (take === 0 || chars + Number(sizes[take]!.chars) <= LIMITS.clawTreePageBytes)) chars += Number(sizes[take++]!.chars);
+  const rows =
+    take === 0
+      ? []
+      : await sql.all<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE session_id = :session AND id > :cursor AND id <= :last ORDER BY id`, {
+          session: session.id,
+          cursor,
+          last: Number(sizes[take - 1]!.id),
+        });
+  const entries: TreeEntry[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    bytes += Buffer.byteLength(row.payload);
+    if (entries.length > 0 && bytes > LIMITS.clawTreePageBytes) break;
+    entries.push({ ...toEntry(row), onPath: onPath.has(Number(row.id)) });
   }
-  return roots;
+  const more = entries.length < sizes.length;
+  return { sessionId: session.id, leafEntryId: session.leafEntryId, entries, nextCursor: more ? entries.at(-1)!.id : null };
 }

@@ -140,12 +140,17 @@ export interface Checkpoint {
   preview: string;
 }
 
-/** A node of `tree()`: entries nested by parent, in creation order. */
-export interface TreeNode {
-  entry: Entry;
-  children: TreeNode[];
-  /** True on the path from the root to the current leaf. */
-  onPath: boolean;
+/** An entry of a `tree()` page: the entry (its parentId links the tree) and whether it is on the path to the leaf. */
+export type TreeEntry = Entry & { onPath: boolean };
+
+/** One page of a session's tree, flat: entries in id order, a parent before its children. */
+export interface TreePage {
+  sessionId: string;
+  /** The leaf when the page was read (its path is what `onPath` marks). */
+  leafEntryId: number | null;
+  entries: TreeEntry[];
+  /** The `cursor` of the next page; null when this page is the last. */
+  nextCursor: number | null;
 }
 
 export interface UsageInput {
@@ -248,7 +253,12 @@ export interface SessionStore {
   context(sessionId: string): Promise<SessionContext>;
   /** Entries root → leaf. */
   path(sessionId: string): Promise<Entry[]>;
-  tree(sessionId: string): Promise<TreeNode[]>;
+  /**
+   * One page of the session's tree, flat (TreePage): entries after `cursor`
+   * (default 0, the start), at most `limit` (default and most
+   * LIMITS.clawTreeEntriesPerPage) and LIMITS.clawTreePageBytes of payloads.
+   */
+  tree(sessionId: string, page?: { cursor?: number; limit?: number }): Promise<TreePage>;
   checkpoints(sessionId: string): Promise<Checkpoint[]>;
   /**
    * A new session holding the first `index` messages of the source's path (with

@@ -64,13 +64,10 @@ describeStores('claw compaction', (kind) => {
       ]);
 
       // The tree shows the recovery branch beside the compaction.
-      const tree = json('sessions', 'tree');
-      const entries: Array<{ entry: { id: number; kind: string; payload: any }; onPath: boolean }> = [];
-      const walk = (nodes: any[]): void => nodes.forEach((node) => (entries.push(node), walk(node.children)));
-      walk(tree);
-      const label = entries.find((node) => node.entry.kind === 'label');
-      expect(label).toMatchObject({ entry: { id: receipt.recoveryBranchId, payload: { label: 'Before compaction #1' } }, onPath: false });
-      expect(entries.find((node) => node.entry.kind === 'compaction')).toMatchObject({ entry: { id: receipt.compactionEntryId, payload: { recoveryEntryId: receipt.recoveryBranchId } }, onPath: true });
+      const entries: Array<{ id: number; kind: string; payload: any; onPath: boolean }> = json('sessions', 'tree').entries;
+      const label = entries.find((entry) => entry.kind === 'label');
+      expect(label).toMatchObject({ id: receipt.recoveryBranchId, payload: { label: 'Before compaction #1' }, onPath: false });
+      expect(entries.find((entry) => entry.kind === 'compaction')).toMatchObject({ id: receipt.compactionEntryId, payload: { recoveryEntryId: receipt.recoveryBranchId }, onPath: true });
       expect(claw('sessions', 'tree').stdout).toContain('Before compaction #1');
 
       // goto a checkpoint before the compaction: the full history again.

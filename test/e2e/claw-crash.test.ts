@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import type { Entry, TreeNode } from '../../plugins/sessions/index.js';
+import { readWholeTree } from '../../plugins/sessions/index.js';
 import { collect, connect, startGateway, until, type ClawSandbox } from '../support/claw.js';
 import { clawSandboxOn, describeStores, withSandboxStore, type StoreKind } from '../support/stores.js';
 
@@ -19,13 +19,6 @@ import { clawSandboxOn, describeStores, withSandboxStore, type StoreKind } from 
  */
 const KILLS: Record<StoreKind, number> = { sqlite: 20, postgres: 8 };
 
-function flatten(nodes: readonly TreeNode[], into: Entry[] = []): Entry[] {
-  for (const node of nodes) {
-    into.push(node.entry);
-    flatten(node.children, into);
-  }
-  return into;
-}
 
 /** Checks the store after a crash: every acknowledged message is there, every pointer is whole. */
 async function checkStore(sandbox: ClawSandbox, kind: StoreKind, acknowledged: ReadonlySet<string>): Promise<void> {
@@ -35,7 +28,7 @@ async function checkStore(sandbox: ClawSandbox, kind: StoreKind, acknowledged: R
     const stored = new Set<string>();
     const firstMessages = new Map<string, string[]>();
     for (const session of sessions) {
-      const entries = flatten(await store.tree(session.id));
+      const { entries } = await readWholeTree((next) => store.tree(session.id, { cursor: next?.cursor }));
       const ids = new Set(entries.map((entry) => entry.id));
       if (session.leafEntryId !== null) expect(ids.has(session.leafEntryId), `leaf of ${session.id} is one of its entries`).toBe(true);
       for (const entry of entries) if (entry.kind === 'message') stored.add(JSON.stringify(entry.payload.message));

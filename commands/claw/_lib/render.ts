@@ -4,7 +4,8 @@
  * a terminal never executes an escape sequence it was sent.
  */
 import type { CompactionReceipt, GatewayStatus, GroupStatus, WorkersReport } from '../../../plugins/claw-gateway/protocol.js';
-import type { Entry, SessionRecord, TreeNode, UsageTotals } from '../../../plugins/sessions/types.js';
+import { treeOutline, type SessionTree } from '../../../plugins/sessions/tree-pages.js';
+import type { Entry, SessionRecord, UsageTotals } from '../../../plugins/sessions/types.js';
 import type { SessionShow } from './results.js';
 
 /** One line of display text: control and bidi-override characters become spaces, cut to `max` characters. */
@@ -114,22 +115,11 @@ export function describeEntry(entry: Entry): string {
 }
 
 /** The entry tree, one entry per line; `*` marks the path to the leaf, `<- leaf` the leaf (the path's last entry). */
-export function renderTree(nodes: TreeNode[]): string {
-  if (nodes.length === 0) return 'the session has no entries yet';
-  let leafEntryId: number | undefined;
-  for (let level = nodes.find((node) => node.onPath); level; level = level.children.find((node) => node.onPath)) leafEntryId = level.entry.id;
-  const lines: string[] = [];
-  // Depth-first with an explicit stack: a session may hold thousands of entries in one chain.
-  const stack = [...nodes].reverse().map((node) => ({ node, depth: 0 }));
-  while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
-    // A chain of single children stays at one indentation; a fork indents its branches.
-    const branching = node.children.length > 1;
-    const leaf = node.entry.id === leafEntryId ? '  <- leaf' : '';
-    lines.push(`${'  '.repeat(depth)}${node.onPath ? '*' : ' '} ${node.entry.id} ${describeEntry(node.entry)}${leaf}`);
-    for (const child of [...node.children].reverse()) stack.push({ node: child, depth: branching ? depth + 1 : depth });
-  }
-  return lines.join('\n');
+export function renderTree(tree: SessionTree): string {
+  if (tree.entries.length === 0) return 'the session has no entries yet';
+  return treeOutline(tree.entries)
+    .map(({ entry, depth }) => `${'  '.repeat(depth)}${entry.onPath ? '*' : ' '} ${entry.id} ${describeEntry(entry)}${entry.id === tree.leafEntryId ? '  <- leaf' : ''}`)
+    .join('\n');
 }
 
 export function renderUsage(totals: UsageTotals[]): string {

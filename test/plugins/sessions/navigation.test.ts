@@ -178,20 +178,20 @@ describeStores('session store navigation', (kind) => {
     expect(moved.messageCount).toBe(2);
     expect(texts((await store.context(id)).messages)).toEqual(['u:one', 'a:first']);
     await store.append(id, [msg(user('other way'))]);
-    const roots = await store.tree(id);
-    expect(roots.length).toBe(1);
-    const second = roots[0]!.children[0]!;
-    expect(second.children.map((n) => [texts([(n.entry.payload as { message: never }).message])[0], n.onPath])).toEqual([
+    const { entries } = await store.tree(id);
+    const childrenOf = (parentId: number | null) => entries.filter((entry) => entry.parentId === parentId);
+    expect(childrenOf(null).length).toBe(1);
+    const second = childrenOf(childrenOf(null)[0]!.id)[0]!;
+    expect(childrenOf(second.id).map((n) => [texts([(n.payload as { message: never }).message])[0], n.onPath])).toEqual([
       ['u:two', false],
       ['u:other way', true],
     ]);
     // back to the first branch's end by entry id
     const oldLeaf = (await store.path(id)).length;
     expect(oldLeaf).toBe(3);
-    const entries = await store.tree(id);
-    let node = entries[0]!;
-    while (node.children.length) node = node.children[0]!;
-    const back = await store.branch(id, node.entry.id);
+    let node = childrenOf(null)[0]!;
+    while (childrenOf(node.id).length) node = childrenOf(node.id)[0]!;
+    const back = await store.branch(id, node.id);
     expect(back.messageCount).toBe(8);
     expect(texts((await store.context(id)).messages).at(-1)).toBe('a:third');
   });
