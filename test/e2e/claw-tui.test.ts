@@ -134,6 +134,14 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     expect(userTexts(sandbox.requests().at(-1)!)).toEqual(['alpha', 'gamma']);
     expect(JSON.stringify(sandbox.requests().at(-1))).not.toContain('beta');
 
+    // /tree reads the flat pages: the fork after "alpha" indents its two branches, gamma's is on the path.
+    tty.keys('/tree', 'Enter');
+    await seen('session tree (* on the active path');
+    expect(history()).toMatch(/\n {2}\* \d+ message user: gamma/);
+    expect(history()).toMatch(/\n\* \d+ message user: alpha/);
+    tty.keys('q');
+    await until(() => !tty.screen().includes('session tree (*'), 'the tree view to close');
+
     tty.keys('/name forked', 'Enter');
     await seen('the session is now named "forked"');
     expect(tty.screen()).toMatch(/main · forked · faux\/demo/);
