@@ -36,7 +36,7 @@ function malformedParams(): Array<{ what: string; json: string }> {
     { what: 'an unknown group', params: { group: 'no-such-group' } },
     {
       what: 'wrong types for the common fields',
-      params: { group: 7, sessionId: [], text: {}, id: null, name: 5, index: 'one', expectedSessionId: 3, entryId: -1, limit: 1e309, cursor: 'x' },
+      params: { group: 7, sessionId: [], text: {}, id: null, name: 5, index: 'one', expectedSessionId: 3, entryId: -1, limit: 1.5, cursor: 'x' },
     },
     { what: 'nulls for the common fields', params: { group: null, sessionId: null, text: null, id: null, name: null, idempotencyKey: null } },
     { what: 'a prototype key', params: JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}') },
