@@ -146,6 +146,13 @@ describe('every protocol method under hostile params', { timeout: 600_000 }, () 
     }
     expect(await peer.request(100, 'gateway.status', {})).toMatchObject({ result: { pid: gateway.child.pid } });
     peer.socket.destroy();
+    // hello itself with hostile params, before any authentication: refused, that connection closed.
+    for (const params of [deepArray, deepObject, '{"token":[],"protocol":"1"}', `{"token":"${'x'.repeat(LIMITS.clawFrameBytes - 512)}","protocol":1}`]) {
+      const stranger = await RawPeer.open(sandbox.locations.socket, token);
+      stranger.send(`{"jsonrpc":"2.0","id":1,"method":"hello","params":${params}}\n`);
+      expect((await stranger.next())?.error?.data?.code, `hello with ${params.slice(0, 40)}`).toBe('INVALID_ARGUMENT');
+      await stranger.closed;
+    }
     await servesAnotherClient('hostile envelopes');
   });
 });
