@@ -184,8 +184,10 @@ export class RpcServer {
     // EPIPE, ECONNRESET and friends end this connection only ('close' follows).
     socket.on('error', (error) => this.#log(`connection error: ${describeError(error)}`));
     const full = this.#connections.size >= LIMITS.clawConnections;
-    if (this.#waiting.size >= LIMITS.clawPreAuthConnections || (full && this.#waiting.size > 0)) {
-      this.#closeLongestWaiting();
+    if (this.#waiting.size >= LIMITS.clawPreAuthConnections) {
+      this.#closeLongestWaiting(`the gateway already has ${LIMITS.clawPreAuthConnections} connections waiting for their hello, its limit`);
+    } else if (full && this.#waiting.size > 0) {
+      this.#closeLongestWaiting(`the gateway already serves ${LIMITS.clawConnections} connections, its limit, ${this.#waiting.size} of them waiting for their hello`);
     } else if (full) {
       this.#refuse(socket);
       return;
@@ -240,14 +242,13 @@ export class RpcServer {
   /**
    * Makes room for a new connection by closing the one that has waited longest
    * for its hello: idle sockets then hold at most LIMITS.clawPreAuthConnections
-   * places, and a client that says hello at once always gets in.
+   * places, and a client that says hello at once gets in.
    */
-  #closeLongestWaiting(): void {
+  #closeLongestWaiting(why: string): void {
     const [longest] = this.#waiting;
     if (!longest) return;
-    const message = `the gateway already has ${LIMITS.clawPreAuthConnections} connections waiting for their hello, its limit; this one waited longest and is closed`;
-    this.#reply(longest, errorResponse(null, rpcError(RpcErrorCodes.SERVER_ERROR, ErrorCodes.UNAVAILABLE, message, HELLO_AT_ONCE)));
-    longest.close('it waited longest for its hello while the waiting connections were at their limit');
+    this.#reply(longest, errorResponse(null, rpcError(RpcErrorCodes.SERVER_ERROR, ErrorCodes.UNAVAILABLE, `${why}; this one waited longest and is closed`, HELLO_AT_ONCE)));
+    longest.close(`${why}; it waited longest for its hello`);
   }
 
   /** Runs one frame's work; whatever it throws is answered on that connection (INTERNAL, logged) and goes no further. */

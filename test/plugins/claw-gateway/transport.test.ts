@@ -376,6 +376,27 @@ describe('server', () => {
     expect(await (await connect(at)).call('echo', 'room again')).toBe('room again');
   });
 
+  it('makes room for a new connection by closing the one that waited longest for its hello, when all places are taken', async () => {
+    const { socketPath: at, server } = await startServer({ echo });
+    const waiting = LIMITS.clawPreAuthConnections / 2;
+    const greeted: RawPeer[] = [];
+    for (let i = 0; i < LIMITS.clawConnections - waiting; i++) {
+      greeted.push(await RawPeer.open(at, TOKEN));
+      await greeted[i]!.hello();
+    }
+    const idle: RawPeer[] = [];
+    for (let i = 0; i < waiting; i++) idle.push(await RawPeer.open(at, TOKEN));
+    while (server.connectionCount < LIMITS.clawConnections) await nextTurn();
+    // All places taken, some by idle sockets: the newcomer gets in, the oldest idle one is told why and closed.
+    expect(await (await connect(at)).call('echo', 'in')).toBe('in');
+    expect(await idle[0]!.next()).toMatchObject({
+      id: null,
+      error: { message: `the gateway already serves ${LIMITS.clawConnections} connections, its limit, ${waiting} of them waiting for their hello; this one waited longest and is closed`, data: { code: 'UNAVAILABLE' } },
+    });
+    await idle[0]!.closed;
+    expect(await greeted[0]!.request(1, 'echo', 'kept')).toMatchObject({ result: 'kept' });
+  });
+
   it('disconnects a client that never reads once its backlog passes the limit, while others continue', async () => {
     const chunk = 'x'.repeat(64 * 1024);
     let flood: Promise<{ sent: number; closed: boolean }> | undefined;
