@@ -98,16 +98,23 @@ describe('every protocol method under hostile params', { timeout: 600_000 }, () 
     let id = 1;
     for (const method of methods) {
       const peer = await helloPeer();
+      // The whole batch at once (requests on a connection run concurrently), then every answer, matched by id.
+      const sent = new Map<number, string>();
       for (const { what, json } of variants) {
         const request = id++;
+        sent.set(request, what);
         peer.send(`{"jsonrpc":"2.0","id":${request},"method":${JSON.stringify(method)},"params":${json}}\n`);
-        const answer = await peer.next();
-        expect(answer, `${method} with ${what}: the connection closed without an answer\n${gateway.log()}`).toBeDefined();
-        expect(answer.id, `${method} with ${what}`).toBe(request);
-        expect(answer.result !== undefined || answer.error !== undefined, `${method} with ${what}: ${JSON.stringify(answer).slice(0, 300)}`).toBe(true);
-        if (answer.error?.data?.code === 'INTERNAL') internal.push(`${method} with ${what}: ${answer.error.message}`);
         // The same as a notification: no answer, and nothing breaks (the near-limit one only as a request, to keep the run short).
         if (json.length < LIMITS.clawFrameBytes / 2) peer.send(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${json}}\n`);
+      }
+      for (let answered = 0; answered < variants.length; answered++) {
+        const answer = await peer.next();
+        expect(answer, `${method}: the connection closed with ${variants.length - answered} requests unanswered\n${gateway.log()}`).toBeDefined();
+        const what = sent.get(answer.id);
+        expect(what, `${method}: an answer to no request of the batch: ${JSON.stringify(answer).slice(0, 300)}`).toBeDefined();
+        sent.delete(answer.id);
+        expect(answer.result !== undefined || answer.error !== undefined, `${method} with ${what}: ${JSON.stringify(answer).slice(0, 300)}`).toBe(true);
+        if (answer.error?.data?.code === 'INTERNAL') internal.push(`${method} with ${what}: ${answer.error.message}`);
       }
       // Over the frame limit: discarded and answered as such; the connection still works.
       peer.send(Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${id++},"method":${JSON.stringify(method)},"params":{"text":"`), overLimit, Buffer.from('"}}\n')]));
