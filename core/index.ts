@@ -11,7 +11,7 @@ export * from './discovery.js';
 export * from './config.js';
 export { yamlData, type YamlDataProblem } from './yaml-data.js';
 export { jsonDeeperThan } from './json-depth.js';
-export { terminalSafe } from './terminal-text.js';
+export { BIDI_CONTROLS, terminalSafe } from './terminal-text.js';
 export * from './paths.js';
 export * from './agent/messages.js';
 export * from './agent/tool-types.js';

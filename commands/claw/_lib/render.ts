@@ -3,13 +3,16 @@
  * models (names, summaries, messages) is cleaned of control characters first:
  * a terminal never executes an escape sequence it was sent.
  */
+import { BIDI_CONTROLS } from '../../../core/terminal-text.js';
 import type { CompactionReceipt, GatewayStatus, GroupStatus, WorkersReport } from '../../../plugins/claw-gateway/protocol.js';
 import type { Entry, SessionRecord, TreeNode, UsageTotals } from '../../../plugins/sessions/types.js';
 import type { SessionShow } from './results.js';
 
-/** One line of display text: control and bidi-override characters become spaces, cut to `max` characters. */
+const UNPRINTABLE = new RegExp(`[\\p{Cc}${BIDI_CONTROLS}]+`, 'gu');
+
+/** One line of display text: control and bidi characters become spaces, cut to `max` characters. */
 export function clean(text: string, max = 80): string {
-  const line = text.replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu, ' ').trim();
+  const line = text.replace(UNPRINTABLE, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
