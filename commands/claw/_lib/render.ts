@@ -56,8 +56,20 @@ function sessionTitle(session: SessionRecord): string {
   return clean(session.name ?? session.summary ?? '(empty)', 60);
 }
 
-export function renderSessions(sessions: SessionRecord[], activeSessionId: string | null): string {
-  if (sessions.length === 0) return 'no sessions yet (xdog claw send TEXT starts one)';
+/** What a listing asked for: an empty answer says which filter left nothing. */
+export interface SessionsFilter {
+  search?: string;
+  archived?: boolean;
+}
+
+function noSessions(filter: SessionsFilter): string {
+  const archived = filter.archived ? '' : '; --archived also lists archived sessions';
+  if (filter.search !== undefined) return `no sessions match "${clean(filter.search, 60)}" (names and summaries are searched${archived})`;
+  return `no sessions yet (xdog claw send TEXT starts one${archived})`;
+}
+
+export function renderSessions(sessions: SessionRecord[], activeSessionId: string | null, filter: SessionsFilter = {}): string {
+  if (sessions.length === 0) return noSessions(filter);
   return table(
     ['', 'SESSION', 'MESSAGES', 'UPDATED', 'TITLE'],
     sessions.map((session) => [
