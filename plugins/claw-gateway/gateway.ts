@@ -38,7 +38,7 @@ import { Relay } from './relay.js';
 import { ClawGroupToken, GatewayServiceContribution, type ClawGroupContext, type GatewayHost, type GatewayService } from './services.js';
 import { Subscriptions } from './subscriptions.js';
 import { TranscriptReader } from './transcript.js';
-import { RpcServer, ensurePrivateDir, readOrCreateToken } from './transport/index.js';
+import { RpcServer, ensureRuntimeDir, readOrCreateToken } from './transport/index.js';
 import { openWakeups, type Wakeups } from './wakeups.js';
 import { WorkerPool } from './worker-pool.js';
 import { workersReport } from './workers-report.js';
@@ -167,7 +167,7 @@ export class Gateway {
       this.#renewal.unref();
     }
 
-    ensurePrivateDir(this.locations.runtimeDir);
+    ensureRuntimeDir(this.locations.runtimeRoot, this.locations.runtimeDir);
     const token = readOrCreateToken(this.locations.token);
     const defaultGroup = defaultGroupOf(kernel.config);
     const methods = createMethods({
