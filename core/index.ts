@@ -9,6 +9,7 @@ export * from './kernel.js';
 export { overrideContributions, ContributionOverrideToken, contributorOf, type ContributionOverride, type ContributionOverrides, type ContributionKind } from './contributions.js';
 export * from './discovery.js';
 export * from './config.js';
+export { expandHome, resolveConfigPath } from './config-paths.js';
 export { yamlData, type YamlDataProblem } from './yaml-data.js';
 export { jsonDeeperThan } from './json-depth.js';
 export { BIDI_CONTROLS, terminalSafe } from './terminal-text.js';
