@@ -28,7 +28,8 @@ export class FauxProvider implements ModelProvider {
   readonly stream: FauxStreamFn;
 
   constructor(options: FauxOptions) {
-    this.stream = createFauxStreamFn(options);
+    // A kernel's provider may serve a gateway for weeks: it keeps no requests in memory (XDOG_FAUX_LOG has them).
+    this.stream = createFauxStreamFn({ ...options, record: false });
   }
 }
 
