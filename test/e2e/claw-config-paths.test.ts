@@ -21,7 +21,8 @@ describe('relative paths in the claw config', { timeout: 180_000 }, () => {
       configFile,
       ['faux: { script: ./script.json }', 'claw:', '  store: { type: sqlite, path: ./store/claw.db }', '  groups:', '    main: { workspace: ../workspace, model: faux/demo }', ''].join('\n'),
     );
-    const { XDOG_FAUX_SCRIPT: _unused, ...env } = { ...base.env, XDOG_CONFIG: configFile };
+    const env: NodeJS.ProcessEnv = { ...base.env, XDOG_CONFIG: configFile };
+    delete env.XDOG_FAUX_SCRIPT;
     const sandbox = { ...base, configFile, env };
     const elsewhere = path.join(base.root, 'elsewhere');
     fs.mkdirSync(elsewhere);
