@@ -4,9 +4,11 @@
  * here: the file names environment variables instead. Sections grow with
  * their features.
  */
+import path from 'node:path';
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
 import { z } from 'zod';
 import { readRegularFileSync } from './bounded-read.js';
+import { anchorConfigPaths } from './config-paths.js';
 import { ErrorCodes, XdogError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { configFilePath } from './paths.js';
@@ -233,7 +235,7 @@ export const ConfigSchema = z
     providers: z.record(z.string(), ProviderConfigSchema).optional(),
     models: z.array(ModelConfigSchema).optional(),
     faux: z.object({ script: z.string() }).strict().optional(),
-    /** Host skill directories by name (a leading "~/" is the home directory; relative paths resolve against the working directory). */
+    /** Host skill directories by name (a leading "~/" is the home directory; relative paths resolve against the working directory, or a claw group's workspace). */
     skills: z
       .object({ dirs: z.record(z.string().regex(/^[A-Za-z0-9][\w.-]{0,63}$/, 'must be a name: letters, digits, ".", "_" or "-"'), z.string().min(1)).optional() })
       .strict()
@@ -274,7 +276,8 @@ export interface LoadedConfig {
 /**
  * Reads and validates the config file (`explicit`, else XDOG_CONFIG, else the
  * default path). A missing default file is an empty config; a missing file
- * that was named explicitly is an error.
+ * that was named explicitly is an error. Relative file paths in it are
+ * resolved against its folder (config-paths.ts).
  */
 export function loadConfig(explicit?: string): LoadedConfig {
   const named = explicit ?? process.env.XDOG_CONFIG;
@@ -289,7 +292,8 @@ export function loadConfig(explicit?: string): LoadedConfig {
       hint: named ? 'check the path given by --config or XDOG_CONFIG' : undefined,
     });
   }
-  return { config: parseConfig(text, file), file };
+  // File paths in it mean files next to it, wherever the command runs.
+  return { config: anchorConfigPaths(parseConfig(text, file), path.dirname(path.resolve(file))), file };
 }
 
 /** Parses and validates config text; errors name the file, line and key path. */

@@ -39,6 +39,8 @@ export const LIMITS = Object.freeze({
   snapshotFragmentBytes: 8 * MiB,
   /** A faux provider script file (JSON), in bytes. */
   fauxScriptBytes: 64 * MiB,
+  /** Requests a faux stream function keeps in `requests` (the newest; `callCount` counts all). The faux provider of a kernel (CLI, gateway) keeps none: XDOG_FAUX_LOG records them on disk. */
+  fauxRecordedRequests: 256,
 
   /** Compaction: custom summary, in UTF-8 bytes. */
   compactionSummaryBytes: 256 * KiB,

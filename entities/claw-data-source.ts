@@ -7,7 +7,9 @@
  * refused with STORE_CORRUPT naming the file, never reset. Migrations run on
  * open, all in one transaction (on PostgreSQL under an advisory lock).
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { ErrorCodes, XdogError } from '../core/index.js';
@@ -32,14 +34,70 @@ function isCorruption(error: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
 }
 
-/** Creates the store's directory (0700) and an empty file (0600) when they are missing. */
+/**
+ * Creates the store's directory (0700) and, when the file is missing, a new
+ * empty database (0600) already in WAL mode: it is built under a temporary
+ * name and linked into place, so the store's path never holds a half-made
+ * file (a crash leaves the old state: no file). An existing file is left as it
+ * is; a zero-length one is refused (see refuseEmptyFile).
+ */
 function prepareFile(file: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  if (fs.existsSync(file)) return refuseEmptyFile(file);
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.new`;
   try {
-    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+    fs.closeSync(fs.openSync(temp, 'wx', 0o600));
+    // Setting WAL writes the database header, so the new file is a database from its first byte.
+    const db = new (loadSqlite())(temp);
+    try {
+      db.pragma('journal_mode = WAL');
+    } finally {
+      db.close();
+    }
+    const fd = fs.openSync(temp, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.linkSync(temp, file);
+    syncDirectory(path.dirname(file));
   } catch (error) {
+    // Another process created the store first: use its file.
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${temp}${suffix}`, { force: true });
   }
+}
+
+function syncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * A zero-length store file without a WAL holds no database: xdog never makes
+ * one (prepareFile), so it is damage (a truncated copy, a failed restore),
+ * refused like any other, never taken for a new store.
+ */
+function refuseEmptyFile(file: string): void {
+  if (fs.statSync(file).size > 0) return;
+  const wal = fs.statSync(`${file}-wal`, { throwIfNoEntry: false });
+  if (wal && wal.size > 0) return;
+  throw new XdogError(ErrorCodes.STORE_CORRUPT, `the claw store ${file} is damaged: it is empty (0 bytes) and has no -wal file`, {
+    hint: `restore ${file} from a backup; if a fresh, empty store is meant, remove the empty file and start again (xdog never resets a store itself)`,
+  });
+}
+
+type SqliteConstructor = new (file: string) => RawSqlite;
+
+/** better-sqlite3 (typeorm's SQLite driver), loaded only when a new store file is made. */
+function loadSqlite(): SqliteConstructor {
+  return createRequire(import.meta.url)('better-sqlite3') as SqliteConstructor;
 }
 
 /** The part of a better-sqlite3 connection used before typeorm takes it. */

@@ -6,7 +6,7 @@
  * describeClawStore() is what status and logs show.
  */
 import path from 'node:path';
-import { ErrorCodes, XdogError, dataDir } from '../core/index.js';
+import { ErrorCodes, XdogError, dataDir, resolveConfigPath } from '../core/index.js';
 
 /** Where the claw store lives. */
 export type ClawStoreLocation = { type: 'sqlite'; file: string } | { type: 'postgres'; url: string; urlEnv?: string };
@@ -25,7 +25,7 @@ export function defaultClawStoreFile(): string {
  * is unset, empty or not a postgres:// URL.
  */
 export function clawStoreLocation(store: ClawStoreConfig | undefined, env: NodeJS.ProcessEnv = process.env): ClawStoreLocation {
-  if (store?.type !== 'postgres') return { type: 'sqlite', file: store?.path ? path.resolve(store.path) : defaultClawStoreFile() };
+  if (store?.type !== 'postgres') return { type: 'sqlite', file: store?.path ? resolveConfigPath(store.path, process.cwd()) : defaultClawStoreFile() };
   const name = store.url_env;
   const url = env[name];
   const hint = `set ${name} to the database URL, e.g. ${name}=postgres://xdog:PASSWORD@db.example:5432/xdog (docs/claw-store.md)`;

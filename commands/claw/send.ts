@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { ErrorCodes, XdogError } from '../../core/errors.js';
+import { ErrorCodes, XdogError, type ErrorCode } from '../../core/errors.js';
 import { processOutput, terminalOutput } from '../agent/_lib/render.js';
 import { XdogCommand } from '../base-command.js';
 import { readText } from './_lib/args.js';
@@ -37,7 +37,10 @@ Exit codes: 0 the run completed, 1 it failed or was aborted (or the gateway is u
       const result = await withGateway((gateway) => sendPrompt(gateway, { group: flags.group, sessionId: flags.session, text, json: this.jsonEnabled(), output, interrupt: interrupt.signal }));
       if (result.status === 'duplicate') processOutput.stderr('the gateway had already received this prompt; it was not run again\n');
       else if (result.status === 'aborted') throw new XdogError(ErrorCodes.ABORTED, 'the run was aborted');
-      else if (result.status !== 'completed') throw new XdogError(ErrorCodes.MODEL_FAILED, result.errorMessage ?? `the run ended with status ${result.status}`);
+      else if (result.status !== 'completed') {
+        const code = (result.errorCode as ErrorCode | undefined) ?? ErrorCodes.MODEL_FAILED;
+        throw new XdogError(code, result.errorMessage ?? `the run ended with status ${result.status}`, result.errorHint ? { hint: result.errorHint } : {});
+      }
     } finally {
       process.removeListener('SIGINT', onSigint);
     }

@@ -10,7 +10,7 @@
  * "uncertain" (the model may or may not have seen them).
  */
 import { ErrorCodes, XdogError, type Clock, type Message, type Usage } from '../../core/index.js';
-import { checkUsage, insertUsage, type SessionStore, type Sql } from '../sessions/index.js';
+import { checkUsage, insertUsage, storedJson, type SessionStore, type Sql } from '../sessions/index.js';
 import type { ChildSpec } from './contracts.js';
 import type { ChildRecord, ChildStatus } from './memory-runtime.js';
 
@@ -81,7 +81,7 @@ function toRecord(row: ChildRow): DurableChildRecord {
     label: row.label,
     task: row.task,
     access: row.access as ChildSpec['access'],
-    spec: JSON.parse(row.config) as ChildSpec,
+    spec: storedJson<ChildSpec>(row.config, () => `child ${row.id}: the stored config`),
     status: row.status as DurableChildStatus,
     result: row.result,
     error: row.error,
@@ -140,15 +140,15 @@ export class ChildRecordStore {
   }
 
   async get(group: string, id: string): Promise<DurableChildRecord> {
-    const [row] = await this.#store.withRead((sql) => sql.all<ChildRow>(`SELECT ${CHILD_COLUMNS} FROM claw_children WHERE group_name = :group AND id = :id`, { group, id }));
-    if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no child "${id}" in group ${group}`, { hint: `xdog claw agents list --group ${group}` });
-    return toRecord(row);
+    // Decoded inside the read, so a damaged row is STORE_CORRUPT naming the store (as every read of it is).
+    const [record] = await this.#store.withRead(async (sql) => (await sql.all<ChildRow>(`SELECT ${CHILD_COLUMNS} FROM claw_children WHERE group_name = :group AND id = :id`, { group, id })).map(toRecord));
+    if (!record) throw new XdogError(ErrorCodes.NOT_FOUND, `no child "${id}" in group ${group}`, { hint: `xdog claw agents list --group ${group}` });
+    return record;
   }
 
   /** The group's children, oldest first. */
   async list(group: string): Promise<DurableChildRecord[]> {
-    const rows = await this.#store.withRead((sql) => sql.all<ChildRow>(`SELECT ${CHILD_COLUMNS} FROM claw_children WHERE group_name = :group ORDER BY created_at, id`, { group }));
-    return rows.map(toRecord);
+    return this.#store.withRead(async (sql) => (await sql.all<ChildRow>(`SELECT ${CHILD_COLUMNS} FROM claw_children WHERE group_name = :group ORDER BY created_at, id`, { group })).map(toRecord));
   }
 
   /** Journals an input for a running child; the caller acknowledges it only after this resolves. */
@@ -222,8 +222,10 @@ export class ChildRecordStore {
   /** The child's final transcript (empty while it runs, or if it was interrupted). */
   async transcript(group: string, id: string): Promise<Message[]> {
     await this.get(group, id);
-    const rows = await this.#store.withRead((sql) => sql.all<{ body: string }>('SELECT body FROM claw_child_transcript_chunks WHERE child_id = :id ORDER BY seq', { id }));
-    return rows.length === 0 ? [] : (JSON.parse(rows.map((row) => row.body).join('')) as Message[]);
+    return this.#store.withRead(async (sql) => {
+      const rows = await sql.all<{ body: string }>('SELECT body FROM claw_child_transcript_chunks WHERE child_id = :id ORDER BY seq', { id });
+      return rows.length === 0 ? [] : storedJson<Message[]>(rows.map((row) => row.body).join(''), () => `child ${id}: the stored transcript`);
+    });
   }
 
   /** Forgets an ended child with its inputs, transcript and usage links (the ledger rows stay). */

@@ -6,7 +6,7 @@
  */
 import { gatewayLocations, type GatewayLocations } from './locations.js';
 import { PROTOCOL_VERSION, type MethodName, type ParamsOf } from './protocol.js';
-import { RpcClient, readToken } from './transport/index.js';
+import { RpcClient, checkRuntimeDir, readToken } from './transport/index.js';
 
 export interface ConnectOptions {
   /** Shown to the gateway (logs). */
@@ -29,6 +29,7 @@ export interface GatewayConnection {
 
 export async function connectGateway(options: ConnectOptions = {}): Promise<GatewayConnection> {
   const locations = options.locations ?? gatewayLocations();
+  checkRuntimeDir(locations.runtimeRoot, locations.runtimeDir);
   const token = readToken(locations.token);
   const client = await RpcClient.connect({ socketPath: locations.socket, token, client: options.client ?? 'xdog-cli', protocolVersion: PROTOCOL_VERSION, timeoutMs: options.timeoutMs ?? 10_000 });
   return {

@@ -13,7 +13,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import {
   ContainerModule,
@@ -22,6 +21,7 @@ import {
   createGatewayHooks,
   createKernel,
   describeError,
+  resolveConfigPath,
   type ClawGroupConfig,
   type Clock,
   type Kernel,
@@ -38,7 +38,7 @@ import { Relay } from './relay.js';
 import { ClawGroupToken, GatewayServiceContribution, type ClawGroupContext, type GatewayHost, type GatewayService } from './services.js';
 import { Subscriptions } from './subscriptions.js';
 import { TranscriptReader } from './transcript.js';
-import { RpcServer, ensurePrivateDir, readOrCreateToken } from './transport/index.js';
+import { RpcServer, ensureRuntimeDir, readOrCreateToken } from './transport/index.js';
 import { openWakeups, type Wakeups } from './wakeups.js';
 import { WorkerPool } from './worker-pool.js';
 import { workersReport } from './workers-report.js';
@@ -68,10 +68,9 @@ export function leaseMsOf(config: XdogConfig): number {
   return (config.claw?.lease_seconds ?? LIMITS.clawLeaseSeconds) * 1000;
 }
 
-/** Expands "~/" and resolves against the current directory; the directory must exist. */
+/** Expands "~/" and resolves a relative path (only from a config given as data: a loaded file's are absolute) against the current directory; the directory must exist. */
 export function resolveWorkspace(group: string, workspace: string): string {
-  const expanded = workspace === '~' || workspace.startsWith('~/') ? path.join(os.homedir(), workspace.slice(1)) : workspace;
-  const absolute = path.resolve(expanded);
+  const absolute = resolveConfigPath(workspace, process.cwd());
   if (!fs.statSync(absolute, { throwIfNoEntry: false })?.isDirectory()) {
     throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.groups.${group}.workspace: ${absolute} is not a directory`, { hint: 'create it, or point the group at an existing directory' });
   }
@@ -167,7 +166,7 @@ export class Gateway {
       this.#renewal.unref();
     }
 
-    ensurePrivateDir(this.locations.runtimeDir);
+    ensureRuntimeDir(this.locations.runtimeRoot, this.locations.runtimeDir);
     const token = readOrCreateToken(this.locations.token);
     const defaultGroup = defaultGroupOf(kernel.config);
     const methods = createMethods({

@@ -157,7 +157,15 @@ export class GroupRuntime {
     this.#group = await this.#options.store.ensureGroup(this.name);
     const active = this.#group.activeSessionId;
     if (active) {
-      const closed = await this.#options.store.closeInterruptedToolCalls(active);
+      let closed: readonly unknown[];
+      try {
+        closed = await this.#options.store.closeInterruptedToolCalls(active);
+      } catch (error) {
+        // A damaged session is refused request by request (each says STORE_CORRUPT); the group and the gateway's other groups are still served.
+        if (!XdogError.is(error, ErrorCodes.STORE_CORRUPT)) throw error;
+        this.#options.log(`group ${this.name}: the active session cannot be read, its requests are refused until the store is restored: ${describeError(error)}`);
+        return;
+      }
       if (closed.length) this.#options.log(`group ${this.name}: session ${active}: ${closed.length} interrupted tool call(s) closed with an "interrupted" result`);
     }
   }
@@ -583,6 +591,8 @@ export class GroupRuntime {
   async #execute(run: ActiveRun, pending: PendingPrompt): Promise<void> {
     let status = 'error';
     let errorMessage: string | undefined;
+    // A run that failed on a typed error (a damaged store: STORE_CORRUPT) says which, so a client reports it as that, not as a model failure.
+    let failure: { errorCode: string; errorHint?: string } | undefined;
     let usage = zeroUsage();
     let prompted = false;
     try {
@@ -603,13 +613,14 @@ export class GroupRuntime {
       usage = usageOf(result.newMessages);
     } catch (error) {
       errorMessage = describeError(error);
+      if (XdogError.is(error)) failure = { errorCode: error.code, ...(error.hint ? { errorHint: error.hint } : {}) };
       // Refused before the turn began (e.g. the group's lease is running out): it never ran, like a prompt dropped at close.
       if (!prompted && XdogError.is(error, ErrorCodes.UNAVAILABLE)) status = 'dropped';
       this.#options.log(`group ${this.name}: run failed: ${errorMessage}`);
       // A failed write or build leaves the live agent out of step with the store: rebuild it next time.
       await this.#dropLive();
     }
-    this.#options.publish(run.sessionId, Notifications.runEnd, { group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}) });
+    this.#options.publish(run.sessionId, Notifications.runEnd, { group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}), ...failure });
     const endedAt = this.#options.clock.now();
     try {
       this.#options.onRunEnded?.({ group: this.name, sessionId: run.sessionId, inputId: run.inputId, source: pending.system?.source ?? { kind: 'prompt', key: pending.key ?? '' }, status, ...(errorMessage ? { errorMessage } : {}), startedAt: run.startedAt, endedAt });

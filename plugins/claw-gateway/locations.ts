@@ -6,6 +6,8 @@ import path from 'node:path';
 import { runtimeDir, stateDir } from '../../core/paths.js';
 
 export interface GatewayLocations {
+  /** The per-user runtime directory the gateway's folder is in (`<tmpdir>/xdog-<uid>` without XDG_RUNTIME_DIR): it must be a private 0700 directory of this user's. */
+  runtimeRoot: string;
   /** The private directory holding the socket and the token (0700). */
   runtimeDir: string;
   socket: string;
@@ -19,9 +21,11 @@ export interface GatewayLocations {
 
 /** The default locations: `$XDG_RUNTIME_DIR/xdog/claw/` and `$XDG_STATE_HOME/xdog/claw/` (of `env`). */
 export function gatewayLocations(env: NodeJS.ProcessEnv = process.env): GatewayLocations {
-  const run = path.join(runtimeDir(env), 'claw');
+  const root = runtimeDir(env);
+  const run = path.join(root, 'claw');
   const state = path.join(stateDir(env), 'claw');
   return {
+    runtimeRoot: root,
     runtimeDir: run,
     socket: path.join(run, 'gateway.sock'),
     token: path.join(run, 'token'),

@@ -108,7 +108,7 @@ export const Notifications = {
   event: 'event',
   /** `{ group, activeSessionId, busy, revision }`: the group's state changed. */
   groupChanged: 'group.changed',
-  /** `{ group, sessionId, inputId, status, errorMessage? }`: the run of prompt `inputId` ended. */
+  /** `{ group, sessionId, inputId, status, errorMessage?, errorCode?, errorHint? }`: the run of prompt `inputId` ended (`errorCode` when it failed on a typed error, e.g. STORE_CORRUPT). */
   runEnd: 'run.end',
 } as const;
 

@@ -162,7 +162,12 @@ export class Relay {
       let after = cursor.after;
       for (;;) {
         const events = await store.withRead((sql) => relayEventsAfter(sql, group, after, LIMITS.clawRelayBatchEvents));
-        for (const event of events) subscriptions.publish(group, event.sessionId, event.method, JSON.parse(event.params));
+        for (const event of events) {
+          // A damaged row is skipped (and said), never retried forever: the cursor moves past it.
+          const params = decodeRelayed(event.params);
+          if (params === undefined) this.#options.log(`relay: event ${event.id} of group ${group} in the store is damaged (its params are not JSON); skipped`);
+          else subscriptions.publish(group, event.sessionId, event.method, params);
+        }
         if (events.length) after = events[events.length - 1]!.id;
         if (events.length < LIMITS.clawRelayBatchEvents) break;
       }
@@ -173,5 +178,14 @@ export class Relay {
   /** Writes what waits to be relayed. */
   async close(): Promise<void> {
     await this.#flushing?.catch(() => undefined);
+  }
+}
+
+/** A relayed event's params, or undefined when the stored text is not JSON. */
+function decodeRelayed(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The `faux` provider plugin: a scripted model for tests, demos and bug
  * reproductions, selected as `faux/<name>`. The script comes from
- * XDOG_FAUX_SCRIPT or the config key `faux.script` (relative to the working
- * directory); with XDOG_FAUX_LOG=FILE every request is appended to FILE as
+ * XDOG_FAUX_SCRIPT (relative to the working directory) or the config key
+ * `faux.script` (a loaded config file's paths are already absolute); with XDOG_FAUX_LOG=FILE every request is appended to FILE as
  * one JSON line. SDK users call `createFauxStreamFn()` directly.
  */
 import { isAbsolute, resolve } from 'node:path';
@@ -28,7 +28,8 @@ export class FauxProvider implements ModelProvider {
   readonly stream: FauxStreamFn;
 
   constructor(options: FauxOptions) {
-    this.stream = createFauxStreamFn(options);
+    // A kernel's provider may serve a gateway for weeks: it keeps no requests in memory (XDOG_FAUX_LOG has them).
+    this.stream = createFauxStreamFn({ ...options, record: false });
   }
 }
 

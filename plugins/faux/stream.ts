@@ -7,6 +7,7 @@
 import { appendFileSync } from 'node:fs';
 import {
   ErrorCodes,
+  LIMITS,
   XdogError,
   describeError,
   type AssistantMessage,
@@ -41,13 +42,13 @@ export interface FauxOptions {
   model?: FauxModelOverrides;
   /** Appends every request to this file as one JSON line. */
   log?: string;
-  /** Keep requests in `requests` (default true; benchmarks turn it off). */
+  /** Keep the newest LIMITS.fauxRecordedRequests requests in `requests` (default true; the kernel's provider and benchmarks turn it off). */
   record?: boolean;
 }
 
 /** A faux ModelStreamFn plus what it saw. */
 export interface FauxStreamFn extends ModelStreamFn {
-  /** Every request received, in order (unless `record: false`). */
+  /** The newest LIMITS.fauxRecordedRequests requests received, oldest first (none with `record: false`). */
   readonly requests: FauxRequest[];
   /** How many requests were received. */
   readonly callCount: number;
@@ -163,7 +164,11 @@ export function createFauxStreamFn(options: FauxOptions = {}): FauxStreamFn {
       tools: context.tools,
     };
     callCount++;
-    if (options.record !== false) requests.push(request);
+    if (options.record !== false) {
+      // A ring: a long-lived stream function must not keep every request (each holds the whole history so far).
+      requests.push(request);
+      if (requests.length > LIMITS.fauxRecordedRequests) requests.shift();
+    }
     const partial: AssistantMessage = {
       role: 'assistant',
       content: [],

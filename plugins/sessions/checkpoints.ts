@@ -6,7 +6,7 @@
  * core/agent/transcript.ts findPairingProblem, computed for every prefix in
  * one pass).
  */
-import { ErrorCodes, XdogError, type Message } from '../../core/index.js';
+import { BIDI_CONTROLS, ErrorCodes, XdogError, type Message } from '../../core/index.js';
 import type { Checkpoint } from './types.js';
 
 /** A message of the path with the entry it came from. */
@@ -38,14 +38,16 @@ export function cutProblems(messages: readonly PathMessage[]): (string | undefin
   return problems;
 }
 
+/** Controls, line separators and bidi formatting: a preview is one plain line. */
+const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]+`, 'gu');
+
 function preview(message: Message): string {
   let text: string;
   if (message.role === 'user') text = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : '[image]')).join(' ');
   else if (message.role === 'assistant') {
     text = message.content.map((p) => (p.type === 'text' ? p.text : p.type === 'toolCall' ? `[${p.name}]` : '')).join(' ');
   } else text = `${message.toolName}: ${message.content.map((p) => (p.type === 'text' ? p.text : '[image]')).join(' ')}`;
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  const clean = text.replace(UNPRINTABLE, ' ').replace(/\s+/g, ' ').trim();
   const chars = [...clean];
   return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS - 1).join('')}…` : clean;
 }

@@ -1,4 +1,4 @@
-/** Validation of entry payloads at the store's boundary (they are stored as JSON and read back without checks). */
+/** Validation of entry payloads at the store's boundary: on the way in (checkEntryInput) and on the way back (checkStoredPayload). */
 import { z } from 'zod';
 import { ErrorCodes, MessageSchema, XdogError } from '../../core/index.js';
 import type { EntryInput, EntryKind } from './types.js';
@@ -39,4 +39,14 @@ export function checkEntryInput(entry: EntryInput, position: number): EntryInput
     throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `entry ${position + 1} (${entry.kind}): ${issue.path.join('.') || 'payload'}: ${issue.message}`);
   }
   return { kind: entry.kind, payload: parsed.data } as EntryInput;
+}
+
+/** Why a payload read back from the store does not fit its kind (undefined when it does). */
+export function checkStoredPayload(kind: string, payload: unknown): string | undefined {
+  const schema = PAYLOADS[kind as EntryKind];
+  if (!schema) return `has an unknown kind ${JSON.stringify(kind)}`;
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0]!;
+  return `does not fit its kind (${issue.path.join('.') || 'payload'}: ${issue.message})`;
 }

@@ -22,6 +22,7 @@ export { checkUsage, insertUsage } from './ledger.js';
 export { compactionSummaryMessage, branchSummaryMessage } from './context.js';
 export { lockSessionPath, appendInTransaction } from './entries-in-transaction.js';
 export { retryingConflicts } from './sql.js';
+export { DamagedStore, storedJson } from './stored.js';
 
 /** Opens a kernel's session store on demand (once); the store stays open until the kernel closes. */
 export interface ClawStore {

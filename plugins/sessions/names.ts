@@ -3,15 +3,14 @@
  * summaries are folded for case-insensitive search, and the literal LIKE
  * pattern a search query becomes.
  */
-import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
+import { BIDI_CONTROLS, ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
 
 /**
  * Characters a name may not hold: C0 and C1 controls, DEL, the Unicode line
  * and paragraph separators, and the bidi embedding/override/isolate and mark
  * characters that can make a name display as something else.
  */
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u;
+const FORBIDDEN = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]`, 'u');
 
 function describe(char: string): string {
   return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

@@ -1,4 +1,5 @@
 /** Raw database rows of the session store and their conversion to the contract's records. */
+import { entryPayload, storedJson } from './stored.js';
 import type { Entry, EntryKind, GroupRecord, SessionRecord, SessionState } from './types.js';
 
 /** Row ids (entries, memories, runs) are 32-bit integers on both stores: a larger id names no row (PostgreSQL refuses it outright). */
@@ -72,17 +73,18 @@ export function toEntry(row: EntryRow): Entry {
     sessionId: row.session_id,
     parentId: row.parent_id === null ? null : Number(row.parent_id),
     kind: row.kind,
-    payload: JSON.parse(row.payload),
+    payload: entryPayload(row),
     createdAt: Number(row.created_at),
   } as Entry;
 }
 
-export function toState(row: StateRow): SessionState {
+export function toState(row: StateRow, sessionId: string): SessionState {
+  const field = (name: string) => () => `session ${sessionId}: the stored ${name}`;
   return {
     model: row.model,
     thinking: row.thinking,
-    skills: JSON.parse(row.skills) as string[],
-    plan: row.plan === null ? null : JSON.parse(row.plan),
-    extensionEntries: JSON.parse(row.extension_entries) as Record<string, unknown>,
+    skills: storedJson<string[]>(row.skills, field('skills')),
+    plan: row.plan === null ? null : storedJson(row.plan, field('plan')),
+    extensionEntries: storedJson<Record<string, unknown>>(row.extension_entries, field('extension entries')),
   };
 }

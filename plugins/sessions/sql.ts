@@ -15,6 +15,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import { ErrorCodes, XdogError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { describeClawStore } from '../../entities/index.js';
+import { DamagedStore } from './stored.js';
 
 export type Params = Record<string, unknown>;
 
@@ -123,6 +124,12 @@ export class StoreDatabase {
     if (XdogError.is(error)) return error;
     const code = errorCode(error);
     const where = `the claw store ${this.where()}`;
+    if (error instanceof DamagedStore) {
+      return new XdogError(ErrorCodes.STORE_CORRUPT, `${where} is damaged: ${error.problem}`, {
+        hint: 'nothing was changed; stop every gateway using it and restore it from a backup (xdog never repairs or resets a damaged store)',
+        cause: error,
+      });
+    }
     if (isSerializationFailure(error)) {
       return new XdogError(ErrorCodes.BUSY, `${where} is busy: a transaction kept conflicting with other writers (${LIMITS.clawStoreSerializationRetries} retries)`, {
         hint: 'retry; if it persists, fewer processes should write to the same groups at once',

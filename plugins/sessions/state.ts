@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/index.js';
 import { toState, type StateRow } from './rows.js';
+import { DamagedStore } from './stored.js';
 import type { Sql } from './sql.js';
 import type { EntryInput, SessionState } from './types.js';
 
@@ -18,8 +19,8 @@ const StatePatchSchema = z
 
 export async function readState(sql: Sql, sessionId: string): Promise<SessionState> {
   const [row] = await sql.all<StateRow>('SELECT model, thinking, skills, plan, extension_entries FROM claw_session_state WHERE session_id = :id', { id: sessionId });
-  if (!row) throw new XdogError(ErrorCodes.STORE_CORRUPT, `session ${sessionId} has no state row`, { hint: 'restore the claw store from a backup' });
-  return toState(row);
+  if (!row) throw new DamagedStore(`session ${sessionId} has no state row`);
+  return toState(row, sessionId);
 }
 
 export function checkStatePatch(patch: Partial<SessionState>): Partial<SessionState> {

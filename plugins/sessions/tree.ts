@@ -6,11 +6,12 @@
  */
 import { ErrorCodes, LIMITS, XdogError, type ToolResultMessage } from '../../core/index.js';
 import { checkpointAt, cutProblems } from './checkpoints.js';
-import { pathMessages } from './context.js';
+import { missingKept, pathMessages } from './context.js';
 import { checkEntryInput } from './entry-payloads.js';
 import { foldForSearch, summaryFromText } from './names.js';
 import { ENTRY_COLUMNS, MAX_ROW_ID, toEntry, type EntryRow } from './rows.js';
 import type { Sql } from './sql.js';
+import { DamagedStore, checkPath, entryPayload } from './stored.js';
 import type { CompactionInput, CompactionWritten, Entry, EntryInput, EntryPayloads, SessionRecord, TreeEntry, TreePage } from './types.js';
 
 /*
@@ -18,31 +19,35 @@ import type { CompactionInput, CompactionWritten, Entry, EntryInput, EntryPayloa
  * (joining back to the table afterwards, or sorting by depth in SQL, copies
  * every payload a second time). `e.id < w.id` holds for every real link (a
  * parent is always written first), so even a damaged row cannot make the walk
- * loop, and it is also why sorting by id gives root → leaf order.
+ * loop, and it is also why sorting by id gives root → leaf order. A walk
+ * also stays inside its session: one that stops before a root met a parent id
+ * that names no earlier entry of the session, and checkPath reports it.
  */
 const PATH_SQL = `
   WITH RECURSIVE walk (id, session_id, parent_id, kind, payload, created_at) AS (
     SELECT id, session_id, parent_id, kind, payload, created_at FROM claw_entries WHERE id = :entry AND session_id = :session
     UNION ALL
-    SELECT e.id, e.session_id, e.parent_id, e.kind, e.payload, e.created_at FROM claw_entries e JOIN walk w ON e.id = w.parent_id AND e.id < w.id
+    SELECT e.id, e.session_id, e.parent_id, e.kind, e.payload, e.created_at FROM claw_entries e JOIN walk w ON e.id = w.parent_id AND e.id < w.id AND e.session_id = w.session_id
   )
   SELECT id, session_id, parent_id, kind, payload, created_at FROM walk`;
 
-/** Rows root → `entryId` (empty for a null entry). */
+/** Rows root → `entryId` (empty for a null entry); DamagedStore when the entry or a parent on the way is missing. */
 export async function pathRows(sql: Sql, sessionId: string, entryId: number | null): Promise<EntryRow[]> {
   if (entryId === null) return [];
   const rows = await sql.all<EntryRow>(PATH_SQL, { entry: entryId, session: sessionId });
-  return rows.sort((a, b) => Number(a.id) - Number(b.id));
+  rows.sort((a, b) => Number(a.id) - Number(b.id));
+  checkPath(rows, sessionId, entryId);
+  return rows;
 }
 
 /* The same walk without payloads: ids and kinds only, so no payload text is copied. */
 const SKELETON_SQL = `
-  WITH RECURSIVE walk (id, parent_id, kind) AS (
-    SELECT id, parent_id, kind FROM claw_entries WHERE id = :entry AND session_id = :session
+  WITH RECURSIVE walk (id, session_id, parent_id, kind) AS (
+    SELECT id, session_id, parent_id, kind FROM claw_entries WHERE id = :entry AND session_id = :session
     UNION ALL
-    SELECT e.id, e.parent_id, e.kind FROM claw_entries e JOIN walk w ON e.id = w.parent_id AND e.id < w.id
+    SELECT e.id, e.session_id, e.parent_id, e.kind FROM claw_entries e JOIN walk w ON e.id = w.parent_id AND e.id < w.id AND e.session_id = w.session_id
   )
-  SELECT id, kind FROM walk`;
+  SELECT id, parent_id, kind FROM walk`;
 
 /**
  * The rows the model context needs, in path order: from the latest
@@ -54,16 +59,18 @@ const SKELETON_SQL = `
  */
 export async function contextRows(sql: Sql, sessionId: string, leafId: number | null): Promise<{ rows: EntryRow[]; compactions: number }> {
   if (leafId === null) return { rows: [], compactions: 0 };
-  const skeleton = (await sql.all<{ id: number; kind: string }>(SKELETON_SQL, { entry: leafId, session: sessionId }))
-    .map((row) => ({ id: Number(row.id), kind: row.kind }))
+  const skeleton = (await sql.all<{ id: number; parent_id: number | null; kind: string }>(SKELETON_SQL, { entry: leafId, session: sessionId }))
+    .map((row) => ({ id: Number(row.id), parent_id: row.parent_id, kind: row.kind }))
     .sort((a, b) => a.id - b.id);
+  checkPath(skeleton, sessionId, leafId);
   let from = 0;
   const compaction = skeleton.findLastIndex((entry) => entry.kind === 'compaction');
   if (compaction >= 0) {
-    const [row] = await sql.all<{ payload: string }>('SELECT payload FROM claw_entries WHERE id = :id', { id: skeleton[compaction]!.id });
-    const { firstKeptEntryId } = JSON.parse(row!.payload) as EntryPayloads['compaction'];
+    const [row] = await sql.all<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM claw_entries WHERE id = :id`, { id: skeleton[compaction]!.id });
+    const { firstKeptEntryId } = entryPayload(row as EntryRow & { kind: 'compaction' });
     const kept = firstKeptEntryId === null ? -1 : skeleton.findIndex((entry) => entry.id === firstKeptEntryId);
-    from = kept >= 0 && kept < compaction ? kept : compaction;
+    if (firstKeptEntryId !== null && !(kept >= 0 && kept < compaction)) throw missingKept(row!, firstKeptEntryId);
+    from = kept >= 0 ? kept : compaction;
   }
   // The first kept entry stays even when it is not a message: the context starts there.
   const wanted = new Set<number>([skeleton[from]!.id]);
@@ -148,6 +155,10 @@ export async function appendEntries(sql: Sql, session: SessionRecord, inputs: re
   const checked = inputs.map(checkEntryInput);
   const entries: Entry[] = [];
   let parentId = session.leafEntryId;
+  if (parentId !== null) {
+    const [leaf] = await sql.all<{ id: number }>('SELECT id FROM claw_entries WHERE id = :leaf AND session_id = :session', { leaf: parentId, session: session.id });
+    if (!leaf) throw new DamagedStore(`session ${session.id}: its leaf entry ${parentId} is missing`);
+  }
   let messages = 0;
   for (const input of checked) {
     const id = await insertEntry(sql, session.id, parentId, input.kind, JSON.stringify(input.payload), now);
@@ -193,9 +204,10 @@ export async function branchTarget(sql: Sql, session: SessionRecord, entryId: nu
 }
 
 /** Remaps the entry ids a payload refers to when a path is copied into a fork. */
-function remapPayload(kind: string, payload: string, ids: Map<number, number>): string {
+function remapPayload(row: EntryRow, ids: Map<number, number>): string {
+  const { kind, payload } = row;
   if (kind !== 'compaction' && kind !== 'label' && kind !== 'branch_summary') return payload;
-  const value = JSON.parse(payload) as Record<string, unknown>;
+  const value = entryPayload(row) as unknown as Record<string, unknown>;
   const field = kind === 'compaction' ? 'firstKeptEntryId' : kind === 'label' ? 'targetEntryId' : 'fromEntryId';
   const mapped = ids.get(value[field] as number);
   return mapped === undefined ? payload : JSON.stringify({ ...value, [field]: mapped } as EntryPayloads[keyof EntryPayloads]);
@@ -212,7 +224,7 @@ export async function copyPathPrefix(sql: Sql, source: SessionRecord, index: num
   const ids = new Map<number, number>();
   let parentId: number | null = null;
   for (const row of rows) {
-    const id: number = await insertEntry(sql, targetId, parentId, row.kind, remapPayload(row.kind, row.payload, ids), Number(row.created_at));
+    const id: number = await insertEntry(sql, targetId, parentId, row.kind, remapPayload(row, ids), Number(row.created_at));
     ids.set(Number(row.id), id);
     parentId = id;
     if (Number(row.id) === cut) break;

@@ -105,6 +105,12 @@ describeStores('xdog claw', (kind) => {
       expect(fresh).toMatchObject({ name: 'fresh', messageCount: 0 });
       expect(json('sessions', 'resume', first)).toMatchObject({ id: first });
       expect(json('sessions', 'list').sessions.map((session: { id: string }) => session.id).sort()).toEqual([first, fork.id, fresh.id].sort());
+      // an empty search result names the search, not "no sessions yet"
+      expect(claw('sessions', 'list', '--search', 'nomatch')).toMatchObject({
+        status: 0,
+        stdout: 'no sessions match "nomatch" (names and summaries are searched; --archived also lists archived sessions)\n',
+      });
+      expect(claw('sessions', 'list', '--search', 'nomatch', '--archived').stdout).toBe('no sessions match "nomatch" (names and summaries are searched)\n');
 
       // export: verified JSONL into a new file, never over an existing one
       const out = path.join(sandbox.root, 'first.jsonl');

@@ -34,6 +34,15 @@ describe('human output', { timeout: 120_000 }, () => {
     expect(events.filter((event) => event.type === 'message_update').map((event) => event.delta?.delta ?? '').join('')).toContain(HOSTILE);
   });
 
+  it('escapes bidirectional controls in config errors, so a key cannot hide or reorder the message', () => {
+    const root = tempDir('xdog-e2e-human-');
+    writeTree(root, { 'config.yaml': 'model: faux/demo\nfaux_\u202Etpircs: {}\n' });
+    const result = runCli(['agent', 'chat', 'faux/demo', 'hi'], { env: { XDOG_CONFIG: path.join(root, 'config.yaml'), XDG_DATA_HOME: path.join(root, 'data') }, cwd: root });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('faux_\\u202etpircs');
+    expect(result.stderr).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
+  });
+
   it('a failing --json run ends with a one-line JSON error', () => {
     const failing = setup([{ error: 'boom' }])('agent', 'chat', 'faux/demo', 'hi', '--json', '--no-tools');
     expect(failing.status).toBe(1);

@@ -166,6 +166,31 @@ describe('the claw store on SQLite', () => {
     expect(fs.readFileSync(file).equals(damaged)).toBe(true);
   });
 
+  it('refuses a zero-length file without a WAL as damaged (never a new store), with the hint to remove it for a fresh one', async () => {
+    const file = path.join(tempDir(), 'claw.db');
+    fs.writeFileSync(file, '');
+    const error = await refusal(file);
+    expect(error.code).toBe('STORE_CORRUPT');
+    expect(error.message).toContain(file);
+    expect(error.message).toContain('empty');
+    expect(error.hint).toContain('remove the empty file');
+    expect(fs.statSync(file).size).toBe(0);
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+    // An empty leftover WAL does not make it a store either.
+    fs.writeFileSync(`${file}-wal`, '');
+    expect((await refusal(file)).code).toBe('STORE_CORRUPT');
+  });
+
+  it('makes a new store file in one step: a database from its first byte, with no temporary file left beside it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'claw.db');
+    await (await openStore(file)).destroy();
+    expect(fs.readFileSync(file).subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
+    expect(fs.readdirSync(dir).filter((name) => !/^claw\.db(-wal|-shm)?$/.test(name))).toEqual([]);
+    // reopening the store it made is not "damaged"
+    await openStore(file);
+  });
+
   it('defaults to $XDG_DATA_HOME/xdog/claw/claw.db and resolves a configured path', () => {
     const saved = process.env.XDG_DATA_HOME;
     process.env.XDG_DATA_HOME = '/data';

@@ -3,14 +3,17 @@
  * models (names, summaries, messages) is cleaned of control characters first:
  * a terminal never executes an escape sequence it was sent.
  */
+import { BIDI_CONTROLS } from '../../../core/terminal-text.js';
 import type { CompactionReceipt, GatewayStatus, GroupStatus, WorkersReport } from '../../../plugins/claw-gateway/protocol.js';
 import { treeOutline, type SessionTree } from '../../../plugins/sessions/tree-pages.js';
 import type { Entry, SessionRecord, UsageTotals } from '../../../plugins/sessions/types.js';
 import type { SessionShow } from './results.js';
 
-/** One line of display text: control and bidi-override characters become spaces, cut to `max` characters. */
+const UNPRINTABLE = new RegExp(`[\\p{Cc}${BIDI_CONTROLS}]+`, 'gu');
+
+/** One line of display text: control and bidi characters become spaces, cut to `max` characters. */
 export function clean(text: string, max = 80): string {
-  const line = text.replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu, ' ').trim();
+  const line = text.replace(UNPRINTABLE, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -54,8 +57,20 @@ function sessionTitle(session: SessionRecord): string {
   return clean(session.name ?? session.summary ?? '(empty)', 60);
 }
 
-export function renderSessions(sessions: SessionRecord[], activeSessionId: string | null): string {
-  if (sessions.length === 0) return 'no sessions yet (xdog claw send TEXT starts one)';
+/** What a listing asked for: an empty answer says which filter left nothing. */
+export interface SessionsFilter {
+  search?: string;
+  archived?: boolean;
+}
+
+function noSessions(filter: SessionsFilter): string {
+  const archived = filter.archived ? '' : '; --archived also lists archived sessions';
+  if (filter.search !== undefined) return `no sessions match "${clean(filter.search, 60)}" (names and summaries are searched${archived})`;
+  return `no sessions yet (xdog claw send TEXT starts one${archived})`;
+}
+
+export function renderSessions(sessions: SessionRecord[], activeSessionId: string | null, filter: SessionsFilter = {}): string {
+  if (sessions.length === 0) return noSessions(filter);
   return table(
     ['', 'SESSION', 'MESSAGES', 'UPDATED', 'TITLE'],
     sessions.map((session) => [

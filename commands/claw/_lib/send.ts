@@ -30,9 +30,13 @@ export interface SendResult {
   /** completed, error or aborted (as the gateway's run.end says); `duplicate` when the gateway had the key already. */
   status: string;
   errorMessage?: string;
+  /** The error code the run failed on (run.end's errorCode), with its hint. */
+  errorCode?: string;
+  errorHint?: string;
 }
 
-type Notice = { kind: 'event'; inputId?: string; event: WireEvent } | { kind: 'end'; inputId?: string; status: string; errorMessage?: string };
+type RunEnd = { status: string; errorMessage?: string; errorCode?: string; errorHint?: string };
+type Notice = { kind: 'event'; inputId?: string; event: WireEvent } | ({ kind: 'end'; inputId?: string } & RunEnd);
 
 /** Errors of the transport (not answers of the gateway): the prompt may or may not have been admitted. */
 const UNCERTAIN: readonly string[] = [ErrorCodes.UNAVAILABLE, ErrorCodes.CLOSED];
@@ -76,9 +80,9 @@ export async function sendPrompt(gateway: GatewayConnection, options: SendOption
         else renderer.event(event as AgentEvent);
       }
       if (follower.end) {
-        const { status, errorMessage } = follower.end;
-        if (options.json) options.output.stdout(`${JSON.stringify({ type: 'run_end', group: receipt.group, sessionId: receipt.sessionId, status, ...(errorMessage ? { errorMessage } : {}) })}\n`);
-        return { receipt, status, ...(errorMessage ? { errorMessage } : {}) };
+        const { status, ...failure } = follower.end;
+        if (options.json) options.output.stdout(`${JSON.stringify({ type: 'run_end', group: receipt.group, sessionId: receipt.sessionId, status, ...failure })}\n`);
+        return { receipt, status, ...failure };
       }
       if (closed) {
         throw new XdogError(ErrorCodes.UNAVAILABLE, 'the connection to the gateway closed before the run ended; the run may still be going on', {
@@ -131,11 +135,18 @@ async function interrupt(gateway: GatewayConnection, receipt: PromptReceipt, run
   await gateway.call('abort', { group: receipt.group });
 }
 
+/** The fields of a run.end a client reports (the status, and the error it failed on). */
+function runEndOf(notice: RunEnd): RunEnd {
+  const end: RunEnd = { status: notice.status };
+  for (const field of ['errorMessage', 'errorCode', 'errorHint'] as const) if (typeof notice[field] === 'string' && notice[field]) end[field] = notice[field];
+  return end;
+}
+
 /** Picks the events of our run (by the prompt's input id) out of the group's notifications. */
 class RunFollower {
   /** True once our run has started. */
   ours = false;
-  end: { status: string; errorMessage?: string } | undefined;
+  end: RunEnd | undefined;
   #ready: WireEvent[] = [];
 
   constructor(private readonly inputId: string) {}
@@ -143,7 +154,7 @@ class RunFollower {
   add(notice: Notice): void {
     if (notice.inputId !== this.inputId || this.end) return;
     this.ours = true;
-    if (notice.kind === 'end') this.end = { status: notice.status, ...(notice.errorMessage ? { errorMessage: notice.errorMessage } : {}) };
+    if (notice.kind === 'end') this.end = runEndOf(notice);
     else this.#ready.push(notice.event);
   }
 

@@ -25,7 +25,7 @@ export default class ClawSessionsList extends XdogCommand {
         : await gateway.call('session.search', { ...options, query: flags.search })) as SessionRecord[];
       return { group: status.name, activeSessionId: status.activeSessionId, sessions };
     });
-    if (!this.jsonEnabled()) this.log(renderSessions(result.sessions, result.activeSessionId));
+    if (!this.jsonEnabled()) this.log(renderSessions(result.sessions, result.activeSessionId, { search: flags.search, archived: flags.archived }));
     return result;
   }
 }

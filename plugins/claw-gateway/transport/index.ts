@@ -3,7 +3,7 @@
  * bounded message per line, over a Unix socket in a private directory, with
  * a token `hello` handshake. See docs/protocol.md, "Transport".
  */
-export { ensurePrivateDir, readOrCreateToken, readToken } from './private-files.js';
+export { checkRuntimeDir, ensurePrivateDir, ensureRuntimeDir, readOrCreateToken, readToken } from './private-files.js';
 export { LineFramer, type LineFramerEvents } from './line-framer.js';
 export { RpcServer, type RpcHandler, type RpcServerOptions, type HelloResult } from './rpc-server.js';
 export type { RpcConnection } from './rpc-connection.js';

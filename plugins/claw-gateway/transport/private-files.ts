@@ -20,6 +20,103 @@ function uid(): number {
   return process.getuid?.() ?? 0;
 }
 
+const RUNTIME_HINT = 'or point XDG_RUNTIME_DIR at a private directory of yours';
+
+/**
+ * Opens `dir` without following a symlink and checks, on the descriptor, that
+ * it is a directory owned by this user. `what` names it in errors. Returns the
+ * open descriptor (the caller closes it), or undefined when `dir` is missing
+ * and `missingOk`.
+ */
+function openOwnDir(dir: string, what: string, missingOk = false): number | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' && missingOk) return undefined;
+    const link = fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink();
+    const problem = link ? 'is a symlink' : code === 'ENOTDIR' ? 'is not a directory' : `cannot be opened (${code})`;
+    throw new XdogError(ErrorCodes.INVALID_STATE, `${what} ${dir} ${problem}`, {
+      hint: `${link ? 'someone may have planted it to intercept the gateway; ' : ''}remove it (\`rm ${link ? '' : '-r '}${dir}\`) and start again, ${RUNTIME_HINT}`,
+    });
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.uid !== uid()) {
+      throw new XdogError(ErrorCodes.INVALID_STATE, `${what} ${dir} belongs to uid ${stat.uid}, not to you (uid ${uid()})`, {
+        hint: `someone else may have created it to intercept the gateway; have it removed (its owner or root: \`rm -r ${dir}\`), ${RUNTIME_HINT}`,
+      });
+    }
+    return fd;
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * Checks the per-user runtime root (`$XDG_RUNTIME_DIR/xdog`, else
+ * `<tmpdir>/xdog-<uid>`, which anyone could have made first): a real
+ * directory, ours, mode exactly 0700. Unlike the gateway's own folder inside
+ * it, a looser root is refused, not tightened: while it was open, anyone could
+ * have swapped what it holds. False when it is missing.
+ */
+function checkRuntimeRoot(root: string): boolean {
+  const what = 'the runtime directory';
+  const fd = openOwnDir(root, what, true);
+  if (fd === undefined) return false;
+  try {
+    const mode = fs.fstatSync(fd).mode & 0o777;
+    if (mode !== 0o700) {
+      throw new XdogError(ErrorCodes.INVALID_STATE, `${what} ${root} has mode ${mode.toString(8).padStart(4, '0')}, not 0700`, {
+        hint: `others could replace the gateway's folder in it: check that nothing in it is someone else's, then \`chmod 700 ${root}\` (or remove it), ${RUNTIME_HINT}`,
+      });
+    }
+    return true;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * For the gateway: creates the runtime root (0700) when missing and refuses
+ * one that is not private (checkRuntimeRoot), then makes the gateway's
+ * folder `dir` inside it (ensurePrivateDir).
+ */
+export function ensureRuntimeDir(root: string, dir: string): void {
+  fs.mkdirSync(path.dirname(root), { recursive: true, mode: 0o700 });
+  try {
+    fs.mkdirSync(root, { mode: 0o700 });
+  } catch (error) {
+    if (errnoCode(error) !== 'EEXIST') throw error;
+  }
+  checkRuntimeRoot(root);
+  ensurePrivateDir(dir);
+}
+
+/**
+ * For clients: refuses a runtime root or gateway folder that is not private
+ * (a symlink, someone else's, open to others) before anything in it is
+ * read. Missing ones pass: reading the token then says no gateway runs.
+ */
+export function checkRuntimeDir(root: string, dir: string): void {
+  if (!checkRuntimeRoot(root)) return;
+  const what = "the gateway's private directory";
+  const fd = openOwnDir(dir, what, true);
+  if (fd === undefined) return;
+  try {
+    const mode = fs.fstatSync(fd).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new XdogError(ErrorCodes.INVALID_STATE, `${what} ${dir} has mode ${mode.toString(8).padStart(4, '0')}, open to others`, {
+        hint: `stop the gateway, \`chmod 700 ${dir}\` and start it again (it makes the folder 0700)`,
+      });
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Creates `dir` (and missing parents) as 0700 and checks it is a real
  * directory owned by this user. Our own directory with group/other bits is
@@ -28,24 +125,9 @@ function uid(): number {
  */
 export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  let fd: number;
+  const fd = openOwnDir(dir, "the gateway's private directory")!;
   try {
-    fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = errnoCode(error);
-    const what = fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() ? 'is a symlink' : code === 'ENOTDIR' ? 'is not a directory' : `cannot be opened (${code})`;
-    throw new XdogError(ErrorCodes.INVALID_STATE, `the gateway's private directory ${dir} ${what}`, {
-      hint: `remove ${dir} or point XDG_RUNTIME_DIR at a directory you own`,
-    });
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (stat.uid !== uid()) {
-      throw new XdogError(ErrorCodes.INVALID_STATE, `the gateway's private directory ${dir} belongs to uid ${stat.uid}, not to you (uid ${uid()})`, {
-        hint: `someone else may have created it to intercept the gateway; remove it or point XDG_RUNTIME_DIR at a directory you own`,
-      });
-    }
-    if ((stat.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o700);
+    if ((fs.fstatSync(fd).mode & 0o077) !== 0) fs.fchmodSync(fd, 0o700);
   } finally {
     fs.closeSync(fd);
   }

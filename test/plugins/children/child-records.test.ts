@@ -32,6 +32,17 @@ async function rejection(promise: Promise<unknown>): Promise<XdogError> {
 }
 
 describe('ChildRecordStore', () => {
+  it('refuses a stored config that is not JSON as STORE_CORRUPT naming the store and the child', async () => {
+    const s = await setup();
+    await s.children.create({ id: 'c-bad', group: 'main', parentSessionId: null, spec: spec('anything') });
+    await s.dataSource.query("UPDATE claw_children SET config = '{cut' WHERE id = 'c-bad'");
+    for (const read of [s.children.get('main', 'c-bad'), s.children.list('main')]) {
+      const error = await rejection(read);
+      expect(error.code).toBe('STORE_CORRUPT');
+      expect(error.message).toContain(`the claw store ${s.file} is damaged: child c-bad: the stored config is not JSON`);
+    }
+  });
+
   it('keeps a child with its config, journals inputs, and records its ending with the transcript', async () => {
     const s = await setup();
     const created = await s.children.create({ id: 'c-1', group: 'main', parentSessionId: null, spec: spec('find TODOs') });

@@ -10,7 +10,9 @@ import {
   LineFramer,
   RpcClient,
   RpcServer,
+  checkRuntimeDir,
   ensurePrivateDir,
+  ensureRuntimeDir,
   readOrCreateToken,
   readToken,
   type RpcHandler,
@@ -474,6 +476,66 @@ describe('private files', () => {
     readOrCreateToken(file);
     fs.chownSync(file, 65534, 65534);
     expect(() => readToken(file)).toThrow(/belongs to uid 65534/);
+  });
+
+  /** The error `work` throws (it must throw an XdogError). */
+  function refusalOf(work: () => void): XdogError {
+    let error: unknown;
+    try {
+      work();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(XdogError.is(error), 'refused').toBe(true);
+    return error as XdogError;
+  }
+
+  it('creates the runtime root 0700 and refuses one open to others, for the gateway and for clients, naming the path and the fix', () => {
+    const root = path.join(tempDir('xdog-priv-'), 'xdog-1000');
+    const dir = path.join(root, 'claw');
+    ensureRuntimeDir(root, dir);
+    expect(fs.statSync(root).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    expect(() => checkRuntimeDir(root, dir)).not.toThrow();
+    fs.chmodSync(root, 0o777);
+    for (const refused of [refusalOf(() => ensureRuntimeDir(root, dir)), refusalOf(() => checkRuntimeDir(root, dir))]) {
+      expect(refused.code).toBe(ErrorCodes.INVALID_STATE);
+      expect(refused.message).toBe(`the runtime directory ${root} has mode 0777, not 0700`);
+      expect(refused.hint).toContain(`chmod 700 ${root}`);
+      expect(refused.hint).toContain('XDG_RUNTIME_DIR');
+    }
+    // refused, not tightened: it stays as it was found
+    expect(fs.statSync(root).mode & 0o777).toBe(0o777);
+    // a missing root is no refusal for a client (reading the token then says no gateway runs)
+    expect(() => checkRuntimeDir(path.join(root, 'missing'), path.join(root, 'missing', 'claw'))).not.toThrow();
+  });
+
+  it('refuses a runtime root that is a symlink, even to a private directory of ours', () => {
+    const base = tempDir('xdog-priv-');
+    const target = path.join(base, 'elsewhere');
+    fs.mkdirSync(target, { mode: 0o700 });
+    const root = path.join(base, 'xdog-1000');
+    fs.symlinkSync(target, root);
+    for (const refused of [refusalOf(() => ensureRuntimeDir(root, path.join(root, 'claw'))), refusalOf(() => checkRuntimeDir(root, path.join(root, 'claw')))]) {
+      expect(refused.message).toBe(`the runtime directory ${root} is a symlink`);
+      expect(refused.hint).toContain(`rm ${root}`);
+    }
+    expect(fs.readdirSync(target)).toEqual([]);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("refuses a runtime root owned by another user, and a client refuses a gateway folder open to others", () => {
+    const root = path.join(tempDir('xdog-priv-'), 'xdog-1000');
+    fs.mkdirSync(root, { mode: 0o700 });
+    fs.chownSync(root, 65534, 65534);
+    for (const refused of [refusalOf(() => ensureRuntimeDir(root, path.join(root, 'claw'))), refusalOf(() => checkRuntimeDir(root, path.join(root, 'claw')))]) {
+      expect(refused.message).toBe(`the runtime directory ${root} belongs to uid 65534, not to you (uid 0)`);
+      expect(refused.hint).toContain(`rm -r ${root}`);
+    }
+    fs.chownSync(root, 0, 0);
+    const dir = path.join(root, 'claw');
+    ensureRuntimeDir(root, dir);
+    fs.chmodSync(dir, 0o755);
+    expect(refusalOf(() => checkRuntimeDir(root, dir)).message).toBe(`the gateway's private directory ${dir} has mode 0755, open to others`);
   });
 
   it('creates a 0600 random token once and reads it back', () => {

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Agent, ModelProviderContribution, createKernel, type AssistantStreamEvent, type ModelProvider } from '../../../core/index.js';
-import fauxPlugin, { createFauxStreamFn, fauxOptionsFrom } from '../../../plugins/faux/index.js';
+import { Agent, LIMITS, ModelProviderContribution, createKernel, type AssistantStreamEvent, type ModelProvider } from '../../../core/index.js';
+import fauxPlugin, { createFauxStreamFn, fauxOptionsFrom, type FauxStreamFn } from '../../../plugins/faux/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'xdog-faux-'));
 
@@ -35,6 +35,16 @@ describe('faux stream function', () => {
     expect(first).toMatchObject({ type: 'error', message: { stopReason: 'error', errorMessage: 'rate limited', content: [{ type: 'text', text: 'partial' }] } });
     const second = (await events(model('faux/x', context, {}))).at(-1)!;
     expect(second).toMatchObject({ type: 'error', message: { stopReason: 'error', errorMessage: expect.stringContaining('exhausted') } });
+  });
+
+  it(`keeps only the newest ${LIMITS.fauxRecordedRequests} requests in \`requests\`, and counts them all`, async () => {
+    const total = LIMITS.fauxRecordedRequests + 10;
+    const model = createFauxStreamFn({ responses: (request) => ({ text: `seen ${request.messages.length}` }) });
+    for (let i = 0; i < total; i++) await events(model('faux/x', { messages: [{ role: 'user', content: `q${i}`, timestamp: 0 }], tools: [] }, {}));
+    expect(model.callCount).toBe(total);
+    expect(model.requests).toHaveLength(LIMITS.fauxRecordedRequests);
+    expect(model.requests.at(0)!.messages[0]).toMatchObject({ content: 'q10' });
+    expect(model.requests.at(-1)!.messages[0]).toMatchObject({ content: `q${total - 1}` });
   });
 
   it('honours abort during a delay', async () => {
@@ -109,6 +119,17 @@ describe('faux plugin', () => {
     const agent = kernel.createAgent(faux.stream, { model: 'faux/any' });
     await agent.prompt('hello').result();
     expect(agent.messages.at(-1)).toMatchObject({ content: [{ type: 'text', text: 'from the plugin' }] });
+  });
+
+  it('keeps no request in memory: a gateway that runs for weeks does not grow with every prompt', async () => {
+    const script = join(dir, 'many.json');
+    writeFileSync(script, JSON.stringify({ responses: Array.from({ length: 5 }, (_, i) => ({ text: `answer ${i}` })) }));
+    const kernel = await createKernel({ plugins: [fauxPlugin], config: { faux: { script } }, cwd: dir });
+    const faux = kernel.getAll<ModelProvider>(ModelProviderContribution).find((provider) => provider.name === 'faux')! as ModelProvider & { stream: FauxStreamFn };
+    const agent = kernel.createAgent(faux.stream, { model: 'faux/any' });
+    for (let i = 0; i < 5; i++) await agent.prompt(`prompt ${i}`).result();
+    expect(faux.stream.callCount).toBe(5);
+    expect(faux.stream.requests).toEqual([]);
   });
 
   it('XDOG_FAUX_SCRIPT wins over the config key', () => {
