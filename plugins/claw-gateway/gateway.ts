@@ -31,9 +31,10 @@ import { LIMITS } from '../../core/limits.js';
 import type { LeaseOwner, SessionStore } from '../sessions/index.js';
 import { GroupRuntime } from './group-runtime.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
+import { FollowedRuns } from './followed-runs.js';
 import { Handoffs, groupOfCall } from './handoff.js';
 import { addServiceMethods, createMethods, groupResolver, type MethodHandler } from './methods.js';
-import { CAPABILITIES, MethodParams, PROTOCOL_VERSION, type GatewayStatus, type ParamsOf } from './protocol.js';
+import { CAPABILITIES, MethodParams, PROTOCOL_VERSION, type GatewayStatus, type ParamsOf, type PromptReceipt } from './protocol.js';
 import { Relay } from './relay.js';
 import { ClawGroupToken, GatewayServiceContribution, type ClawGroupContext, type GatewayHost, type GatewayService } from './services.js';
 import { Subscriptions } from './subscriptions.js';
@@ -215,7 +216,15 @@ export class Gateway {
     const workerId = this.#owner.ownerId;
     this.#wakeups = await openWakeups(dataSource, log);
     const handoffs = new Handoffs({ store, clock, wakeups: this.#wakeups, workerId, owns, log });
-    const relay = new Relay({ store, clock, wakeups: this.#wakeups, workerId, leaseMs: this.#leaseMs, subscriptions: this.#subscriptions, owns, log });
+    // Runs of other owners that clients here wait for: ended here when their owner vanishes.
+    const followedRuns = new FollowedRuns({
+      store,
+      clock,
+      followed: () => this.#subscriptions.groups(),
+      publish: (group, sessionId, method, params) => this.#subscriptions.publish(group, sessionId, method, params),
+      log,
+    });
+    const relay = new Relay({ store, clock, wakeups: this.#wakeups, workerId, leaseMs: this.#leaseMs, subscriptions: this.#subscriptions, owns, relayed: (group, method, params) => followedRuns.relayed(group, method, params), log });
     this.#handoffs = handoffs;
     this.#relay = relay;
     // Before each run, so a client that subscribed elsewhere a moment ago gets the run's events.
@@ -232,8 +241,10 @@ export class Gateway {
       const schema = schemas.get(name)!;
       methods.set(name, async (params, connection) => {
         const group = groupOfCall(name, schema, params, defaultGroup);
-        if (group !== undefined && configured.has(group) && !owns(group)) return handoffs.call(group, name, params);
-        return handler(params, connection);
+        if (group === undefined || !configured.has(group) || owns(group)) return handler(params, connection);
+        const answer = await handoffs.call(group, name, params);
+        if (name === 'prompt') followedRuns.accepted(answer as PromptReceipt);
+        return answer;
       });
     }
     const subscribe = local.get('subscribe')!;
@@ -272,7 +283,12 @@ export class Gateway {
         this.#groups.get(group)?.abort();
         await this.#closeGroup(group, false);
       },
-      onTick: () => relay.tick(),
+      onTick: async () => {
+        await relay.tick();
+        // The owner's last relayed events first: a run that ended on its way out is not reported interrupted.
+        await relay.read();
+        await followedRuns.check();
+      },
       log,
     });
   }

@@ -6,6 +6,7 @@
  * group and the active-session id the client saw, so a stale control is
  * refused instead of being applied to whatever replaced that session.
  */
+import { randomBytes } from 'node:crypto';
 import {
   COMPACTION_DEFAULTS,
   ErrorCodes,
@@ -135,6 +136,8 @@ export class GroupRuntime {
   readonly #prompts: PendingPrompt[] = [];
   readonly #controlGuards: Array<() => string | undefined | Promise<string | undefined>> = [];
   #nextInputId = 1;
+  /** Makes this runtime's input ids unique across owners: a client following p3 of a worker that died must not take the next owner's p3 for it. */
+  readonly #inputIdTag = randomBytes(3).toString('hex');
   #closed = false;
   #creatingFirst?: Promise<string>;
   /** Prompts between their checks and their start: a control must not change the session under them. */
@@ -230,7 +233,7 @@ export class GroupRuntime {
       this.#accepting--;
     }
     if (!fresh) return { status: 'duplicate', group: this.name, sessionId };
-    const pending: PendingPrompt = { id: `p${this.#nextInputId++}`, text, images, key: idempotencyKey, ...(observer ? { observer } : {}) };
+    const pending: PendingPrompt = { id: this.#newInputId('p'), text, images, key: idempotencyKey, ...(observer ? { observer } : {}) };
     if (this.#reserved || this.#prompts.length > 0) {
       this.#prompts.push(pending);
       this.#publishState();
@@ -261,7 +264,7 @@ export class GroupRuntime {
       }
     }
     return new Promise<SystemRunResult>((settle) => {
-      const pending: PendingPrompt = { id: `y${this.#nextInputId++}`, text: input.text, images: [], system: { source: input.source, sessionId: input.sessionId, settle } };
+      const pending: PendingPrompt = { id: this.#newInputId('y'), text: input.text, images: [], system: { source: input.source, sessionId: input.sessionId, settle } };
       if (this.#reserved || this.#prompts.length > 0) {
         this.#prompts.push(pending);
         this.#publishState();
@@ -280,7 +283,7 @@ export class GroupRuntime {
       });
     }
     if (this.#pendingCount() >= LIMITS.clawQueuedInputs) throw this.#queueFull();
-    const inputId = `${lane === 'steer' ? 's' : 'f'}${this.#nextInputId++}`;
+    const inputId = this.#newInputId(lane === 'steer' ? 's' : 'f');
     live.agent.queueInput(inputId, text, lane, images);
     this.#publishState();
     return { inputId };
@@ -515,6 +518,11 @@ export class GroupRuntime {
   }
 
   // ---- internals -----------------------------------------------------------
+
+  /** An input id: its lane's letter, a number, and this runtime's tag. */
+  #newInputId(lane: 'p' | 'y' | 's' | 'f'): string {
+    return `${lane}${this.#nextInputId++}-${this.#inputIdTag}`;
+  }
 
   #pendingCount(): number {
     return this.#prompts.length + this.#accepting + (this.#live?.agent.pendingInputs().filter((input) => input.state !== 'rejected').length ?? 0);

@@ -27,6 +27,8 @@ export interface RelayOptions {
   leaseMs: number;
   subscriptions: Subscriptions;
   owns(group: string): boolean;
+  /** Told of each relayed notification after it was published here (followed-runs.ts watches the runs in them). */
+  relayed?(group: string, method: string, params: unknown): void;
   log(line: string): void;
 }
 
@@ -162,7 +164,11 @@ export class Relay {
       let after = cursor.after;
       for (;;) {
         const events = await store.withRead((sql) => relayEventsAfter(sql, group, after, LIMITS.clawRelayBatchEvents));
-        for (const event of events) subscriptions.publish(group, event.sessionId, event.method, JSON.parse(event.params));
+        for (const event of events) {
+          const params: unknown = JSON.parse(event.params);
+          subscriptions.publish(group, event.sessionId, event.method, params);
+          this.#options.relayed?.(group, event.method, params);
+        }
         if (events.length) after = events[events.length - 1]!.id;
         if (events.length < LIMITS.clawRelayBatchEvents) break;
       }
