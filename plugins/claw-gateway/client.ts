@@ -4,6 +4,7 @@
  * with typed params. It never resends: a call whose answer was lost fails
  * with UNAVAILABLE and the caller asks the gateway for state.
  */
+import { LIMITS } from '../../core/limits.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
 import { PROTOCOL_VERSION, type MethodName, type ParamsOf } from './protocol.js';
 import { RpcClient, readToken } from './transport/index.js';
@@ -14,6 +15,8 @@ export interface ConnectOptions {
   locations?: GatewayLocations;
   /** Deadline for connecting and the hello, in ms. */
   timeoutMs?: number;
+  /** Default deadline of a call, in ms (default: LIMITS.clawCallSeconds, longer than any wait of the gateway's, a handoff's included). */
+  callTimeoutMs?: number;
 }
 
 export interface GatewayConnection {
@@ -30,7 +33,7 @@ export interface GatewayConnection {
 export async function connectGateway(options: ConnectOptions = {}): Promise<GatewayConnection> {
   const locations = options.locations ?? gatewayLocations();
   const token = readToken(locations.token);
-  const client = await RpcClient.connect({ socketPath: locations.socket, token, client: options.client ?? 'xdog-cli', protocolVersion: PROTOCOL_VERSION, timeoutMs: options.timeoutMs ?? 10_000 });
+  const client = await RpcClient.connect({ socketPath: locations.socket, token, client: options.client ?? 'xdog-cli', protocolVersion: PROTOCOL_VERSION, timeoutMs: options.timeoutMs ?? LIMITS.clawHelloTimeoutSeconds * 1000, ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }) });
   return {
     hello: client.hello,
     call: (method, params, callOptions) => client.call(method, params, callOptions),

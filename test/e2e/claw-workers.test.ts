@@ -212,6 +212,32 @@ describeStores('claw gateway workers', (kind) => {
     }
   }, 180_000);
 
+  it('a call handed to an owner that answers after longer than the old 10 s client deadline is answered, not timed out on the client', async () => {
+    // A long lease: the owner stays the owner while it is stopped (no fence, no take-over).
+    const sandbox = await sandboxWith(['g2']);
+    fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('lease_seconds: 3', 'lease_seconds: 60'));
+    const w1 = await startWorker(sandbox, 'w1');
+    let w2: Worker | undefined;
+    try {
+      await until(async () => groupsOf(await report(w1), 'w1').length === 2, 'w1 to take both groups');
+      w2 = await startWorker(sandbox, 'w2');
+      const owned = groupsOf(await report(w2), 'w1')[0]!;
+      // The owner cannot claim the call for 13 s (as under a burst): past the old 10 s, within the 30 s handoff wait.
+      // The pause is the scenario, not a wait for an outcome.
+      w1.process.child.kill('SIGSTOP');
+      const call = w2.client.call('group.status', { group: owned });
+      await new Promise((resolve) => setTimeout(resolve, 13_000));
+      w1.process.child.kill('SIGCONT');
+      expect(await call).toMatchObject({ name: owned });
+    } finally {
+      w1.process.child.kill('SIGCONT');
+      await w2?.client.close().catch(() => undefined);
+      await w1.client.close().catch(() => undefined);
+      await w2?.process.stop();
+      await w1.process.stop();
+    }
+  }, 180_000);
+
   it('closes a group its services failed to get ready, gives its lease back and takes it again, never serving it half-ready', async () => {
     const sandbox = await sandboxWith(['g2']);
     const folder = path.join(sandbox.root, 'flaky-ready-plugin');
