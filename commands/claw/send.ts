@@ -37,9 +37,9 @@ Exit codes: 0 the run completed, 1 it failed, was aborted or interrupted (its ga
       const result = await withGateway((gateway) => sendPrompt(gateway, { group: flags.group, sessionId: flags.session, text, json: this.jsonEnabled(), output, interrupt: interrupt.signal }));
       if (result.status === 'duplicate') processOutput.stderr('the gateway had already received this prompt; it was not run again\n');
       else if (result.status === 'aborted') throw new XdogError(ErrorCodes.ABORTED, 'the run was aborted');
-      else if (result.status === 'interrupted') {
-        // Its gateway or worker stopped under it: what it committed stays, nothing runs it again.
-        throw new XdogError(ErrorCodes.UNAVAILABLE, result.errorMessage ?? 'the run was interrupted', { hint: 'it is not run again; see what it did with xdog claw sessions show' });
+      else if (result.status === 'interrupted' || result.status === 'dropped') {
+        // Its gateway or worker stopped under it (or before it ran): what it committed stays, nothing runs it again.
+        throw new XdogError(ErrorCodes.UNAVAILABLE, result.errorMessage ?? `the run was ${result.status}`, { hint: 'it is not run again; see what it did with xdog claw sessions show' });
       }
       else if (result.status !== 'completed') throw new XdogError(ErrorCodes.MODEL_FAILED, result.errorMessage ?? `the run ended with status ${result.status}`);
     } finally {

@@ -45,6 +45,9 @@ import { WorkerPool } from './worker-pool.js';
 import { workersReport } from './workers-report.js';
 import type { z } from 'zod';
 
+/** Why a gateway's runs end when it stops (their run.end says "...; the run was interrupted"). */
+const GATEWAY_STOPPED = 'the gateway stopped';
+
 /** Plugins that serve the gateway itself; group kernels leave them out. */
 const GATEWAY_PLUGINS = new Set(['claw-gateway', 'sessions', 'claw-scheduler', 'claw-runs']);
 
@@ -280,8 +283,10 @@ export class Gateway {
         close: (group, release) => this.#closeGroup(group, release),
       },
       fence: async (group) => {
-        this.#groups.get(group)?.abort();
+        // The run stops at once, before the services hear of it: the lease is about to run out.
+        const ending = this.#groups.get(group)?.endRuns(`this worker could not renew the lease of group ${group}`);
         await this.#closeGroup(group, false);
+        await ending;
       },
       onTick: async () => {
         await relay.tick();
@@ -352,7 +357,7 @@ export class Gateway {
     if (!runtime) return;
     await this.hooks.groupClosing.promise(runtime).catch((error: unknown) => this.#log(`a service failed while group ${name} closed: ${describeError(error)}`));
     this.#groups.delete(name);
-    await runtime.close().catch((error: unknown) => this.#log(`group ${name} did not close cleanly: ${describeError(error)}`));
+    await runtime.close(`this worker stopped serving group ${name}`).catch((error: unknown) => this.#log(`group ${name} did not close cleanly: ${describeError(error)}`));
     if (release) await this.#options.store.releaseLease(name, this.#owner.ownerId).catch((error: unknown) => this.#log(`could not give the lease of ${name} back (${describeError(error)}); the next renewal gives it back`));
   }
 
@@ -385,16 +390,20 @@ export class Gateway {
     const errors: string[] = [];
     const note = (what: string) => (error: unknown) => void errors.push(`${what}: ${describeError(error)}`);
     await this.#pool?.stop().catch(note('worker pool'));
-    await this.#server?.close().catch(note('socket'));
     this.#handoffs?.stopServing();
+    // The runs end first, while the connections are open: their clients (and the run log, the
+    // scheduler) hear each end as `interrupted`, not a closed connection.
+    const runtimes = [...this.#groups.values(), ...this.#loading.values()];
+    await Promise.all(runtimes.map((runtime) => runtime.endRuns(GATEWAY_STOPPED).catch(note(`group ${runtime.name}`))));
+    await this.#relay?.close().catch(note('relay'));
+    await this.#server?.close().catch(note('socket'));
     await this.#handoffs?.drain().catch(note('handoffs'));
     for (const service of [...this.#services].reverse()) {
       await Promise.resolve()
         .then(() => service.stop?.())
         .catch(note(`service ${service.name}`));
     }
-    const runtimes = [...this.#groups.values(), ...this.#loading.values()];
-    await Promise.all(runtimes.map((runtime) => runtime.close().catch(note(`group ${runtime.name}`))));
+    await Promise.all(runtimes.map((runtime) => runtime.close(GATEWAY_STOPPED).catch(note(`group ${runtime.name}`))));
     await this.#relay?.close().catch(note('relay'));
     await this.#options.store.releaseLeases(this.#owner.ownerId).catch(note('leases'));
     await this.#pool?.leave().catch(note('worker registry'));
