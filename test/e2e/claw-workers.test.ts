@@ -238,6 +238,30 @@ describeStores('claw gateway workers', (kind) => {
     }
   }, 180_000);
 
+  it('frees the groups of a worker on this host killed with kill -9 before its leases run out (its pid is gone, its socket refuses)', async () => {
+    // A long lease: a take-over that waited for it would come long after one round (a third of it).
+    const sandbox = await sandboxWith(['g2']);
+    fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('lease_seconds: 3', 'lease_seconds: 45'));
+    const w1 = await startWorker(sandbox, 'w1');
+    let w2: Worker | undefined;
+    try {
+      w2 = await startWorker(sandbox, 'w2');
+      const pool = await settled(w1, ['w1', 'w2'], 2);
+      const victim = pool.workers.find((worker) => worker.name === 'w2')!.groups[0]!;
+      await w2.process.kill9();
+      await w2.client.close().catch(() => undefined);
+      await until(async () => groupsOf(await report(w1), 'w1').includes(victim.group), `w1 to take ${victim.group} over`, 45_000);
+      // Taken while the dead worker's lease still ran: its death was seen, not waited out.
+      expect(Date.now()).toBeLessThan(victim.expiresAt);
+      expect(w1.process.log()).toMatch(/worker w2 on this host is gone \(no process, its socket refuses\); its groups are free/);
+      expect(await w1.client.call('group.status', { group: victim.group })).toMatchObject({ name: victim.group });
+    } finally {
+      await w1.client.close().catch(() => undefined);
+      await w1.process.stop();
+      await w2?.process.kill9();
+    }
+  }, 180_000);
+
   it('closes a group its services failed to get ready, gives its lease back and takes it again, never serving it half-ready', async () => {
     const sandbox = await sandboxWith(['g2']);
     const folder = path.join(sandbox.root, 'flaky-ready-plugin');
