@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './output-errors.js';
 import { execute } from '@oclif/core';
 import './exit-on-signal.js';
 import './oclif-settings.js';

@@ -9,6 +9,10 @@ import { MAX_TAPS_PER_HOOK } from '../hooks/tap.js';
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
+/** claw workers: the handoff wait, and the store's lock wait; a client's call deadline is derived from both. */
+const CLAW_HANDOFF_SECONDS = 30;
+const CLAW_STORE_LOCK_WAIT_MS = 5_000;
+
 export const LIMITS = Object.freeze({
   /** Taps one hook accepts (per hook instance); enforced by hooks/tap.ts. */
   hookTapsPerHook: MAX_TAPS_PER_HOOK,
@@ -241,7 +245,7 @@ export const LIMITS = Object.freeze({
   /** claw: seconds to wait for a PostgreSQL claw store to accept a connection (then UNAVAILABLE). */
   clawStoreConnectSeconds: 10,
   /** claw: how long a claw store statement waits for another connection's lock (SQLite busy timeout, PostgreSQL lock_timeout), in ms; then BUSY. */
-  clawStoreLockWaitMs: 5_000,
+  clawStoreLockWaitMs: CLAW_STORE_LOCK_WAIT_MS,
   /** claw: seconds a starting process waits for another one's migrations of a PostgreSQL claw store. */
   clawStoreMigrationLockSeconds: 120,
   /** claw: times a PostgreSQL transaction is re-run after a serialization failure or deadlock (then BUSY). */
@@ -256,8 +260,14 @@ export const LIMITS = Object.freeze({
   clawLeaseSecondsMin: 3,
   /** claw: the longest `claw.lease_seconds` (a dead worker's groups wait this long for a new owner). */
   clawLeaseSecondsMax: 300,
-  /** claw workers: seconds a method call handed to another worker's group waits for its answer. */
-  clawHandoffSeconds: 30,
+  /** claw workers: seconds a method call handed to another worker's group waits for its answer (from the call's start). */
+  clawHandoffSeconds: CLAW_HANDOFF_SECONDS,
+  /**
+   * claw clients: the default deadline of a call, in seconds. It covers the gateway's longest
+   * legitimate wait, a handoff (clawHandoffSeconds) and the store statements after it (a few
+   * lock waits), so a client never gives up on a call the gateway still runs.
+   */
+  clawCallSeconds: CLAW_HANDOFF_SECONDS + Math.ceil((4 * CLAW_STORE_LOCK_WAIT_MS) / 1000),
   /** claw workers: the params or the answer of one handed-off call, in bytes of JSON. */
   clawHandoffBytes: 1 * MiB,
   /** claw workers: milliseconds between checks of the store for handoffs and relayed events on SQLite (PostgreSQL is woken by NOTIFY). */

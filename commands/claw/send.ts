@@ -11,7 +11,7 @@ export default class ClawSend extends XdogCommand {
   static override description = `The answer streams to stdout and one line per tool call to stderr. If the group is busy the prompt waits in its queue and its run is streamed when it comes.
 With --json every event is one JSON line on stdout: {"type":"receipt"}, the agent events, then {"type":"run_end"}.
 Ctrl+C aborts the run (or takes a queued prompt out of the queue); a second Ctrl+C stops waiting. If the connection drops before the gateway answers, the prompt is not sent again: check with xdog claw sessions show.
-Exit codes: 0 the run completed, 1 it failed or was aborted (or the gateway is unreachable), 2 usage error.`;
+Exit codes: 0 the run completed, 1 it failed, was aborted or interrupted (its gateway or worker stopped), or the gateway is unreachable, 2 usage error.`;
   static override enableJsonFlag = true;
   static override args = { text: Args.string({ description: 'the prompt; "-" reads it from stdin', required: true }) };
   static override flags = {
@@ -37,7 +37,10 @@ Exit codes: 0 the run completed, 1 it failed or was aborted (or the gateway is u
       const result = await withGateway((gateway) => sendPrompt(gateway, { group: flags.group, sessionId: flags.session, text, json: this.jsonEnabled(), output, interrupt: interrupt.signal }));
       if (result.status === 'duplicate') processOutput.stderr('the gateway had already received this prompt; it was not run again\n');
       else if (result.status === 'aborted') throw new XdogError(ErrorCodes.ABORTED, 'the run was aborted');
-      else if (result.status !== 'completed') {
+      else if (result.status === 'interrupted' || result.status === 'dropped') {
+        // Its gateway or worker stopped under it (or before it ran): what it committed stays, nothing runs it again.
+        throw new XdogError(ErrorCodes.UNAVAILABLE, result.errorMessage ?? `the run was ${result.status}`, { hint: 'it is not run again; see what it did with xdog claw sessions show' });
+      } else if (result.status !== 'completed') {
         const code = (result.errorCode as ErrorCode | undefined) ?? ErrorCodes.MODEL_FAILED;
         throw new XdogError(code, result.errorMessage ?? `the run ended with status ${result.status}`, result.errorHint ? { hint: result.errorHint } : {});
       }

@@ -4,6 +4,7 @@
  * with typed params. It never resends: a call whose answer was lost fails
  * with UNAVAILABLE and the caller asks the gateway for state.
  */
+import { LIMITS } from '../../core/limits.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
 import { PROTOCOL_VERSION, type MethodName, type ParamsOf } from './protocol.js';
 import { RpcClient, checkRuntimeDir, readToken } from './transport/index.js';
@@ -14,6 +15,8 @@ export interface ConnectOptions {
   locations?: GatewayLocations;
   /** Deadline for connecting and the hello, in ms. */
   timeoutMs?: number;
+  /** Default deadline of a call, in ms (default: LIMITS.clawCallSeconds, longer than any wait of the gateway's, a handoff's included). */
+  callTimeoutMs?: number;
 }
 
 export interface GatewayConnection {
@@ -31,7 +34,7 @@ export async function connectGateway(options: ConnectOptions = {}): Promise<Gate
   const locations = options.locations ?? gatewayLocations();
   checkRuntimeDir(locations.runtimeRoot, locations.runtimeDir);
   const token = readToken(locations.token);
-  const client = await RpcClient.connect({ socketPath: locations.socket, token, client: options.client ?? 'xdog-cli', protocolVersion: PROTOCOL_VERSION, timeoutMs: options.timeoutMs ?? 10_000 });
+  const client = await RpcClient.connect({ socketPath: locations.socket, token, client: options.client ?? 'xdog-cli', protocolVersion: PROTOCOL_VERSION, timeoutMs: options.timeoutMs ?? LIMITS.clawHelloTimeoutSeconds * 1000, ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }) });
   return {
     hello: client.hello,
     call: (method, params, callOptions) => client.call(method, params, callOptions),

@@ -31,9 +31,10 @@ import { LIMITS } from '../../core/limits.js';
 import type { LeaseOwner, SessionStore } from '../sessions/index.js';
 import { GroupRuntime } from './group-runtime.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
+import { FollowedRuns } from './followed-runs.js';
 import { Handoffs, groupOfCall } from './handoff.js';
 import { addServiceMethods, createMethods, groupResolver, type MethodHandler } from './methods.js';
-import { CAPABILITIES, MethodParams, PROTOCOL_VERSION, type GatewayStatus, type ParamsOf } from './protocol.js';
+import { CAPABILITIES, MethodParams, PROTOCOL_VERSION, type GatewayStatus, type ParamsOf, type PromptReceipt } from './protocol.js';
 import { Relay } from './relay.js';
 import { ClawGroupToken, GatewayServiceContribution, type ClawGroupContext, type GatewayHost, type GatewayService } from './services.js';
 import { Subscriptions } from './subscriptions.js';
@@ -43,6 +44,9 @@ import { openWakeups, type Wakeups } from './wakeups.js';
 import { WorkerPool } from './worker-pool.js';
 import { workersReport } from './workers-report.js';
 import type { z } from 'zod';
+
+/** Why a gateway's runs end when it stops (their run.end says "...; the run was interrupted"). */
+const GATEWAY_STOPPED = 'the gateway stopped';
 
 /** Plugins that serve the gateway itself; group kernels leave them out. */
 const GATEWAY_PLUGINS = new Set(['claw-gateway', 'sessions', 'claw-scheduler', 'claw-runs']);
@@ -214,7 +218,15 @@ export class Gateway {
     const workerId = this.#owner.ownerId;
     this.#wakeups = await openWakeups(dataSource, log);
     const handoffs = new Handoffs({ store, clock, wakeups: this.#wakeups, workerId, owns, log });
-    const relay = new Relay({ store, clock, wakeups: this.#wakeups, workerId, leaseMs: this.#leaseMs, subscriptions: this.#subscriptions, owns, log });
+    // Runs of other owners that clients here wait for: ended here when their owner vanishes.
+    const followedRuns = new FollowedRuns({
+      store,
+      clock,
+      followed: () => this.#subscriptions.groups(),
+      publish: (group, sessionId, method, params) => this.#subscriptions.publish(group, sessionId, method, params),
+      log,
+    });
+    const relay = new Relay({ store, clock, wakeups: this.#wakeups, workerId, leaseMs: this.#leaseMs, subscriptions: this.#subscriptions, owns, relayed: (group, method, params) => followedRuns.relayed(group, method, params), log });
     this.#handoffs = handoffs;
     this.#relay = relay;
     // Before each run, so a client that subscribed elsewhere a moment ago gets the run's events.
@@ -231,8 +243,10 @@ export class Gateway {
       const schema = schemas.get(name)!;
       methods.set(name, async (params, connection) => {
         const group = groupOfCall(name, schema, params, defaultGroup);
-        if (group !== undefined && configured.has(group) && !owns(group)) return handoffs.call(group, name, params);
-        return handler(params, connection);
+        if (group === undefined || !configured.has(group) || owns(group)) return handler(params, connection);
+        const answer = await handoffs.call(group, name, params);
+        if (name === 'prompt') followedRuns.accepted(answer as PromptReceipt);
+        return answer;
       });
     }
     const subscribe = local.get('subscribe')!;
@@ -268,10 +282,17 @@ export class Gateway {
         close: (group, release) => this.#closeGroup(group, release),
       },
       fence: async (group) => {
-        this.#groups.get(group)?.abort();
+        // The run stops at once, before the services hear of it: the lease is about to run out.
+        const ending = this.#groups.get(group)?.endRuns(`this worker could not renew the lease of group ${group}`);
         await this.#closeGroup(group, false);
+        await ending;
       },
-      onTick: () => relay.tick(),
+      onTick: async () => {
+        await relay.tick();
+        // The owner's last relayed events first: a run that ended on its way out is not reported interrupted.
+        await relay.read();
+        await followedRuns.check();
+      },
       log,
     });
   }
@@ -335,7 +356,7 @@ export class Gateway {
     if (!runtime) return;
     await this.hooks.groupClosing.promise(runtime).catch((error: unknown) => this.#log(`a service failed while group ${name} closed: ${describeError(error)}`));
     this.#groups.delete(name);
-    await runtime.close().catch((error: unknown) => this.#log(`group ${name} did not close cleanly: ${describeError(error)}`));
+    await runtime.close(`this worker stopped serving group ${name}`).catch((error: unknown) => this.#log(`group ${name} did not close cleanly: ${describeError(error)}`));
     if (release) await this.#options.store.releaseLease(name, this.#owner.ownerId).catch((error: unknown) => this.#log(`could not give the lease of ${name} back (${describeError(error)}); the next renewal gives it back`));
   }
 
@@ -368,16 +389,20 @@ export class Gateway {
     const errors: string[] = [];
     const note = (what: string) => (error: unknown) => void errors.push(`${what}: ${describeError(error)}`);
     await this.#pool?.stop().catch(note('worker pool'));
-    await this.#server?.close().catch(note('socket'));
     this.#handoffs?.stopServing();
+    // The runs end first, while the connections are open: their clients (and the run log, the
+    // scheduler) hear each end as `interrupted`, not a closed connection.
+    const runtimes = [...this.#groups.values(), ...this.#loading.values()];
+    await Promise.all(runtimes.map((runtime) => runtime.endRuns(GATEWAY_STOPPED).catch(note(`group ${runtime.name}`))));
+    await this.#relay?.close().catch(note('relay'));
+    await this.#server?.close().catch(note('socket'));
     await this.#handoffs?.drain().catch(note('handoffs'));
     for (const service of [...this.#services].reverse()) {
       await Promise.resolve()
         .then(() => service.stop?.())
         .catch(note(`service ${service.name}`));
     }
-    const runtimes = [...this.#groups.values(), ...this.#loading.values()];
-    await Promise.all(runtimes.map((runtime) => runtime.close().catch(note(`group ${runtime.name}`))));
+    await Promise.all(runtimes.map((runtime) => runtime.close(GATEWAY_STOPPED).catch(note(`group ${runtime.name}`))));
     await this.#relay?.close().catch(note('relay'));
     await this.#options.store.releaseLeases(this.#owner.ownerId).catch(note('leases'));
     await this.#pool?.leave().catch(note('worker registry'));

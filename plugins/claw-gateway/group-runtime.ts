@@ -6,6 +6,7 @@
  * group and the active-session id the client saw, so a stale control is
  * refused instead of being applied to whatever replaced that session.
  */
+import { randomBytes } from 'node:crypto';
 import {
   COMPACTION_DEFAULTS,
   ErrorCodes,
@@ -135,7 +136,15 @@ export class GroupRuntime {
   readonly #prompts: PendingPrompt[] = [];
   readonly #controlGuards: Array<() => string | undefined | Promise<string | undefined>> = [];
   #nextInputId = 1;
+  /** Makes this runtime's input ids unique across owners: a client following p3 of a worker that died must not take the next owner's p3 for it. */
+  readonly #inputIdTag = randomBytes(3).toString('hex');
   #closed = false;
+  /** Why the runs were ended (the gateway stopped, the group moved): a run cut by it ends `interrupted`, not `aborted`. */
+  #endedBecause?: string;
+  /** A client asked the current run to stop (its end is then `aborted`, even while the runs are being ended). */
+  #abortAsked = false;
+  #released?: Promise<void>;
+  #kernelClosed = false;
   #creatingFirst?: Promise<string>;
   /** Prompts between their checks and their start: a control must not change the session under them. */
   #accepting = 0;
@@ -238,7 +247,7 @@ export class GroupRuntime {
       this.#accepting--;
     }
     if (!fresh) return { status: 'duplicate', group: this.name, sessionId };
-    const pending: PendingPrompt = { id: `p${this.#nextInputId++}`, text, images, key: idempotencyKey, ...(observer ? { observer } : {}) };
+    const pending: PendingPrompt = { id: this.#newInputId('p'), text, images, key: idempotencyKey, ...(observer ? { observer } : {}) };
     if (this.#reserved || this.#prompts.length > 0) {
       this.#prompts.push(pending);
       this.#publishState();
@@ -269,7 +278,7 @@ export class GroupRuntime {
       }
     }
     return new Promise<SystemRunResult>((settle) => {
-      const pending: PendingPrompt = { id: `y${this.#nextInputId++}`, text: input.text, images: [], system: { source: input.source, sessionId: input.sessionId, settle } };
+      const pending: PendingPrompt = { id: this.#newInputId('y'), text: input.text, images: [], system: { source: input.source, sessionId: input.sessionId, settle } };
       if (this.#reserved || this.#prompts.length > 0) {
         this.#prompts.push(pending);
         this.#publishState();
@@ -288,7 +297,7 @@ export class GroupRuntime {
       });
     }
     if (this.#pendingCount() >= LIMITS.clawQueuedInputs) throw this.#queueFull();
-    const inputId = `${lane === 'steer' ? 's' : 'f'}${this.#nextInputId++}`;
+    const inputId = this.#newInputId(lane === 'steer' ? 's' : 'f');
     live.agent.queueInput(inputId, text, lane, images);
     this.#publishState();
     return { inputId };
@@ -338,6 +347,7 @@ export class GroupRuntime {
   /** Asks the running turn, or a running `compact`, to stop (waiting prompts stay queued). */
   abort(): { aborted: boolean } {
     if ((!this.#run && !this.#compacting) || !this.#live) return { aborted: false };
+    this.#abortAsked = true;
     this.#compacting?.abort();
     this.#live.agent.abort();
     return { aborted: true };
@@ -504,25 +514,51 @@ export class GroupRuntime {
 
   // ---- lifecycle -----------------------------------------------------------
 
-  /** Stops the running turn, waits for its writes, and releases the agent. Waiting prompts are dropped (they never ran). */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Takes no more input and ends what there is: waiting prompts are dropped
+   * (they never ran; each gets its run.end), the running turn is stopped and
+   * its writes awaited; it ends `interrupted` with `why` ("the gateway
+   * stopped"), unless a client had aborted it. Its clients hear the end while
+   * the connections are still open. Idempotent; close() calls it.
+   */
+  endRuns(why = `group ${this.name} closed`): Promise<void> {
+    this.#released ??= this.#endRuns(why);
+    return this.#released;
+  }
+
+  async #endRuns(why: string): Promise<void> {
     this.#closed = true;
+    this.#endedBecause = why;
     const now = this.#options.clock.now();
+    const errorMessage = `${why} before the input ran`;
     for (const dropped of this.#prompts.splice(0)) {
-      this.#tellEnded(dropped.observer, { status: 'dropped' });
-      dropped.system?.settle({ inputId: dropped.id, sessionId: dropped.system.sessionId ?? this.#group.activeSessionId ?? '', status: 'dropped', errorMessage: `group ${this.name} closed before the input ran`, usage: zeroUsage(), startedAt: now, endedAt: now });
+      const sessionId = dropped.system?.sessionId ?? this.#group.activeSessionId ?? '';
+      this.#options.publish(sessionId, Notifications.runEnd, { group: this.name, sessionId, inputId: dropped.id, status: 'dropped', errorMessage });
+      this.#tellEnded(dropped.observer, { status: 'dropped', errorMessage });
+      dropped.system?.settle({ inputId: dropped.id, sessionId, status: 'dropped', errorMessage, usage: zeroUsage(), startedAt: now, endedAt: now });
     }
     const run = this.#run;
     if (run && this.#live) {
       await this.#live.agent.cancelAndWait();
       await run.done;
     }
+  }
+
+  /** Ends the runs (endRuns), then releases the agent and the group's kernel. */
+  async close(why?: string): Promise<void> {
+    await this.endRuns(why);
+    if (this.#kernelClosed) return;
+    this.#kernelClosed = true;
     await this.#dropLive();
     await this.#options.kernel.close();
   }
 
   // ---- internals -----------------------------------------------------------
+
+  /** An input id: its lane's letter, a number, and this runtime's tag. */
+  #newInputId(lane: 'p' | 'y' | 's' | 'f'): string {
+    return `${lane}${this.#nextInputId++}-${this.#inputIdTag}`;
+  }
 
   #pendingCount(): number {
     return this.#prompts.length + this.#accepting + (this.#live?.agent.pendingInputs().filter((input) => input.state !== 'rejected').length ?? 0);
@@ -576,6 +612,7 @@ export class GroupRuntime {
 
   #startRun(pending: PendingPrompt): void {
     this.#reserved = true;
+    this.#abortAsked = false;
     const sessionId = pending.system?.sessionId ?? this.#group.activeSessionId!;
     const run: ActiveRun = { inputId: pending.id, sessionId, startedAt: this.#options.clock.now(), done: Promise.resolve(), ...(pending.observer ? { observer: pending.observer } : {}) };
     this.#run = run;
@@ -610,6 +647,11 @@ export class GroupRuntime {
       await live.writer.flush();
       status = result.status;
       errorMessage = result.errorMessage;
+      // Cut by the gateway (stopping, or giving the group up), not by a client: say so.
+      if (status === 'aborted' && this.#endedBecause !== undefined && !this.#abortAsked) {
+        status = 'interrupted';
+        errorMessage = `${this.#endedBecause}; the run was interrupted`;
+      }
       usage = usageOf(result.newMessages);
     } catch (error) {
       errorMessage = describeError(error);

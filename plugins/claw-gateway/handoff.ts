@@ -110,6 +110,8 @@ export class Handoffs {
   /** Runs `method` on the owner of `group` and returns its answer (or throws its error). */
   async call(group: string, method: string, params: unknown): Promise<unknown> {
     const { store, clock, wakeups, workerId } = this.#options;
+    // From the call's start: the whole wait stays within clawHandoffSeconds (a client's deadline covers it, core/limits.ts).
+    const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
     const text = handoffJson(`the params of ${method}`, params ?? {});
     const lease = await store.getLease(group);
     if (!lease || lease.expiresAt <= clock.now()) {
@@ -121,7 +123,6 @@ export class Handoffs {
     await store.withTransaction((sql) => insertHandoff(sql, { id, group, method, params: text, fromWorker: workerId, createdAt: clock.now() }));
     // A lost wake-up only delays the owner until its next periodic check; the row is what counts.
     await wakeups.notify('claw_handoff').catch((error: unknown) => this.#options.log(`could not wake the owner of ${group}: ${describeError(error)}`));
-    const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
     while (Date.now() < deadline) {
       await this.#wake(deadline - Date.now());
       const answer = await store.withRead((sql) => readHandoff(sql, id));

@@ -27,6 +27,8 @@ export interface RelayOptions {
   leaseMs: number;
   subscriptions: Subscriptions;
   owns(group: string): boolean;
+  /** Told of each relayed notification after it was published here (followed-runs.ts watches the runs in them). */
+  relayed?(group: string, method: string, params: unknown): void;
   log(line: string): void;
 }
 
@@ -165,8 +167,12 @@ export class Relay {
         for (const event of events) {
           // A damaged row is skipped (and said), never retried forever: the cursor moves past it.
           const params = decodeRelayed(event.params);
-          if (params === undefined) this.#options.log(`relay: event ${event.id} of group ${group} in the store is damaged (its params are not JSON); skipped`);
-          else subscriptions.publish(group, event.sessionId, event.method, params);
+          if (params === undefined) {
+            this.#options.log(`relay: event ${event.id} of group ${group} in the store is damaged (its params are not JSON); skipped`);
+            continue;
+          }
+          subscriptions.publish(group, event.sessionId, event.method, params);
+          this.#options.relayed?.(group, event.method, params);
         }
         if (events.length) after = events[events.length - 1]!.id;
         if (events.length < LIMITS.clawRelayBatchEvents) break;

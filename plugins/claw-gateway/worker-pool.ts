@@ -14,6 +14,7 @@
  */
 import { describeError, ErrorCodes, XdogError, type Clock } from '../../core/index.js';
 import type { LeaseOwner, LeaseRecord, SessionStore } from '../sessions/index.js';
+import { workerGone } from './worker-liveness.js';
 import { heartbeatWorker, listWorkers, pruneWorkers, removeWorker, type WorkerRecord } from './worker-store.js';
 
 export interface ShareInput {
@@ -88,6 +89,8 @@ export class WorkerPool {
   #fenceTimer?: NodeJS.Timeout;
   #ticking?: Promise<void>;
   #stopped = false;
+  /** Workers found gone in the last round (logged once). */
+  #reportedGone = new Set<string>();
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
@@ -233,9 +236,16 @@ export class WorkerPool {
     const { store, clock, owner, leaseMs, groups, configured, log } = this.#options;
     const now = clock.now();
     const [workers, leases] = await Promise.all([store.withRead(listWorkers), store.listLeases()]);
-    const live = workers.filter((candidate) => candidate.heartbeatAt > now - leaseMs).length;
+    // A worker of this host that is certainly gone frees its groups now, not when its leases run out.
+    const fresh = workers.filter((candidate) => candidate.heartbeatAt > now - leaseMs);
+    const gone = new Set<string>();
+    for (const candidate of fresh) if (candidate.id !== this.#options.worker.id && (await workerGone(candidate))) gone.add(candidate.id);
+    for (const id of gone) if (!this.#reportedGone.has(id)) log(`worker ${workers.find((candidate) => candidate.id === id)!.name} on this host is gone (no process, its socket refuses); its groups are free`);
+    this.#reportedGone = gone;
+    const live = fresh.length - gone.size;
     const mine = groups.owned();
-    const plan = planShare({ configured, mine, leases, liveWorkers: Math.max(1, live), idle: new Set(mine.filter((group) => groups.idle(group))), now });
+    const held = leases.filter((lease) => !gone.has(lease.ownerId));
+    const plan = planShare({ configured, mine, leases: held, liveWorkers: Math.max(1, live), idle: new Set(mine.filter((group) => groups.idle(group))), now });
     for (const group of plan.release) {
       if (this.#stopped) return;
       log(`giving group ${group} back (holding ${mine.length}, fair share ${plan.target})`);

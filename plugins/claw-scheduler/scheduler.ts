@@ -39,7 +39,7 @@ function iso(at: number): string {
 
 /** A run's status as the history records it. */
 function runStatusOf(result: SystemRunResult): RunStatus {
-  if (result.status === 'completed' || result.status === 'error' || result.status === 'aborted') return result.status;
+  if (result.status === 'completed' || result.status === 'error' || result.status === 'aborted' || result.status === 'interrupted') return result.status;
   return result.status === 'dropped' ? 'interrupted' : 'error';
 }
 

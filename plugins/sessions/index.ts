@@ -23,6 +23,7 @@ export { compactionSummaryMessage, branchSummaryMessage } from './context.js';
 export { lockSessionPath, appendInTransaction } from './entries-in-transaction.js';
 export { retryingConflicts } from './sql.js';
 export { DamagedStore, storedJson } from './stored.js';
+export { processAlive } from './leases.js';
 
 /** Opens a kernel's session store on demand (once); the store stays open until the kernel closes. */
 export interface ClawStore {

@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import type { RunRecord } from '../../plugins/claw-runs/index.js';
 import { collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliAsync } from '../support/cli.js';
 import { clawSandboxOn, describeStores, type StoreKind, type TestDatabase } from '../support/stores.js';
 
 async function sandboxWithTwoGroups(kind: StoreKind): Promise<ClawSandbox & { database?: TestDatabase }> {
@@ -67,4 +67,43 @@ describeStores('claw runs', (kind) => {
     expect(unknown.status).not.toBe(0);
     expect(unknown.stderr).toContain('no group named "nosuch"');
   }, 90_000);
+
+  it('a graceful `gateway stop` ends the running prompt and scheduled run as interrupted: in run.end, the run log and the schedule history, and `claw send` says so', async () => {
+    const sandbox = await sandboxWithTwoGroups(kind);
+    database = sandbox.database;
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const events = collect(client, 'event');
+    await client.call('subscribe', { group: 'main' });
+    await client.call('subscribe', { group: 'other' });
+    const send = runCliAsync(['claw', 'send', '--group', 'main', 'slow 60'], { env: sandbox.env });
+    const job = (await client.callService('schedule.add', { group: 'other', name: 'long', at: Date.now() + 500, prompt: 'slow 60' })) as { id: string };
+    await until(() => ['main', 'other'].every((group) => events.some((event) => event.group === group && event.event.type === 'tool_start')), 'both slow tools to start', 30_000);
+    await client.close();
+    client = undefined;
+
+    const stopped = await runCliAsync(['claw', 'gateway', 'stop'], { env: sandbox.env });
+    expect(stopped.status, stopped.stderr).toBe(0);
+    const sent = await send;
+    expect(sent.status).toBe(1);
+    expect(sent.stderr).toContain('xdog: the gateway stopped; the run was interrupted [UNAVAILABLE]');
+    expect(sent.stderr).not.toMatch(/connection .*closed/);
+
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const { runs } = (await client.callService('runs.list', {})) as { runs: RunRecord[] };
+    expect(runs.map((run) => [run.group, run.source, run.status, run.error])).toEqual(
+      expect.arrayContaining([
+        ['main', 'prompt', 'interrupted', 'the gateway stopped; the run was interrupted'],
+        ['other', 'schedule', 'interrupted', 'the gateway stopped; the run was interrupted'],
+      ]),
+    );
+    expect(runs).toHaveLength(2);
+    const history = (await client.callService('schedule.history', { group: 'other' })) as Array<{ jobId: string; status: string }>;
+    expect(history.filter((run) => run.jobId === job.id).map((run) => run.status)).toEqual(['interrupted']);
+    const listed = runCli(['claw', 'runs'], { env: sandbox.env });
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout.split('\n').filter((line) => line.includes('the gateway stopped; the run was interrupted'))).toHaveLength(2);
+  }, 120_000);
 });
+

@@ -171,6 +171,97 @@ describeStores('claw gateway workers', (kind) => {
     }
   }, 120_000);
 
+  it('ends a run for the clients of surviving workers when its owner is killed with kill -9: `claw send` reports it interrupted, a queued prompt too', async () => {
+    const sandbox = await sandboxWith(['g2', 'g3']);
+    const workers: Worker[] = [];
+    try {
+      for (const name of ['w1', 'w2', 'w3']) workers.push(await startWorker(sandbox, name));
+      const [w1, w2, w3] = workers as [Worker, Worker, Worker];
+      const pool = await settled(w1, ['w1', 'w2', 'w3'], 3);
+      const victim = groupsOf(pool, 'w3')[0]!;
+      // A protocol client of w2 watches the group; `claw send` runs through w1.
+      const events = collect(w2.client, 'event');
+      const ends = collect(w2.client, 'run.end');
+      await w2.client.call('subscribe', { group: victim });
+      const send = runCliAsync(['claw', 'send', '--group', victim, 'slow 60'], { env: w1.view.env });
+      await until(() => events.some((event) => event.event.type === 'tool_start'), `the slow tool to start on w3 (${victim})`, 30_000);
+      const running = events.find((event) => event.event.type === 'tool_start')!.inputId as string;
+      const queued = await w2.client.call('prompt', { group: victim, text: 'after the slow one', idempotencyKey: randomUUID() });
+      expect(queued.status).toBe('queued');
+      await w3.process.kill9();
+      await w3.client.close().catch(() => undefined);
+
+      // Within the lease and a round, not never.
+      const sent = await Promise.race([send, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 45_000))]);
+      expect(sent, '`claw send` still waits 45 s after its run\'s owner died').toBeDefined();
+      expect(sent!.status, sent!.stderr).toBe(1);
+      expect(sent!.stderr).toContain('xdog: the worker running it stopped; the run was interrupted [UNAVAILABLE]');
+      await until(() => ends.some((end) => end.inputId === queued.inputId), 'the queued prompt to end for the client of w2', 30_000);
+      expect(ends.filter((end) => end.inputId === running || end.inputId === queued.inputId)).toEqual([
+        expect.objectContaining({ group: victim, inputId: running, status: 'interrupted', errorMessage: 'the worker running it stopped; the run was interrupted' }),
+        expect.objectContaining({ group: victim, inputId: queued.inputId, status: 'interrupted' }),
+      ]);
+      // The group is served again, and a new run there is not mistaken for the cut one.
+      const after = await w2.client.call('prompt', { group: victim, text: 'after the kill', idempotencyKey: randomUUID() });
+      expect([running, queued.inputId]).not.toContain(after.inputId);
+      await until(() => ends.some((end) => end.inputId === after.inputId), 'the next run to end', 30_000);
+      expect(ends.find((end) => end.inputId === after.inputId)).toMatchObject({ status: 'completed' });
+    } finally {
+      for (const worker of workers) await worker.client.close().catch(() => undefined);
+      for (const worker of workers) await worker.process.stop();
+    }
+  }, 180_000);
+
+  it('a call handed to an owner that answers after longer than the old 10 s client deadline is answered, not timed out on the client', async () => {
+    // A long lease: the owner stays the owner while it is stopped (no fence, no take-over).
+    const sandbox = await sandboxWith(['g2']);
+    fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('lease_seconds: 3', 'lease_seconds: 60'));
+    const w1 = await startWorker(sandbox, 'w1');
+    let w2: Worker | undefined;
+    try {
+      await until(async () => groupsOf(await report(w1), 'w1').length === 2, 'w1 to take both groups');
+      w2 = await startWorker(sandbox, 'w2');
+      const owned = groupsOf(await report(w2), 'w1')[0]!;
+      // The owner cannot claim the call for 13 s (as under a burst): past the old 10 s, within the 30 s handoff wait.
+      // The pause is the scenario, not a wait for an outcome.
+      w1.process.child.kill('SIGSTOP');
+      const call = w2.client.call('group.status', { group: owned });
+      await new Promise((resolve) => setTimeout(resolve, 13_000));
+      w1.process.child.kill('SIGCONT');
+      expect(await call).toMatchObject({ name: owned });
+    } finally {
+      w1.process.child.kill('SIGCONT');
+      await w2?.client.close().catch(() => undefined);
+      await w1.client.close().catch(() => undefined);
+      await w2?.process.stop();
+      await w1.process.stop();
+    }
+  }, 180_000);
+
+  it('frees the groups of a worker on this host killed with kill -9 before its leases run out (its pid is gone, its socket refuses)', async () => {
+    // A long lease: a take-over that waited for it would come long after one round (a third of it).
+    const sandbox = await sandboxWith(['g2']);
+    fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('lease_seconds: 3', 'lease_seconds: 45'));
+    const w1 = await startWorker(sandbox, 'w1');
+    let w2: Worker | undefined;
+    try {
+      w2 = await startWorker(sandbox, 'w2');
+      const pool = await settled(w1, ['w1', 'w2'], 2);
+      const victim = pool.workers.find((worker) => worker.name === 'w2')!.groups[0]!;
+      await w2.process.kill9();
+      await w2.client.close().catch(() => undefined);
+      await until(async () => groupsOf(await report(w1), 'w1').includes(victim.group), `w1 to take ${victim.group} over`, 45_000);
+      // Taken while the dead worker's lease still ran: its death was seen, not waited out.
+      expect(Date.now()).toBeLessThan(victim.expiresAt);
+      expect(w1.process.log()).toMatch(/worker w2 on this host is gone \(no process, its socket refuses\); its groups are free/);
+      expect(await w1.client.call('group.status', { group: victim.group })).toMatchObject({ name: victim.group });
+    } finally {
+      await w1.client.close().catch(() => undefined);
+      await w1.process.stop();
+      await w2?.process.kill9();
+    }
+  }, 180_000);
+
   it('closes a group its services failed to get ready, gives its lease back and takes it again, never serving it half-ready', async () => {
     const sandbox = await sandboxWith(['g2']);
     const folder = path.join(sandbox.root, 'flaky-ready-plugin');

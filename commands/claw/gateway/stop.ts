@@ -9,7 +9,7 @@ import { withGateway } from '../_lib/gateway.js';
 export default class ClawGatewayStop extends XdogCommand {
   static override summary = 'Stop the background claw gateway (SIGTERM, then wait for it to exit)';
   static override description = `Stops the process named by the pid file once the gateway confirms over its socket that the pid is its own.
-Running turns end as aborted; their interrupted tool calls are recorded as such. Exit 1 when no gateway runs or it does not exit in time.`;
+Running turns end as interrupted (their clients, the run log and the schedule history say so) and waiting prompts as dropped; their interrupted tool calls are recorded as such. Exit 1 when no gateway runs or it does not exit in time.`;
   static override enableJsonFlag = true;
   static override flags = {
     timeout: Flags.integer({ description: 'seconds to wait for the gateway to exit', default: DAEMON_DEADLINE_MS / 1000, min: 1 }),

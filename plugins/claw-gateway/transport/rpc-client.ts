@@ -34,12 +34,14 @@ export interface RpcClientOptions {
   /** Who is connecting, for the gateway's log (at most LIMITS.clawClientNameChars characters). */
   client?: string;
   protocolVersion: number;
-  /** Deadline for connecting and for `hello`, and the default deadline of every call. */
+  /** Deadline for connecting and for `hello`, in ms. */
   timeoutMs: number;
+  /** The default deadline of every call, in ms (default: LIMITS.clawCallSeconds, which covers the gateway's longest wait). */
+  callTimeoutMs?: number;
 }
 
 export interface CallOptions {
-  /** Deadline for this call's answer (default: the client's timeoutMs). */
+  /** Deadline for this call's answer (default: the client's callTimeoutMs). */
   timeoutMs?: number;
 }
 
@@ -147,7 +149,7 @@ export class RpcClient {
         hint: 'it may be older than this client: restart it (`xdog claw gateway stop`, then `xdog claw gateway start`)',
       });
     }
-    return this.#request(method, params, options.timeoutMs ?? this.#options.timeoutMs);
+    return this.#request(method, params, options.timeoutMs ?? this.#options.callTimeoutMs ?? LIMITS.clawCallSeconds * 1000);
   }
 
   /** Listens to a notification; returns a disposer. A listener that throws surfaces as an uncaught exception. */

@@ -157,7 +157,8 @@ export class RpcServer {
     if (!server) return;
     this.#server = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const connection of [...this.#connections]) connection.destroy();
+    // Gracefully: the last notifications (a run's end) are still queued; a client that does not read is cut after a grace.
+    for (const connection of [...this.#connections]) connection.close('the gateway is stopping');
     for (const socket of [...this.#refused]) socket.destroy();
     await closed;
     try {
