@@ -172,6 +172,10 @@ export const LIMITS = Object.freeze({
   clawSessionSummaryChars: 200,
   /** claw: one JSON-RPC frame (one NDJSON line) on the gateway socket, in bytes. */
   clawFrameBytes: 8 * MiB,
+  /** claw: one notification the gateway sends in parts because it is over clawFrameBytes, in bytes of JSON (both ends hold to it). */
+  clawNotificationBytes: 128 * MiB,
+  /** claw: the bytes of one such notification that one `notification.part` frame carries (base64, so the frame stays well under clawFrameBytes). */
+  clawNotificationPartBytes: 1 * MiB,
   /** claw: connections the gateway serves at once. */
   clawConnections: 64,
   /** claw: seconds a connection has to send a valid `hello` before it is closed. */
@@ -223,6 +227,12 @@ export const LIMITS = Object.freeze({
   clawSearchQueryChars: 256,
   /** claw: bytes queued for one slow client before it is disconnected (a slow reader never blocks a run). */
   clawClientBacklogBytes: 16 * MiB,
+  /** claw: bytes of notifications over the frame limit (sent in parts) waiting for one slow client before it is disconnected. */
+  clawClientPartsBacklogBytes: 256 * MiB,
+  /** claw: bytes handed to a client's socket before further notifications wait in the gateway (where stream deltas are merged). */
+  clawClientWriteAheadBytes: 1 * MiB,
+  /** claw: text one merged stream delta carries at most, in UTF-8 bytes (the next delta starts a new notification). */
+  clawMergedDeltaBytes: 1 * MiB,
   /** claw: connections one process keeps open to a PostgreSQL claw store. */
   clawStorePoolSize: 10,
   /** claw: seconds to wait for a PostgreSQL claw store to accept a connection (then UNAVAILABLE). */

@@ -124,7 +124,7 @@ export class Gateway {
   /** Groups being loaded, so close() also closes a half-loaded one. */
   readonly #loading = new Map<string, GroupRuntime>();
   readonly #owner: LeaseOwner;
-  readonly #subscriptions = new Subscriptions();
+  readonly #subscriptions = new Subscriptions((line) => this.#log(line));
   readonly #leaseMs: number;
   #server?: RpcServer;
   #renewal?: NodeJS.Timeout;
@@ -340,9 +340,14 @@ export class Gateway {
     if (release) await this.#options.store.releaseLease(name, this.#owner.ownerId).catch((error: unknown) => this.#log(`could not give the lease of ${name} back (${describeError(error)}); the next renewal gives it back`));
   }
 
+  /** Never throws into the run that publishes: what clients watch never changes what runs or what is stored. */
   #publish(group: string, sessionId: string | null, method: string, params: unknown): void {
     this.#subscriptions.publish(group, sessionId, method, params);
-    this.#relay?.publish(group, sessionId, method, params);
+    try {
+      this.#relay?.publish(group, sessionId, method, params);
+    } catch (error) {
+      this.#log(`could not relay a ${method} notification of group ${group} (${describeError(error)}); clients on other workers miss it`);
+    }
   }
 
   status(): GatewayStatus {

@@ -104,12 +104,12 @@ describeStores('worker store', (kind) => {
 
   it('relays the events an owner publishes to a worker whose clients follow the group', async () => {
     const [followerStore, ownerStore, followerWakeups, ownerWakeups] = await twoWorkers();
-    const local = new Subscriptions();
+    const local = new Subscriptions(() => undefined);
     const seen: Array<[string, unknown]> = [];
     local.add({ notify: (method, params) => seen.push([method, params]), onClose: () => () => undefined }, 'g');
     const common = { clock, leaseMs: 3000, log: () => undefined };
     const follower = new Relay({ ...common, store: followerStore, wakeups: followerWakeups, workerId: 'w1', subscriptions: local, owns: () => false });
-    const owner = new Relay({ ...common, store: ownerStore, wakeups: ownerWakeups, workerId: 'w2', subscriptions: new Subscriptions(), owns: (group) => group === 'g' });
+    const owner = new Relay({ ...common, store: ownerStore, wakeups: ownerWakeups, workerId: 'w2', subscriptions: new Subscriptions(() => undefined), owns: (group) => group === 'g' });
     owner.publish('g', null, 'event', { n: 0 }); // nobody follows yet: not relayed
     await owner.close();
     await follower.tick();
@@ -127,7 +127,7 @@ describeStores('worker store', (kind) => {
     const common = { clock, leaseMs: 3000, log: () => undefined };
     let owner: 'a' | 'b' = 'b';
     const worker = (id: 'a' | 'b', store: SessionStore, wakeups: Wakeups) => {
-      const subscriptions = new Subscriptions();
+      const subscriptions = new Subscriptions(() => undefined);
       const seen: unknown[] = [];
       subscriptions.add({ notify: (_method, params) => seen.push((params as { n: number }).n), onClose: () => () => undefined }, 'g');
       return { seen, relay: new Relay({ ...common, store, wakeups, workerId: id, subscriptions, owns: () => owner === id }) };
