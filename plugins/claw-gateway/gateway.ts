@@ -203,7 +203,8 @@ export class Gateway {
     // A worker takes its first share once its services follow groups: each arrives with groupReady.
     await this.#pool?.start();
     const capabilities = [...CAPABILITIES, ...services.flatMap((service) => service.capabilities ?? [])];
-    this.#server = new RpcServer({ socketPath: this.locations.socket, token, protocolVersion: PROTOCOL_VERSION, capabilities, methods, serverVersion: this.#options.version });
+    // The server's log (cut connections, internal errors) goes to the gateway log.
+    this.#server = new RpcServer({ socketPath: this.locations.socket, token, protocolVersion: PROTOCOL_VERSION, capabilities, methods, serverVersion: this.#options.version, log: (line) => this.#log(line) });
     await this.#server.listen();
   }
 

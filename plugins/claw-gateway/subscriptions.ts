@@ -7,9 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCodes, XdogError, describeError } from '../../core/index.js';
-import { Notifications } from './protocol.js';
 import type { Mergeable } from './transport/index.js';
-import { mergeableDelta, type EventParams } from './wire-event.js';
+import { mergeableOf } from './wire-event.js';
 
 /** The part of a connection subscriptions need. */
 export interface Subscriber {
@@ -52,7 +51,7 @@ export class Subscriptions {
   /** Sends to every subscriber of `group` (and of `sessionId`, for session-bound subscriptions). */
   publish(group: string, sessionId: string | null, method: string, params: unknown): void {
     // A stream delta may join the one before it for a connection that is behind.
-    const mergeable = method === Notifications.event ? mergeableDelta(params as EventParams) : undefined;
+    const mergeable = mergeableOf(method, params);
     for (const subscription of [...this.#byId.values()]) {
       if (subscription.group !== group) continue;
       if (subscription.sessionId && sessionId && subscription.sessionId !== sessionId) continue;

@@ -7,6 +7,7 @@
  * and snapshots are not sent at all.
  */
 import type { AgentEvent, AssistantStreamEvent, ToolCall } from '../../core/index.js';
+import { Notifications } from './protocol.js';
 import type { Mergeable } from './transport/index.js';
 
 export type WireEvent =
@@ -71,14 +72,16 @@ export function toWireEvent(event: AgentEvent): WireEvent | undefined {
  * joins the ones before it of the same kind and run for a client that is
  * behind: one notification with their joined text, which stays exact.
  */
-export function mergeableDelta(params: EventParams): Mergeable | undefined {
-  const { event } = params;
+export function mergeableOf(method: string, params: unknown): Mergeable | undefined {
+  if (method !== Notifications.event) return undefined;
+  const notification = params as EventParams;
+  const event = notification?.event;
   if (event?.type !== 'message_update') return undefined;
   const { delta } = event;
   if (delta.type !== 'text_delta' && delta.type !== 'thinking_delta' && delta.type !== 'toolcall_delta') return undefined;
   return {
-    key: JSON.stringify([params.group, params.sessionId, params.inputId ?? null, delta.type]),
+    key: JSON.stringify([notification.group, notification.sessionId, notification.inputId ?? null, delta.type]),
     text: delta.delta,
-    build: (text) => ({ ...params, event: { type: 'message_update', delta: { type: delta.type, delta: text } } }),
+    build: (text) => ({ ...notification, event: { type: 'message_update', delta: { type: delta.type, delta: text } } }),
   };
 }

@@ -42,6 +42,9 @@ interface Seen {
   messages: Array<Record<string, any>>;
 }
 
+/** The agent events of `event` notifications a connection collected. */
+const eventsOf = (notifications: Array<Record<string, any>>): Array<Record<string, any>> => notifications.map((params) => params.event);
+
 function seenIn(events: Array<Record<string, any>>): Seen {
   const seen: Seen = { text: '', thinking: '', toolArguments: '', toolCalls: [], messages: [] };
   for (const event of events) {
@@ -133,7 +136,7 @@ describe('claw gateway: large events and fast readers', () => {
     const call = stored.flatMap((message) => (message.role === 'assistant' ? message.content : [])).find((part: Record<string, any>) => part.type === 'toolCall');
     expect(sha(call.arguments.content)).toBe(sha(file));
     await until(() => watched.ends.length === 1, 'the watcher to see the write run end');
-    for (const seen of [write.seen, seenIn(watched.events)]) {
+    for (const seen of [write.seen, seenIn(eventsOf(watched.events))]) {
       expect(seen.toolCalls).toHaveLength(1);
       expect(sha(seen.toolCalls[0]!.arguments.content as string)).toBe(sha(file));
       expect(sha(JSON.parse(seen.toolArguments).content)).toBe(sha(file));
@@ -148,7 +151,7 @@ describe('claw gateway: large events and fast readers', () => {
     const storedReply = textOf((await storedMessages(sandbox)).at(-1)!);
     expect(storedReply).toHaveLength(length);
     await until(() => watched.ends.length === 2, 'the watcher to see the reply run end');
-    for (const seen of [reply.seen, seenIn(watched.events)]) {
+    for (const seen of [reply.seen, seenIn(eventsOf(watched.events))]) {
       expect(sha(seen.text.slice(-length))).toBe(sha(storedReply));
       expect(sha(textOf(seen.messages.at(-1)!))).toBe(sha(storedReply));
     }
@@ -169,7 +172,7 @@ describe('claw gateway: large events and fast readers', () => {
     expect(reply.status).toBe(0);
     const storedReply = textOf((await storedMessages(owner.view)).at(-1)!);
     await until(() => watched.ends.length === 1, 'the follower to see the run end', 60_000);
-    const seen = seenIn(watched.events);
+    const seen = seenIn(eventsOf(watched.events));
     expect(sha(seen.text)).toBe(sha(storedReply));
     expect(sha(textOf(seen.messages.at(-1)!))).toBe(sha(storedReply));
     await owner.client.close();
@@ -189,7 +192,7 @@ describe('claw gateway: large events and fast readers', () => {
     expect(storedReply.split(' ')).toHaveLength(300_000);
     await until(() => watched.ends.length === 1, 'the watcher to see run.end');
     expect(sha(reply.seen.text)).toBe(sha(storedReply));
-    expect(sha(seenIn(watched.events).text)).toBe(sha(storedReply));
+    expect(sha(seenIn(eventsOf(watched.events)).text)).toBe(sha(storedReply));
     await watcher.close();
   }, 180_000);
 
@@ -205,7 +208,7 @@ describe('claw gateway: large events and fast readers', () => {
     expect(thinking.split(' ')).toHaveLength(300_000);
     await until(() => watched.ends.length === 1, 'the watcher to see run.end');
     expect(sha(reply.seen.thinking)).toBe(sha(thinking));
-    expect(sha(seenIn(watched.events).thinking)).toBe(sha(thinking));
+    expect(sha(seenIn(eventsOf(watched.events)).thinking)).toBe(sha(thinking));
     await watcher.close();
   }, 180_000);
 
@@ -223,7 +226,7 @@ describe('claw gateway: large events and fast readers', () => {
     await until(() => /connection \d+ closed: the client stopped reading: \d+ bytes were waiting for it.*\(client "stalled-reader"\)/.test(gateway.log()), 'the cut in the gateway log');
     expect(gateway.log()).not.toMatch(/closed: .*\(client "watcher"\)/);
     const storedReply = textOf((await storedMessages(sandbox)).at(-1)!);
-    expect(sha(textOf(seenIn(watched.events).messages.at(-1)!))).toBe(sha(storedReply));
+    expect(sha(textOf(seenIn(eventsOf(watched.events)).messages.at(-1)!))).toBe(sha(storedReply));
     stalled.destroy();
     await watcher.close();
   }, 180_000);
