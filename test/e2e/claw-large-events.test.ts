@@ -193,6 +193,10 @@ describe('claw gateway: large events and fast readers', () => {
     await until(() => watched.ends.length === 1, 'the watcher to see run.end');
     expect(sha(reply.seen.text)).toBe(sha(storedReply));
     expect(sha(seenIn(eventsOf(watched.events)).text)).toBe(sha(storedReply));
+    // As text: claw send prints the whole reply.
+    const shown = await runCliAsync(['claw', 'send', 'long 300000'], { env: sandbox.env, cwd: sandbox.root });
+    expect(shown.status).toBe(0);
+    expect(sha(shown.stdout.trimEnd())).toBe(sha(storedReply));
     await watcher.close();
   }, 180_000);
 
