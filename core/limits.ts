@@ -263,6 +263,8 @@ export const LIMITS = Object.freeze({
   clawRelayRetentionSeconds: 300,
   /** claw workers: relayed events read from the store in one batch. */
   clawRelayBatchEvents: 500,
+  /** claw workers: bytes of relayed events (their JSON) read from the store in one batch, past its first event (one event can be large). */
+  clawRelayBatchBytes: 16 * MiB,
   /** claw workers: events a group's owner holds for remote subscribers before they are written (more are refused loudly). */
   clawRelayBacklogEvents: 10_000,
   /** claw: the gateway log file, in bytes, before it is rotated to `gateway.log.1`. */

@@ -211,10 +211,10 @@ export class Relay {
     for (const [group, cursor] of this.#cursors) {
       let after = cursor.after;
       for (;;) {
-        const events = await store.withRead((sql) => relayEventsAfter(sql, group, after, LIMITS.clawRelayBatchEvents));
+        const { events, more } = await store.withRead((sql) => relayEventsAfter(sql, group, after, LIMITS.clawRelayBatchEvents, LIMITS.clawRelayBatchBytes));
         for (const event of events) subscriptions.publish(group, event.sessionId, event.method, JSON.parse(event.params));
         if (events.length) after = events[events.length - 1]!.id;
-        if (events.length < LIMITS.clawRelayBatchEvents) break;
+        if (!more) break;
       }
       cursor.after = after;
     }

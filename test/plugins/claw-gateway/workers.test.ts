@@ -13,7 +13,7 @@ import type { MethodHandler } from '../../../plugins/claw-gateway/methods.js';
 import { Relay } from '../../../plugins/claw-gateway/relay.js';
 import { Subscriptions } from '../../../plugins/claw-gateway/subscriptions.js';
 import { openWakeups, type Wakeups } from '../../../plugins/claw-gateway/wakeups.js';
-import { deleteHandoff, finishHandoff, insertHandoff, moveHandoff, pendingHandoffs, pruneHandoffs, readHandoff } from '../../../plugins/claw-gateway/worker-store.js';
+import { deleteHandoff, finishHandoff, insertHandoff, insertRelayEvents, moveHandoff, pendingHandoffs, pruneHandoffs, readHandoff, relayEventsAfter } from '../../../plugins/claw-gateway/worker-store.js';
 import { openSessionStore, type LeaseRecord, type SessionStore } from '../../../plugins/sessions/index.js';
 import { describeStores, openTestDataSource, type TestDataSource } from '../../support/stores.js';
 
@@ -61,6 +61,23 @@ describeStores('worker store', (kind) => {
     });
     return [stores[0]!, stores[1]!, wakeups[0]!, wakeups[1]!];
   }
+
+  it('reads relayed events in batches bounded by bytes as well as rows, the first event always', async () => {
+    const [store] = await twoWorkers();
+    const big = JSON.stringify('é'.repeat(600 * 1024)); // 1.2 MB of JSON
+    const rows = [big, big, '{}', big].map((params) => ({ group: 'g', sessionId: null, method: 'event', params }));
+    const ids = await store.withTransaction((sql) => insertRelayEvents(sql, rows, 1));
+    const read = (after: number) => store.withRead((sql) => relayEventsAfter(sql, 'g', after, 10, 2 * 1024 * 1024));
+    const first = await read(0);
+    expect(first.events.map((event) => event.id)).toEqual([ids[0]]);
+    expect(first.more).toBe(true);
+    expect(first.events[0]!.params).toBe(big);
+    const second = await read(ids[0]!);
+    expect(second.events.map((event) => event.id)).toEqual([ids[1], ids[2]]);
+    const last = await read(ids[2]!);
+    expect(last.events.map((event) => event.id)).toEqual([ids[3]]);
+    expect(last.more).toBe(false);
+  });
 
   it('claims a handoff once: the owner and an abandoning caller never both win', async () => {
     const [store] = await twoWorkers();
