@@ -86,9 +86,10 @@ export class Relay {
 
   /** Joins a delta to the last waiting event when that is a delta of the same kind and run; false when it is not. */
   #mergeIntoTail(group: string, method: string, mergeable: Mergeable): boolean {
-    const tail = this.#outbox.at(-1)?.merged;
+    const last = this.#outbox.at(-1);
+    const tail = last?.merged;
     const added = Buffer.byteLength(mergeable.text);
-    if (!tail || this.#outbox.at(-1)!.group !== group || this.#outbox.at(-1)!.method !== method || tail.key !== mergeable.key || tail.bytes + added > LIMITS.clawMergedDeltaBytes) return false;
+    if (!tail || last.group !== group || last.method !== method || tail.key !== mergeable.key || tail.bytes + added > LIMITS.clawMergedDeltaBytes) return false;
     tail.texts.push(mergeable.text);
     tail.bytes += added;
     tail.build = mergeable.build;
