@@ -317,6 +317,8 @@ export const LIMITS = Object.freeze({
   tuiAttachmentBytes: 10 * MiB,
   /** claw TUI: attached images held by the client at once (draft and queued turns), in bytes. */
   tuiAttachmentsRetainedBytes: 40 * MiB,
+  /** claw TUI: characters of a long message wrapped as one piece (a render re-wraps only the piece that grows). */
+  tuiTextPieceChars: 16 * KiB,
   /** claw TUI: messages of a session drawn when it opens (the latest; a line says how many earlier ones /transcript shows). */
   tuiShownMessages: 200,
   /** claw TUI: a draft read back from $VISUAL / $EDITOR, in bytes (what is sent is still bound by clawInputBytes). */
