@@ -178,6 +178,10 @@ export const LIMITS = Object.freeze({
   clawSessionSummaryChars: 200,
   /** claw: one JSON-RPC frame (one NDJSON line) on the gateway socket, in bytes. */
   clawFrameBytes: 8 * MiB,
+  /** claw: one notification the gateway sends in parts because it is over clawFrameBytes, in bytes of JSON (both ends hold to it). */
+  clawNotificationBytes: 128 * MiB,
+  /** claw: the bytes of one such notification that one `notification.part` frame carries (base64, so the frame stays well under clawFrameBytes). */
+  clawNotificationPartBytes: 1 * MiB,
   /** claw: connections the gateway serves at once. */
   clawConnections: 64,
   /** claw: seconds a connection has to send a valid `hello` before it is closed (a real client says it at once). */
@@ -240,6 +244,12 @@ export const LIMITS = Object.freeze({
   clawSearchQueryChars: 256,
   /** claw: bytes queued for one slow client before it is disconnected (a slow reader never blocks a run). */
   clawClientBacklogBytes: 16 * MiB,
+  /** claw: bytes of notifications over the frame limit (sent in parts) waiting for one slow client before it is disconnected. */
+  clawClientPartsBacklogBytes: 256 * MiB,
+  /** claw: bytes handed to a client's socket before further notifications wait in the gateway (where stream deltas are merged). */
+  clawClientWriteAheadBytes: 1 * MiB,
+  /** claw: text one merged stream delta carries at most, in UTF-8 bytes (the next delta starts a new notification). */
+  clawMergedDeltaBytes: 1 * MiB,
   /** claw: connections one process keeps open to a PostgreSQL claw store. */
   clawStorePoolSize: 10,
   /** claw: seconds to wait for a PostgreSQL claw store to accept a connection (then UNAVAILABLE). */
@@ -276,6 +286,8 @@ export const LIMITS = Object.freeze({
   clawRelayRetentionSeconds: 300,
   /** claw workers: relayed events read from the store in one batch. */
   clawRelayBatchEvents: 500,
+  /** claw workers: bytes of relayed events (their JSON) read from the store in one batch, past its first event (one event can be large). */
+  clawRelayBatchBytes: 16 * MiB,
   /** claw workers: events a group's owner holds for remote subscribers before they are written (more are refused loudly). */
   clawRelayBacklogEvents: 10_000,
   /** claw: the gateway log file, in bytes, before it is rotated to `gateway.log.1`. */
@@ -328,6 +340,8 @@ export const LIMITS = Object.freeze({
   tuiAttachmentBytes: 10 * MiB,
   /** claw TUI: attached images held by the client at once (draft and queued turns), in bytes. */
   tuiAttachmentsRetainedBytes: 40 * MiB,
+  /** claw TUI: characters of a long message wrapped as one piece (a render re-wraps only the piece that grows). */
+  tuiTextPieceChars: 16 * KiB,
   /** claw TUI: messages of a session drawn when it opens (the latest; a line says how many earlier ones /transcript shows). */
   tuiShownMessages: 200,
   /** claw TUI: a draft read back from $VISUAL / $EDITOR, in bytes (what is sent is still bound by clawInputBytes). */

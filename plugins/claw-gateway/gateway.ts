@@ -127,7 +127,7 @@ export class Gateway {
   /** Groups being loaded, so close() also closes a half-loaded one. */
   readonly #loading = new Map<string, GroupRuntime>();
   readonly #owner: LeaseOwner;
-  readonly #subscriptions = new Subscriptions();
+  readonly #subscriptions = new Subscriptions((line) => this.#log(line));
   readonly #leaseMs: number;
   #server?: RpcServer;
   #renewal?: NodeJS.Timeout;
@@ -206,7 +206,8 @@ export class Gateway {
     // A worker takes its first share once its services follow groups: each arrives with groupReady.
     await this.#pool?.start();
     const capabilities = [...CAPABILITIES, ...services.flatMap((service) => service.capabilities ?? [])];
-    this.#server = new RpcServer({ socketPath: this.locations.socket, token, protocolVersion: PROTOCOL_VERSION, capabilities, methods, serverVersion: this.#options.version });
+    // The server's log (cut connections, internal errors) goes to the gateway log.
+    this.#server = new RpcServer({ socketPath: this.locations.socket, token, protocolVersion: PROTOCOL_VERSION, capabilities, methods, serverVersion: this.#options.version, log: (line) => this.#log(line) });
     await this.#server.listen();
   }
 
@@ -360,9 +361,14 @@ export class Gateway {
     if (release) await this.#options.store.releaseLease(name, this.#owner.ownerId).catch((error: unknown) => this.#log(`could not give the lease of ${name} back (${describeError(error)}); the next renewal gives it back`));
   }
 
+  /** Never throws into the run that publishes: what clients watch never changes what runs or what is stored. */
   #publish(group: string, sessionId: string | null, method: string, params: unknown): void {
     this.#subscriptions.publish(group, sessionId, method, params);
-    this.#relay?.publish(group, sessionId, method, params);
+    try {
+      this.#relay?.publish(group, sessionId, method, params);
+    } catch (error) {
+      this.#log(`could not relay a ${method} notification of group ${group} (${describeError(error)}); clients on other workers miss it`);
+    }
   }
 
   status(): GatewayStatus {

@@ -13,7 +13,7 @@ import { LIMITS } from '../../core/limits.js';
 export const PROTOCOL_VERSION = 1;
 
 /** Feature flags the gateway advertises (`name:version`). */
-export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'workers:1'] as const;
+export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'workers:1', 'notification-parts:1'] as const;
 
 const Group = ClawGroupNameSchema.optional().describe('the group; default: claw.default_group');
 const SessionId = z.string().uuid();

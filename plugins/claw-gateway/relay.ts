@@ -11,12 +11,19 @@
  * or from a follower neither repeats nor drops its events; re-reads of the
  * interest apply in the order they started, so an older answer never hides
  * a newer follower.
+ *
+ * Stream deltas waiting in the outbox merge as they do for a slow client
+ * (one row carries their joined text), so a long reply made without
+ * yielding stays far under LIMITS.clawRelayBacklogEvents; a row holds at
+ * most LIMITS.clawNotificationBytes, what a follower can send on.
  */
 import { describeError, type Clock } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import type { SessionStore } from '../sessions/index.js';
+import type { Mergeable } from './transport/index.js';
 import type { Subscriptions } from './subscriptions.js';
 import type { Wakeups } from './wakeups.js';
+import { mergeableOf } from './wire-event.js';
 import { dropInterest, insertRelayEvents, lastRelayId, pruneRelayEvents, recordInterest, relayEventsAfter, remoteInterest, type RelayEvent } from './worker-store.js';
 
 export interface RelayOptions {
@@ -32,11 +39,20 @@ export interface RelayOptions {
   log(line: string): void;
 }
 
+/** An event waiting to be relayed: its params, or the joined text of merged deltas. */
+interface Outgoing {
+  group: string;
+  sessionId: string | null;
+  method: string;
+  params: unknown;
+  merged?: { key: string; texts: string[]; bytes: number; build: Mergeable['build'] };
+}
+
 export class Relay {
   readonly #options: RelayOptions;
   /** Groups this worker owns that other workers follow. */
   #remote = new Set<string>();
-  readonly #outbox: Array<Omit<RelayEvent, 'id'>> = [];
+  readonly #outbox: Outgoing[] = [];
   #flushing?: Promise<void>;
   #overflowed = false;
   /** Followed groups owned elsewhere: the last relayed id read, and when a subscribe last asked for the group. */
@@ -58,13 +74,48 @@ export class Relay {
   /** Owner side: relays a notification this worker publishes, when another worker follows the group. */
   publish(group: string, sessionId: string | null, method: string, params: unknown): void {
     if (!this.#remote.has(group)) return;
+    const mergeable = mergeableOf(method, params);
+    if (mergeable && this.#mergeIntoTail(group, method, mergeable)) return;
     if (this.#outbox.length >= LIMITS.clawRelayBacklogEvents) {
       if (!this.#overflowed) this.#options.log(`more than ${LIMITS.clawRelayBacklogEvents} events wait to be relayed (the store is slow); clients on other workers miss events of group ${group} until it catches up`);
       this.#overflowed = true;
       return;
     }
-    this.#outbox.push({ group, sessionId, method, params: JSON.stringify(params ?? null) });
+    const merged = mergeable && { key: mergeable.key, texts: [mergeable.text], bytes: Buffer.byteLength(mergeable.text), build: mergeable.build };
+    this.#outbox.push({ group, sessionId, method, params, ...(merged ? { merged } : {}) });
     this.#scheduleFlush();
+  }
+
+  /** Joins a delta to the last waiting event when that is a delta of the same kind and run; false when it is not. */
+  #mergeIntoTail(group: string, method: string, mergeable: Mergeable): boolean {
+    const last = this.#outbox.at(-1);
+    const tail = last?.merged;
+    const added = Buffer.byteLength(mergeable.text);
+    if (!tail || last.group !== group || last.method !== method || tail.key !== mergeable.key || tail.bytes + added > LIMITS.clawMergedDeltaBytes) return false;
+    tail.texts.push(mergeable.text);
+    tail.bytes += added;
+    tail.build = mergeable.build;
+    return true;
+  }
+
+  /** The rows of a batch; an event that cannot be encoded, or is over what a follower can send, is left out loudly. */
+  #rows(batch: readonly Outgoing[]): Array<Omit<RelayEvent, 'id'>> {
+    const rows: Array<Omit<RelayEvent, 'id'>> = [];
+    for (const event of batch) {
+      let params: string;
+      try {
+        params = JSON.stringify((event.merged ? event.merged.build(event.merged.texts.join('')) : event.params) ?? null);
+      } catch (error) {
+        this.#options.log(`could not relay a ${event.method} notification of group ${event.group} (${describeError(error)}); clients on other workers miss it`);
+        continue;
+      }
+      if (Buffer.byteLength(params) > LIMITS.clawNotificationBytes) {
+        this.#options.log(`a ${event.method} notification of group ${event.group} is over the ${LIMITS.clawNotificationBytes}-byte limit of one notification; clients on other workers miss it`);
+        continue;
+      }
+      rows.push({ group: event.group, sessionId: event.sessionId, method: event.method, params });
+    }
+    return rows;
   }
 
   #scheduleFlush(): void {
@@ -79,7 +130,7 @@ export class Relay {
     // Let the rest of this turn's events join the batch.
     await new Promise((resolve) => setImmediate(resolve));
     while (this.#outbox.length) {
-      const batch = this.#outbox.splice(0, LIMITS.clawRelayBatchEvents);
+      const batch = this.#rows(this.#outbox.splice(0, LIMITS.clawRelayBatchEvents));
       this.#overflowed = false;
       try {
         await this.#inLane(async () => {
@@ -163,7 +214,7 @@ export class Relay {
     for (const [group, cursor] of this.#cursors) {
       let after = cursor.after;
       for (;;) {
-        const events = await store.withRead((sql) => relayEventsAfter(sql, group, after, LIMITS.clawRelayBatchEvents));
+        const { events, more } = await store.withRead((sql) => relayEventsAfter(sql, group, after, LIMITS.clawRelayBatchEvents, LIMITS.clawRelayBatchBytes));
         for (const event of events) {
           // A damaged row is skipped (and said), never retried forever: the cursor moves past it.
           const params = decodeRelayed(event.params);
@@ -175,7 +226,7 @@ export class Relay {
           this.#options.relayed?.(group, event.method, params);
         }
         if (events.length) after = events[events.length - 1]!.id;
-        if (events.length < LIMITS.clawRelayBatchEvents) break;
+        if (!more) break;
       }
       cursor.after = after;
     }

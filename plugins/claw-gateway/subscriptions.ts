@@ -1,14 +1,18 @@
 /**
  * Which connections follow which group (and optionally one session). Every
  * subscriber of a group gets the same events in the same order; a
- * subscription ends with its connection.
+ * subscription ends with its connection. Publishing never fails the caller:
+ * what a client watches never changes what runs or what is stored (a
+ * connection that cannot take a notification cuts itself and logs why).
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, XdogError } from '../../core/index.js';
+import { ErrorCodes, XdogError, describeError } from '../../core/index.js';
+import type { Mergeable } from './transport/index.js';
+import { mergeableOf } from './wire-event.js';
 
 /** The part of a connection subscriptions need. */
 export interface Subscriber {
-  notify(method: string, params: unknown): void;
+  notify(method: string, params: unknown, mergeable?: Mergeable): void;
   onClose(listener: () => void): () => void;
 }
 
@@ -21,6 +25,11 @@ interface Subscription {
 
 export class Subscriptions {
   readonly #byId = new Map<string, Subscription>();
+  readonly #log: (line: string) => void;
+
+  constructor(log: (line: string) => void) {
+    this.#log = log;
+  }
 
   add(subscriber: Subscriber, group: string, sessionId?: string): string {
     const id = randomUUID();
@@ -41,10 +50,16 @@ export class Subscriptions {
 
   /** Sends to every subscriber of `group` (and of `sessionId`, for session-bound subscriptions). */
   publish(group: string, sessionId: string | null, method: string, params: unknown): void {
-    for (const subscription of this.#byId.values()) {
+    // A stream delta may join the one before it for a connection that is behind.
+    const mergeable = mergeableOf(method, params);
+    for (const subscription of [...this.#byId.values()]) {
       if (subscription.group !== group) continue;
       if (subscription.sessionId && sessionId && subscription.sessionId !== sessionId) continue;
-      subscription.subscriber.notify(method, params);
+      try {
+        subscription.subscriber.notify(method, params, mergeable);
+      } catch (error) {
+        this.#log(`a subscriber of group ${group} failed to take a ${method} notification: ${describeError(error)}`);
+      }
     }
   }
 

@@ -7,12 +7,22 @@
  * and snapshots are not sent at all.
  */
 import type { AgentEvent, AssistantStreamEvent, ToolCall } from '../../core/index.js';
+import { Notifications } from './protocol.js';
+import type { Mergeable } from './transport/index.js';
 
 export type WireEvent =
   | Exclude<AgentEvent, { type: 'message_update' | 'turn_end' | 'agent_end' | 'snapshot' }>
   | { type: 'message_update'; delta: WireDelta }
   | { type: 'turn_end'; turn: number; stopReason: string }
   | { type: 'agent_end' };
+
+/** The params of an `event` notification. */
+export interface EventParams {
+  group: string;
+  sessionId: string;
+  inputId?: string;
+  event: WireEvent;
+}
 
 /** A model stream delta without the partial message it would repeat. */
 export type WireDelta =
@@ -55,4 +65,23 @@ export function toWireEvent(event: AgentEvent): WireEvent | undefined {
     default:
       return event;
   }
+}
+
+/**
+ * How the `event` notification of a text, thinking or tool-argument delta
+ * joins the ones before it of the same kind and run for a client that is
+ * behind: one notification with their joined text, which stays exact.
+ */
+export function mergeableOf(method: string, params: unknown): Mergeable | undefined {
+  if (method !== Notifications.event) return undefined;
+  const notification = params as EventParams;
+  const event = notification?.event;
+  if (event?.type !== 'message_update') return undefined;
+  const { delta } = event;
+  if (delta.type !== 'text_delta' && delta.type !== 'thinking_delta' && delta.type !== 'toolcall_delta') return undefined;
+  return {
+    key: JSON.stringify([notification.group, notification.sessionId, notification.inputId ?? null, delta.type]),
+    text: delta.delta,
+    build: (text) => ({ ...notification, event: { type: 'message_update', delta: { type: delta.type, delta: text } } }),
+  };
 }

@@ -175,10 +175,31 @@ export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<Rel
   return ids;
 }
 
-/** A group's relayed events after `afterId`, in order. Ids grow per group: one owner writes a group's events, serialized. */
-export async function relayEventsAfter(sql: Sql, group: string, afterId: number, limit: number): Promise<RelayEvent[]> {
-  const rows = await sql.all<RelayRow>(`SELECT id, group_name, session_id, method, params FROM claw_relay_events WHERE group_name = :group AND id > :afterId ORDER BY id LIMIT ${Math.trunc(limit)}`, { group, afterId });
-  return rows.map((row) => ({ id: Number(row.id), group: row.group_name, sessionId: row.session_id, method: row.method, params: row.params }));
+/**
+ * A group's relayed events after `afterId`, in order: at most `limit` rows
+ * and, past the first, no more than `maxBytes` of params (a row may hold a
+ * large event); `more` when rows may follow. Ids grow per group: one owner
+ * writes a group's events, serialized.
+ */
+export async function relayEventsAfter(sql: Sql, group: string, afterId: number, limit: number, maxBytes: number): Promise<{ events: RelayEvent[]; more: boolean }> {
+  // Sizes first (octet_length reads no row's text on either store), so a batch never loads more than it may hold.
+  const sizes = await sql.all<{ id: number | string; size: number | string }>(
+    `SELECT id, octet_length(params) AS size FROM claw_relay_events WHERE group_name = :group AND id > :afterId ORDER BY id LIMIT ${Math.trunc(limit)}`,
+    { group, afterId },
+  );
+  let last: number | undefined;
+  let bytes = 0;
+  let taken = 0;
+  for (const row of sizes) {
+    if (last !== undefined && bytes + Number(row.size) > maxBytes) break;
+    bytes += Number(row.size);
+    last = Number(row.id);
+    taken++;
+  }
+  if (last === undefined) return { events: [], more: false };
+  const rows = await sql.all<RelayRow>('SELECT id, group_name, session_id, method, params FROM claw_relay_events WHERE group_name = :group AND id > :afterId AND id <= :last ORDER BY id', { group, afterId, last });
+  const events = rows.map((row) => ({ id: Number(row.id), group: row.group_name, sessionId: row.session_id, method: row.method, params: row.params }));
+  return { events, more: taken < sizes.length || sizes.length === limit };
 }
 
 /** The newest relayed event id of a group (0 when none): where a new follower starts. */

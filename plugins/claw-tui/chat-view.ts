@@ -9,6 +9,7 @@ import type { Message } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { messageText, thinkingText, toolCallLine, type PathMessage } from './conversation.js';
+import { LongText } from './long-text.js';
 
 export const style = {
   dim: (text: string): string => `\x1b[2m${text}\x1b[22m`,
@@ -61,32 +62,42 @@ export class ToolLine implements Component {
   }
 }
 
+const thinkingLook = (text: string): string => style.dim(style.italic(safe(text)));
+
+/** A reply's thinking and text, each a LongText (a reply may be megabytes); `prefix` goes before its first line. */
+function replyParts(thinking: string, body: string, prefix = ''): [LongText, LongText] {
+  const thinkingPart = new LongText(thinkingLook, prefix);
+  const bodyPart = new LongText(safe, thinking ? '' : prefix);
+  thinkingPart.append(thinking);
+  bodyPart.append(body);
+  return [thinkingPart, bodyPart];
+}
+
 /** The assistant's reply while it streams: thinking (dim) then text, replaced by the whole message at its end. */
 export class StreamingReply implements Component {
-  readonly #text = new Text('', 1, 0);
+  readonly #thinking = new LongText(thinkingLook);
+  readonly #body = new LongText(safe);
   thinking = '';
   body = '';
 
   append(kind: 'text' | 'thinking', delta: string): void {
-    if (kind === 'text') this.body += delta;
-    else this.thinking += delta;
-    this.#text.setText(replyText(this.thinking, this.body));
+    if (kind === 'text') {
+      this.body += delta;
+      this.#body.append(delta);
+    } else {
+      this.thinking += delta;
+      this.#thinking.append(delta);
+    }
   }
 
   invalidate(): void {
-    this.#text.invalidate();
+    this.#thinking.invalidate();
+    this.#body.invalidate();
   }
 
   render(width: number): string[] {
-    return this.#text.render(width);
+    return [...this.#thinking.render(width), ...this.#body.render(width)];
   }
-}
-
-function replyText(thinking: string, body: string): string {
-  const parts: string[] = [];
-  if (thinking) parts.push(style.dim(style.italic(safe(thinking))));
-  if (body) parts.push(safe(body));
-  return parts.join('\n');
 }
 
 /** The text of a committed message as the chat shows it (tool calls are separate lines). */
@@ -94,10 +105,15 @@ export function messageComponent(message: Message, index?: number): Component | 
   const number = index === undefined ? '' : style.dim(`#${index} `);
   if (message.role === 'user') return new Text(`${number}${style.user(style.bold('you'))} ${safe(messageText(message))}`, 1, 0);
   if (message.role === 'assistant') {
-    const text = replyText(thinkingText(message), messageText(message));
+    const thinking = thinkingText(message);
+    const body = messageText(message);
     const error = (message as { errorMessage?: string }).errorMessage;
-    if (!text && !error) return undefined;
-    return new Text(`${number}${text}${error ? `\n${style.error(safe(error))}` : ''}`, 1, 0);
+    if (!thinking && !body && !error) return undefined;
+    const view = new Container();
+    const parts = replyParts(thinking, body, number);
+    for (const part of parts) view.addChild(part);
+    if (error) view.addChild(new Text(`${thinking || body ? '' : number}${style.error(safe(error))}`, 1, 0));
+    return view;
   }
   return undefined;
 }

@@ -8,9 +8,30 @@ import { ErrorCodes, XdogError } from '../../../core/errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The notification that carries one part of a notification over the frame limit (docs/protocol.md, "Large notifications"). */
+export const NOTIFICATION_PART = 'notification.part';
+
+/** The params of one `notification.part`: `data` is base64 of bytes `offset`.. of the whole notification's JSON. */
+export interface NotificationPart {
+  id: number;
+  offset: number;
+  totalBytes: number;
+  data: string;
+  last: boolean;
+}
+
 /** The bytes of one frame, newline included; LIMIT_EXCEEDED when it would be over the frame limit. */
 export function encodeFrame(message: unknown, what: string): Buffer {
-  const bytes = Buffer.from(JSON.stringify(message), 'utf8');
+  return withNewline(encodeJson(message), what);
+}
+
+/** A message's JSON bytes (no newline), of any size: a caller that may send it in parts checks the size itself. */
+export function encodeJson(message: unknown): Buffer {
+  return Buffer.from(JSON.stringify(message), 'utf8');
+}
+
+/** The frame of JSON bytes `bytes`; LIMIT_EXCEEDED when it would be over the frame limit. */
+export function withNewline(bytes: Buffer, what: string): Buffer {
   if (bytes.length > LIMITS.clawFrameBytes) {
     throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${what} is ${bytes.length} bytes, over the ${LIMITS.clawFrameBytes}-byte frame limit`, {
       hint: 'send less at once (bulk data moves in chunks)',

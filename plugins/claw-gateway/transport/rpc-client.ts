@@ -18,8 +18,9 @@ import {
 import { z } from 'zod';
 import { ErrorCodes, XdogError, describeError } from '../../../core/errors.js';
 import { LIMITS } from '../../../core/limits.js';
-import { decodeFrame, encodeFrame, oversizedFrameMessage } from './frames.js';
+import { NOTIFICATION_PART, decodeFrame, encodeFrame, oversizedFrameMessage } from './frames.js';
 import { LineFramer } from './line-framer.js';
+import { PartAssembler } from './part-assembler.js';
 import { RpcErrorCodes, fromRpcError, rpcError } from './rpc-errors.js';
 import type { HelloResult } from './rpc-server.js';
 import { assertSocketPathFits } from './socket-path.js';
@@ -91,6 +92,8 @@ export class RpcClient {
   readonly #pending = new Set<number>();
   readonly #listeners = new Map<string, Set<(params: unknown) => void>>();
   readonly #closeListeners = new Set<() => void>();
+  /** Joins notifications the gateway sent in parts (over the frame limit). */
+  readonly #parts = new PartAssembler();
   #nextId = 1;
   #closed = false;
   /** Why the connection ended when we know more than "it closed" (the gateway said, or it broke the framing). */
@@ -208,7 +211,7 @@ export class RpcClient {
     this.#socket.write(this.#encoded.get(payload) ?? encodeFrame(payload, 'the request'));
   }
 
-  #receive(line: Buffer): void {
+  #receive(line: Buffer, whole = false): void {
     const decoded = decodeFrame(line);
     const message = decoded.ok ? decoded.value : undefined;
     if (!decoded.ok || typeof message !== 'object' || message === null || Array.isArray(message)) {
@@ -225,6 +228,18 @@ export class RpcClient {
       return;
     }
     if (isJSONRPCRequest(message) && message.id === undefined && typeof message.method === 'string') {
+      if (message.method === NOTIFICATION_PART && !whole) {
+        let joined: Buffer | undefined;
+        try {
+          joined = this.#parts.add(message.params);
+        } catch (error) {
+          this.#fail(error as XdogError);
+          return;
+        }
+        // The joined notification is delivered as if it had come in one frame.
+        if (joined) this.#receive(joined, true);
+        return;
+      }
       for (const listener of [...(this.#listeners.get(message.method) ?? [])]) {
         try {
           listener(message.params);

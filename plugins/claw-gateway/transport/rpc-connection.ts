@@ -1,15 +1,17 @@
 /**
- * One client connection as the gateway sees it. Writes never wait: when the
- * bytes queued for a client that does not read pass
- * LIMITS.clawClientBacklogBytes, the connection is closed instead, so a slow
- * client never holds up a run or another client.
+ * One client connection as the gateway sees it. Writes never wait: they go
+ * through the connection's OutboundQueue, which merges stream deltas for a
+ * client that falls behind, sends notifications over the frame limit in
+ * parts, and cuts a client that stops reading, so a slow client never holds
+ * up a run or another client and what a client watches never changes what
+ * runs.
  */
 import type net from 'node:net';
-import { createJSONRPCNotification } from 'json-rpc-2.0';
-import { XdogError } from '../../../core/errors.js';
-import { LIMITS } from '../../../core/limits.js';
 import { encodeFrame } from './frames.js';
+import { OutboundQueue, type Mergeable } from './outbound-queue.js';
 import { stackOf } from './rpc-errors.js';
+
+export type { Mergeable } from './outbound-queue.js';
 
 /** How long a closing connection may take to flush its last frame before it is cut. */
 const CLOSE_GRACE_MS = 1000;
@@ -22,13 +24,13 @@ export interface RpcConnection {
   readonly client: string | undefined;
   readonly closed: boolean;
   /**
-   * Sends a notification. Returns false when the connection is closed, or has
-   * just been closed because the client stopped reading (its backlog went
-   * over LIMITS.clawClientBacklogBytes), or because the notification could
-   * not be encoded at all (logged; the client reconnects and reads the state).
-   * Throws LIMIT_EXCEEDED for a notification larger than one frame.
+   * Sends a notification; never throws. One over the frame limit goes in
+   * parts; a `mergeable` one joins the one queued before it while the client
+   * is behind. Returns false when the connection is closed, or has just been
+   * cut (the client stopped reading, or the notification could not be sent:
+   * the reason goes to the gateway log).
    */
-  notify(method: string, params?: unknown): boolean;
+  notify(method: string, params?: unknown, mergeable?: Mergeable): boolean;
   /** Runs `listener` once when the connection closes (at once if it already has); returns a disposer. */
   onClose(listener: () => void): () => void;
   close(): void;
@@ -44,6 +46,7 @@ export class ServerConnection implements RpcConnection {
   readonly #socket: net.Socket;
   readonly #closeListeners = new Set<() => void>();
   readonly #log: (line: string) => void;
+  readonly #queue: OutboundQueue;
   #closed = false;
 
   /** `log` takes what fails inside the connection (a close listener, an unencodable notification). */
@@ -51,6 +54,7 @@ export class ServerConnection implements RpcConnection {
     this.id = id;
     this.#socket = socket;
     this.#log = log;
+    this.#queue = new OutboundQueue(socket, (reason) => this.#cut(reason));
     socket.once('close', () => this.#markClosed());
   }
 
@@ -58,30 +62,22 @@ export class ServerConnection implements RpcConnection {
     return this.#closed;
   }
 
-  /** Writes one message; false when closed or when it closed the connection for its backlog. */
+  /** Writes one message (an answer); false when closed or when it cut the connection for its backlog. Throws LIMIT_EXCEEDED for one over the frame limit. */
   send(message: unknown, what: string): boolean {
     if (this.#closed || this.#socket.destroyed) return false;
-    const frame = encodeFrame(message, what);
-    if (this.#socket.writableLength + frame.length > LIMITS.clawClientBacklogBytes) {
-      this.closeReason = `the client stopped reading: over ${LIMITS.clawClientBacklogBytes} bytes were waiting for it`;
-      this.#socket.destroy();
-      this.#markClosed();
-      return false;
-    }
-    this.#socket.write(frame);
-    return true;
+    return this.#queue.frame(encodeFrame(message, what));
   }
 
-  notify(method: string, params?: unknown): boolean {
-    try {
-      return this.send(createJSONRPCNotification(method, params), `the ${method} notification`);
-    } catch (error) {
-      if (error instanceof XdogError) throw error;
-      // Not the caller's failure (a run publishing an event must go on): this client misses it, so it is told by the close.
-      this.#log(`internal error encoding the ${method} notification for connection ${this.id}: ${stackOf(error)}`);
-      this.close(`the ${method} notification could not be encoded`);
-      return false;
-    }
+  notify(method: string, params?: unknown, mergeable?: Mergeable): boolean {
+    if (this.#closed || this.#socket.destroyed) return false;
+    return this.#queue.notification(method, params, mergeable);
+  }
+
+  /** Ends the connection at once for `reason`, logged with who the client is. */
+  #cut(reason: string): void {
+    this.closeReason ??= `${reason} (client ${this.client === undefined ? 'without a name' : JSON.stringify(this.client)})`;
+    this.#socket.destroy();
+    this.#markClosed();
   }
 
   onClose(listener: () => void): () => void {
@@ -100,6 +96,7 @@ export class ServerConnection implements RpcConnection {
     if (this.#closed) return;
     this.closeReason ??= reason;
     // end() flushes what is queued (an error frame, say); a client that never reads is cut after the grace.
+    this.#queue.writeAll();
     this.#socket.end();
     setTimeout(() => this.#socket.destroy(), CLOSE_GRACE_MS).unref();
     this.#markClosed();
@@ -114,6 +111,7 @@ export class ServerConnection implements RpcConnection {
   #markClosed(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#queue.clear();
     const listeners = [...this.#closeListeners];
     this.#closeListeners.clear();
     for (const listener of listeners) {

@@ -430,6 +430,64 @@ describe('server', () => {
     expect(await other.call('echo', 'unaffected')).toBe('unaffected');
   });
 
+  it('sends a notification over the frame limit in parts that the client joins, in order with the rest', async () => {
+    const big = 'é"\n'.repeat(4 * MiB);
+    const { socketPath: at } = await startServer({
+      burst: async (_params, connection) => {
+        connection.notify('note', { n: 1 });
+        connection.notify('note', { n: 2, big });
+        connection.notify('note', { n: 3 });
+        return 'sent';
+      },
+    });
+    const client = await connect(at);
+    const seen: Array<{ n: number; big?: string }> = [];
+    client.on('note', (params) => seen.push(params as { n: number; big?: string }));
+    expect(await client.call('burst')).toBe('sent');
+    while (seen.length < 3) await nextTurn();
+    expect(seen.map((note) => note.n)).toEqual([1, 2, 3]);
+    expect(seen[1]!.big === big).toBe(true);
+  });
+
+  it('merges the mergeable notifications waiting for a client that is behind; the joined text is exact', async () => {
+    const words = Array.from({ length: 200_000 }, (_, index) => `w${index} `);
+    const { socketPath: at } = await startServer({
+      stream: async (_params, connection) => {
+        // Without yielding: the socket cannot drain, so the client falls behind at once.
+        for (const word of words) connection.notify('delta', { text: word }, { key: 'k', text: word, build: (text) => ({ text }) });
+        connection.notify('done', {});
+        return 'streamed';
+      },
+    });
+    const client = await connect(at);
+    let text = '';
+    let deltas = 0;
+    let done = false;
+    client.on('delta', (params) => {
+      text += (params as { text: string }).text;
+      deltas++;
+    });
+    client.on('done', () => (done = true));
+    await client.call('stream');
+    while (!done) await nextTurn();
+    expect(text).toBe(words.join(''));
+    expect(deltas).toBeLessThan(words.length);
+  });
+
+  it('ends a connection whose notification parts do not follow each other', async () => {
+    const { socketPath: at } = await startServer({
+      broken: async (_params, connection) => {
+        const server = connection as unknown as { send(message: unknown, what: string): boolean };
+        server.send({ jsonrpc: '2.0', method: 'notification.part', params: { id: 1, offset: 0, totalBytes: 10, data: Buffer.from('{"a"').toString('base64'), last: false } }, 'a part');
+        server.send({ jsonrpc: '2.0', method: 'notification.part', params: { id: 2, offset: 0, totalBytes: 4, data: Buffer.from('{}  ').toString('base64'), last: true } }, 'a part');
+        return 'sent';
+      },
+    });
+    const client = await connect(at);
+    await expect(client.call('broken')).rejects.toMatchObject({ code: ErrorCodes.UNAVAILABLE, message: expect.stringContaining('started before notification 1 ended') });
+    expect(client.closed).toBe(true);
+  });
+
   it('replaces a stale socket file and refuses to start beside a live server', async () => {
     const at = socketPath();
     ensurePrivateDir(path.dirname(at));

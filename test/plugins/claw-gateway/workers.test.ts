@@ -13,7 +13,7 @@ import type { MethodHandler } from '../../../plugins/claw-gateway/methods.js';
 import { Relay } from '../../../plugins/claw-gateway/relay.js';
 import { Subscriptions } from '../../../plugins/claw-gateway/subscriptions.js';
 import { openWakeups, type Wakeups } from '../../../plugins/claw-gateway/wakeups.js';
-import { deleteHandoff, finishHandoff, insertHandoff, moveHandoff, pendingHandoffs, pruneHandoffs, readHandoff } from '../../../plugins/claw-gateway/worker-store.js';
+import { deleteHandoff, finishHandoff, insertHandoff, insertRelayEvents, moveHandoff, pendingHandoffs, pruneHandoffs, readHandoff, relayEventsAfter } from '../../../plugins/claw-gateway/worker-store.js';
 import { openSessionStore, type LeaseRecord, type SessionStore } from '../../../plugins/sessions/index.js';
 import { describeStores, openTestDataSource, type TestDataSource } from '../../support/stores.js';
 
@@ -62,6 +62,23 @@ describeStores('worker store', (kind) => {
     return [stores[0]!, stores[1]!, wakeups[0]!, wakeups[1]!];
   }
 
+  it('reads relayed events in batches bounded by bytes as well as rows, the first event always', async () => {
+    const [store] = await twoWorkers();
+    const big = JSON.stringify('é'.repeat(600 * 1024)); // 1.2 MB of JSON
+    const rows = [big, big, '{}', big].map((params) => ({ group: 'g', sessionId: null, method: 'event', params }));
+    const ids = await store.withTransaction((sql) => insertRelayEvents(sql, rows, 1));
+    const read = (after: number) => store.withRead((sql) => relayEventsAfter(sql, 'g', after, 10, 2 * 1024 * 1024));
+    const first = await read(0);
+    expect(first.events.map((event) => event.id)).toEqual([ids[0]]);
+    expect(first.more).toBe(true);
+    expect(first.events[0]!.params).toBe(big);
+    const second = await read(ids[0]!);
+    expect(second.events.map((event) => event.id)).toEqual([ids[1], ids[2]]);
+    const last = await read(ids[2]!);
+    expect(last.events.map((event) => event.id)).toEqual([ids[3]]);
+    expect(last.more).toBe(false);
+  });
+
   it('claims a handoff once: the owner and an abandoning caller never both win', async () => {
     const [store] = await twoWorkers();
     const request = { id: '00000000-0000-4000-8000-000000000001', group: 'g', method: 'prompt', params: '{}', fromWorker: 'w1', createdAt: 1000 };
@@ -104,12 +121,12 @@ describeStores('worker store', (kind) => {
 
   it('relays the events an owner publishes to a worker whose clients follow the group', async () => {
     const [followerStore, ownerStore, followerWakeups, ownerWakeups] = await twoWorkers();
-    const local = new Subscriptions();
+    const local = new Subscriptions(() => undefined);
     const seen: Array<[string, unknown]> = [];
     local.add({ notify: (method, params) => seen.push([method, params]), onClose: () => () => undefined }, 'g');
     const common = { clock, leaseMs: 3000, log: () => undefined };
     const follower = new Relay({ ...common, store: followerStore, wakeups: followerWakeups, workerId: 'w1', subscriptions: local, owns: () => false });
-    const owner = new Relay({ ...common, store: ownerStore, wakeups: ownerWakeups, workerId: 'w2', subscriptions: new Subscriptions(), owns: (group) => group === 'g' });
+    const owner = new Relay({ ...common, store: ownerStore, wakeups: ownerWakeups, workerId: 'w2', subscriptions: new Subscriptions(() => undefined), owns: (group) => group === 'g' });
     owner.publish('g', null, 'event', { n: 0 }); // nobody follows yet: not relayed
     await owner.close();
     await follower.tick();
@@ -127,7 +144,7 @@ describeStores('worker store', (kind) => {
     const common = { clock, leaseMs: 3000, log: () => undefined };
     let owner: 'a' | 'b' = 'b';
     const worker = (id: 'a' | 'b', store: SessionStore, wakeups: Wakeups) => {
-      const subscriptions = new Subscriptions();
+      const subscriptions = new Subscriptions(() => undefined);
       const seen: unknown[] = [];
       subscriptions.add({ notify: (_method, params) => seen.push((params as { n: number }).n), onClose: () => () => undefined }, 'g');
       return { seen, relay: new Relay({ ...common, store, wakeups, workerId: id, subscriptions, owns: () => owner === id }) };

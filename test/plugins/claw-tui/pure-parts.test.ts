@@ -4,7 +4,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../core/limits.js';
 import { Attachments, sniffImage } from '../../../plugins/claw-tui/attachments.js';
+import { Text } from '@mariozechner/pi-tui';
 import { ChatView } from '../../../plugins/claw-tui/chat-view.js';
+import { LongText } from '../../../plugins/claw-tui/long-text.js';
 import { pathMessages, type PathMessage, type TranscriptEntry } from '../../../plugins/claw-tui/conversation.js';
 import { renderConversation, writePrivateFile } from '../../../plugins/claw-tui/export-formats.js';
 import { InputQueue } from '../../../plugins/claw-tui/input-queue.js';
@@ -179,5 +181,28 @@ describe('ChatView', () => {
     expect(lines).toContain(`message ${LIMITS.tuiShownMessages + 50}`);
     expect(lines).toContain('#51 ');
     expect(lines).not.toContain('#50 ');
+  });
+});
+
+describe('LongText', () => {
+  const lines = Array.from({ length: 4000 }, (_, index) => `line ${index} ${'x'.repeat(index % 150)}`);
+  const whole = lines.join('\n');
+
+  it('shows a long text with line breaks exactly as one Text would, however its deltas arrived', () => {
+    const once = new LongText((text) => text);
+    once.append(whole);
+    const streamed = new LongText((text) => text);
+    for (let at = 0; at < whole.length; at += 37) streamed.append(whole.slice(at, at + 37));
+    const expected = new Text(whole, 1, 0).render(100);
+    expect(once.render(100)).toEqual(expected);
+    expect(streamed.render(100)).toEqual(expected);
+  });
+
+  it('keeps every character of a text without line breaks, in pieces', () => {
+    const words = Array.from({ length: 20_000 }, (_, index) => `w${index}`).join(' ');
+    const view = new LongText((text) => text);
+    view.append(words);
+    const shown = view.render(80).map((line) => line.trim()).join(' ');
+    expect(shown.split(/\s+/)).toEqual(words.split(' '));
   });
 });
