@@ -132,4 +132,14 @@ describe('plugin discovery', () => {
     await kernel.open();
     await kernel.close();
   });
+
+  it("declares in xdog's own package.json the tools each builtin plugin's definition provides (discovery reads only the manifest)", async () => {
+    const builtin = discoverPlugins({ installRoot: repoRoot, userDir: null, cwd: tempDir(), cacheFile: null }).filter((plugin) => plugin.source === 'builtin' && plugin.dir === repoRoot);
+    expect(builtin.map((plugin) => plugin.name)).toContain('children');
+    for (const plugin of builtin) {
+      const source = path.join(repoRoot, path.relative(path.join(repoRoot, 'dist'), plugin.entry)).replace(/\.js$/, '.ts');
+      const definition = ((await import(source)) as { default: { provides?: { tools?: string[] } } }).default;
+      expect(plugin.provides.tools, `package.json "provides.tools" of ${plugin.name}`).toEqual(definition.provides?.tools ?? []);
+    }
+  });
 });
