@@ -38,7 +38,7 @@ import {
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/index.js';
-import { runMemoryFlush } from './memory-flush.js';
+import { describeMemoryFlush, runMemoryFlush } from './memory-flush.js';
 import { Notifications, type CompactionReceipt, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
 import { SessionWriter } from './session-writer.js';
 import { CLAW_SESSION_TOOL_CTX } from './services.js';
@@ -461,7 +461,7 @@ export class GroupRuntime {
       for (const usage of outcome.usage) {
         await store.recordUsage({ group: this.name, sessionId: live.sessionId, model: live.agent.config.model, usage, cost: null, durationMs: 0, at: clock.now() });
       }
-      this.#options.log(`group ${this.name}: session ${live.sessionId}: memory flush ${outcome.status} (${outcome.toolCalls} memory_write call(s))`);
+      this.#options.log(`group ${this.name}: session ${live.sessionId}: ${describeMemoryFlush(outcome)}`);
     } catch (error) {
       this.#options.log(`group ${this.name}: session ${live.sessionId}: memory flush failed, compacting anyway: ${describeError(error)}`);
     }
