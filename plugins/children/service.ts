@@ -11,7 +11,7 @@
  * and automatic resets are refused. `child_presets` comes from the config;
  * an invalid catalog fails the gateway's start.
  */
-import { ErrorCodes, XdogError, z } from '../../core/index.js';
+import { ErrorCodes, XdogError, textWithin, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { ChildRecordStore } from './child-records.js';
@@ -21,8 +21,8 @@ import { GroupChildrenToken } from './group-children.js';
 import { createGroupChildHost } from './group-host.js';
 
 const group = { group: z.string().optional() };
-const id = z.string().min(1).max(64);
-const text = z.string().min(1).max(LIMITS.childInputBytes);
+const id = textWithin(64, { nonEmpty: true });
+const text = textWithin(LIMITS.childInputBytes, { nonEmpty: true });
 
 const BLOCKED = 'child agents are running; navigation and resets wait until they end';
 

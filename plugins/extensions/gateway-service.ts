@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import { textWithin } from '../../core/text-limit.js';
 import { followGroups, gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
 import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/index.js';
 import type { Json } from './api.js';
@@ -22,8 +23,8 @@ export const ENTRY_TYPE_PREFIX = 'extension:';
 
 const Target = z.object({ group: z.string().optional(), id: z.string().min(1) }).strict();
 const CommandName = z.string().regex(/^\/?ext-[\w.-]{1,200}$/, 'an extension command is /ext-ID-NAME');
-const CommandCall = z.object({ group: z.string().optional(), command: CommandName, args: z.string().max(LIMITS.messageTextBytes).default('') }).strict();
-const CompleteCall = z.object({ group: z.string().optional(), command: CommandName, prefix: z.string().max(4096).default('') }).strict();
+const CommandCall = z.object({ group: z.string().optional(), command: CommandName, args: textWithin(LIMITS.messageTextBytes).default('') }).strict();
+const CompleteCall = z.object({ group: z.string().optional(), command: CommandName, prefix: textWithin(LIMITS.extensionCompletionPrefixBytes).default('') }).strict();
 
 export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | undefined): GatewayService {
   let gateway: GatewayHost | undefined;

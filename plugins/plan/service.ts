@@ -4,7 +4,7 @@
  * id a client may pass as `expectedSessionId` (STALE when it changed).
  * `plan.health` lists plans that cannot be read, for `xdog claw status`.
  */
-import { ErrorCodes, LIMITS, XdogError, describeError, z, type Clock } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, textWithin, z, type Clock } from '../../core/index.js';
 import { gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { activeSessionOf, loadPlan, savePlan } from './plan-store.js';
 import { checkStop, executePlan, renderPlan, revisePlan, startPlan, type PlanState } from './state.js';
@@ -76,7 +76,7 @@ export function createPlanService(): GatewayService {
         return view(runtime.name, sessionId, await loadPlan(gateway.store, sessionId));
       }),
       'plan.start': gatewayMethod(
-        z.object({ ...target, objective: z.string().trim().min(1).max(LIMITS.planObjectiveBytes) }).strict(),
+        z.object({ ...target, objective: textWithin(LIMITS.planObjectiveBytes, { trim: true, nonEmpty: true }) }).strict(),
         (params) => change(params, (plan, clock) => startPlan(plan, params.objective, clock.now())),
       ),
       'plan.execute': gatewayMethod(z.object({ ...target, revision }).strict(), (params) => change(params, (plan, clock) => executePlan(plan, params.revision, clock.now()))),

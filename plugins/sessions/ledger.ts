@@ -1,6 +1,6 @@
 /** The usage ledger (one row per model call) and recorded idempotency keys. */
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, UsageSchema, XdogError } from '../../core/index.js';
+import { ErrorCodes, LIMITS, UsageSchema, XdogError, assertWithinLimit, utf8Bytes } from '../../core/index.js';
 import type { Sql } from './sql.js';
 import type { UsageFilter, UsageInput, UsageTotals } from './types.js';
 
@@ -83,9 +83,7 @@ export async function usageTotals(sql: Sql, filter: UsageFilter = {}): Promise<U
 
 export function checkInputKey(key: string): string {
   if (typeof key !== 'string' || !key) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'an idempotency key must be a non-empty string');
-  if (key.length > LIMITS.clawIdempotencyKeyChars) {
-    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the idempotency key is ${key.length} characters, over the ${LIMITS.clawIdempotencyKeyChars}-character limit`);
-  }
+  assertWithinLimit('the idempotency key', utf8Bytes(key), LIMITS.clawIdempotencyKeyBytes);
   return key;
 }
 
