@@ -4,6 +4,7 @@ import 'reflect-metadata';
 export * from './errors.js';
 export * from './limits.js';
 export * from './text-limit.js';
+export * from './words.js';
 export * from './tokens.js';
 export * from './plugin.js';
 export * from './kernel.js';

@@ -9,7 +9,7 @@
  * message delivered again (a webhook retry, a poll replayed after a crash)
  * never answered twice. The turn itself is `dispatchToGroup` (dispatch.ts).
  */
-import { ErrorCodes, LIMITS, XdogError, describeError, utf8Bytes, type ClawChannelConfig } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, utf8Bytes, withArticle, type ClawChannelConfig } from '../../core/index.js';
 import type { GatewayHost, GroupJobs } from '../claw-gateway/index.js';
 import type { ChannelTransport, ChannelType, InboundMessage, OfferResult } from './contract.js';
 import { channelInputKey, dispatchToGroup } from './dispatch.js';
@@ -69,7 +69,7 @@ export class ChannelRunner {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const key = issue?.path.length ? `.${issue.path.join('.')}` : '';
-      throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.channels.${this.id}.settings${key}: ${issue?.message ?? 'invalid'}`, { hint: `see docs/channels.md for the settings of a ${this.#type.type} channel` });
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.channels.${this.id}.settings${key}: ${issue?.message ?? 'invalid'}`, { hint: `see docs/channels.md for the settings of ${withArticle(this.#type.type)} channel` });
     }
     this.#host.group(this.#config.group);
     this.#transport = this.#type.create({
@@ -125,14 +125,15 @@ export class ChannelRunner {
     };
   }
 
-  /** Sends `text` to `to` through the transport (for `xdog claw channels test`); returns the chunks sent. */
-  async test(to: string, text: string): Promise<{ sent: number; failed: number }> {
+  /** Sends `text` to `to` through the transport (for `xdog claw channels test`); returns the chunks sent, and why each failed one failed. */
+  async test(to: string, text: string): Promise<{ sent: number; failed: number; problems: string[] }> {
     if (!this.#transport || !this.#running) throw new XdogError(ErrorCodes.UNAVAILABLE, `channel ${this.id} is not running`, { hint: 'look at the gateway log for why it stopped' });
     const counters = { sent: 0, failed: 0 };
-    const outbox = new Outbox({ transport: this.#transport, to, context: {}, signal: this.#stop.signal, counters, log: (line) => this.#log(line) });
+    const problems: string[] = [];
+    const outbox = new Outbox({ transport: this.#transport, to, context: {}, signal: this.#stop.signal, counters, log: (line) => this.#log(line), onSendFailed: (error) => problems.push(describeError(error)) });
     outbox.send(text);
     await outbox.close();
-    return counters;
+    return { ...counters, problems };
   }
 
   // ---- the inbox side ------------------------------------------------------

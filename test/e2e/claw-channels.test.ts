@@ -183,6 +183,22 @@ describe('channels: the webhook channel', { timeout: 180_000 }, () => {
     delete sandbox.env.XDOG_TEST_WEBHOOK_SECRET;
     fs.writeFileSync(config, original);
     await expect(startGateway(sandbox)).rejects.toThrow(/secret_env names XDOG_TEST_WEBHOOK_SECRET, which is not set/);
+    sandbox.env.XDOG_TEST_WEBHOOK_SECRET = WEBHOOK_SECRET;
+
+    // The daemon's own error comes back with its own code, once, and with the right article.
+    fs.writeFileSync(config, original.replace('type: webhook', 'type: irc'));
+    const daemon = await cli(['claw', 'gateway', 'start'], sandbox.env);
+    expect(daemon.code).not.toBe(0);
+    expect(daemon.stderr).toMatch(/^xdog: the gateway exited with code \d+ before it was ready: claw\.channels\.hook\.settings.*\[CONFIG_INVALID\] \(see docs\/channels\.md for the settings of an irc channel; the log: .*gateway\.log\)\n$/s);
+    expect(daemon.stderr.match(/\[[A-Z_]+\]/g)).toEqual(['[CONFIG_INVALID]']);
+
+    // A receiver that cannot be reached is UNAVAILABLE, with the reason, never INTERNAL.
+    fs.writeFileSync(config, original);
+    await receiver!.close();
+    gateway = await startGateway(sandbox);
+    const unreachable = await cli(['claw', 'channels', 'test', 'hook', '--to', 'bob'], sandbox.env);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^xdog: channel hook: 1 of 1 part\(s\) failed to send: POST http:\/\/127\.0\.0\.1:\d+\/out failed: .*ECONNREFUSED.* \[UNAVAILABLE\]/);
   });
 
   it('answers 200 messages from 5 senders once each in arrival order, none off the allow-list, and nothing twice across kill -9 and restart', async () => {
