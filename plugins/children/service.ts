@@ -81,7 +81,7 @@ export function createChildrenService(): GatewayService {
       'agents.inspect': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).inspect(params.id)),
       'agents.steer': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'steer', params.text)),
       'agents.follow_up': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'followUp', params.text)),
-      'agents.cancel': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).cancel(params.id)),
+      'agents.cancel': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).cancel(params.id, 'cancelled by a client (agents.cancel)')),
       'agents.wait': gatewayMethod(
         z.object({ ...group, ids: z.array(id).min(1).max(LIMITS.childRetained).optional(), timeoutSeconds: z.number().positive().max(LIMITS.childTimeoutSeconds * 2).optional() }).strict(),
         (params) => runtimeOf(params.group).wait(params.ids, AbortSignal.timeout((params.timeoutSeconds ?? LIMITS.childTimeoutSeconds + 10) * 1000)),
@@ -111,7 +111,7 @@ export function createChildrenService(): GatewayService {
         },
         closing: async (group) => {
           if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(undefined);
-          await runtimes.get(group.name)?.closeAll();
+          await runtimes.get(group.name)?.closeAll(`cancelled: this gateway gave up group ${group.name} (it is stopping, or the group moved to another worker)`);
           runtimes.delete(group.name);
         },
       });
@@ -120,7 +120,7 @@ export function createChildrenService(): GatewayService {
     async stop() {
       // The groups' `agent` tools answer "not available" from here on, rather than start children nobody stops.
       for (const group of host?.groups.values() ?? []) if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(undefined);
-      for (const runtime of runtimes.values()) await runtime.closeAll();
+      for (const runtime of runtimes.values()) await runtime.closeAll('cancelled: the gateway stopped');
       runtimes.clear();
     },
   };
