@@ -50,7 +50,7 @@ export class DurableChildRuntime {
 
   /**
    * How many of the group's children are running, by the store: whichever
-   * process runs them (the group blocks navigation and resets while any do).
+   * process runs them (the group holds session changes, resets and loosening back while any do).
    */
   running(): Promise<number> {
     return this.#records.runningCount(this.#group);

@@ -97,7 +97,7 @@ export class MemoryChildRuntime {
     return this.#host.presets;
   }
 
-  /** True while any child runs (a host blocks navigation and resets then). */
+  /** True while any child runs (a host holds session changes back then). */
   get active(): boolean {
     return [...this.#children.values()].some((child) => child.record.status === 'running');
   }

@@ -48,11 +48,11 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
       'extensions.complete': gatewayMethod(CompleteCall, async (params) => ({ items: await hostIn(params.group).host.completeCommand(params.command, params.prefix) })),
       'extensions.reload': gatewayMethod(Target, (params) => {
         const { runtime, host } = hostIn(params.group);
-        return runtime.control(runtime.activeSessionId, () => host.reload(params.id));
+        return runtime.control(runtime.activeSessionId, () => host.reload(params.id), 'loosen');
       }),
       'extensions.unload': gatewayMethod(Target, (params) => {
         const { runtime, host } = hostIn(params.group);
-        return runtime.control(runtime.activeSessionId, () => host.unload(params.id));
+        return runtime.control(runtime.activeSessionId, () => host.unload(params.id), 'loosen');
       }),
     },
     async start(host) {

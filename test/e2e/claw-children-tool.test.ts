@@ -107,7 +107,7 @@ describe('claw children through the agent tool and the agents methods', { timeou
     expect(String((spawns.find((spawn) => spawn.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/3 children are already running, the limit/);
     expect((await client.callService('agents.list', {})).map((child: any) => child.status)).toEqual(['running', 'running', 'running']);
     await expect(client.callService('agents.start', { task: 'hold' })).rejects.toThrow(/3 children are already running, the limit/);
-    await expect(client.call('session.new', { expectedSessionId: null })).rejects.toThrow(/child agents are running/);
+    await expect(client.call('session.new', { expectedSessionId: null })).rejects.toThrow(/3 child agents are running \(c-.*\); changing the active session waits until they end/);
     for (const child of held) expect(await client.callService('agents.cancel', { id: child.id })).toMatchObject({ status: 'cancelled', error: 'cancelled by a client (agents.cancel)' });
     expect((await client.callService('agents.list', {})).map((child: any) => child.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
 
@@ -147,7 +147,7 @@ describe('claw children through the agent tool and the agents methods', { timeou
     await client.callService('testclock.set', { at: '2026-12-01T06:30:01Z' });
     await checkedPast('2026-12-01T06:30:01Z');
     expect(await activeSession()).toBe(first);
-    expect(gateway.log()).toContain(`the idle reset of session ${first} is held back: child agents are running`);
+    expect(gateway.log()).toContain(`the idle reset of session ${first} is held back: 1 child agent is running (${held.id}); changing the active session waits until it ends`);
 
     await client.callService('agents.cancel', { id: held.id });
     await client.callService('testclock.set', { at: '2026-12-01T06:31:00Z' });
