@@ -50,6 +50,8 @@ export class ChannelRunner {
   #current?: InboundMessage;
   #worker?: Promise<void>;
   #running = false;
+  /** The admission of the offer before (see #tryOffer). */
+  #admitted: Promise<void> = Promise.resolve();
   /** Ends the wait of the worker for the turn it sent (by job key). */
   readonly #turnEnded = new Map<string, () => void>();
 
@@ -147,16 +149,33 @@ export class ChannelRunner {
     }
     if (!message.text.trim()) return 'empty';
     if (utf8Bytes(message.text) > LIMITS.channelMessageBytes) return 'too_large';
-    if (this.#current?.id === message.id || this.#inbox.has(message.id)) {
-      this.#counters.duplicate++;
-      return 'duplicate';
-    }
     return undefined;
   }
 
-  #tryOffer(message: InboundMessage): OfferResult {
+  /** True (and counted once) when the message is waiting, being answered, or was answered: the store knows its key. */
+  async #isDuplicate(message: InboundMessage): Promise<boolean> {
+    const answered = await this.#host.store.hasInputKey(this.#config.group, channelInputKey(this.id, message.id));
+    // Offers are admitted one at a time (#tryOffer), so the inbox checks below see every copy admitted before.
+    if (!answered && this.#current?.id !== message.id && !this.#inbox.has(message.id)) return false;
+    this.#counters.duplicate++;
+    return true;
+  }
+
+  /** Admits offers one at a time, in the order they came (each asks the store first), so arrival order is kept. */
+  #tryOffer(message: InboundMessage): Promise<OfferResult> {
+    const result = this.#admitted.then(() => this.#admit(message));
+    this.#admitted = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  async #admit(message: InboundMessage): Promise<OfferResult> {
     const refused = this.#admission(message);
     if (refused) return refused;
+    if (await this.#isDuplicate(message)) return 'duplicate';
+    if (this.#inbox.closed) return 'closed';
     if (!this.#inbox.tryPush(message)) {
       this.#counters.full++;
       return this.#inbox.closed ? 'closed' : 'full';
@@ -167,7 +186,7 @@ export class ChannelRunner {
 
   async #offer(message: InboundMessage): Promise<OfferResult> {
     for (;;) {
-      const result = this.#tryOffer(message);
+      const result = await this.#tryOffer(message);
       if (result !== 'full') return result;
       this.#counters.full--;
       if (!(await this.#inbox.waitForRoom())) return 'closed';

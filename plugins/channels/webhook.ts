@@ -99,7 +99,7 @@ export const webhookChannel = defineChannelType('webhook', WebhookSettingsSchema
     } catch {
       return answer(400, { error: 'the body is not JSON' });
     }
-    const result = context.inbox.tryOffer({ id: parsed.id, sender: parsed.sender, replyTo: parsed.reply_to ?? parsed.sender, text: parsed.text });
+    const result = await context.inbox.tryOffer({ id: parsed.id, sender: parsed.sender, replyTo: parsed.reply_to ?? parsed.sender, text: parsed.text });
     answer(STATUS_OF[result], { status: result }, result === 'full' || result === 'closed' ? { 'retry-after': '1' } : {});
   }
 

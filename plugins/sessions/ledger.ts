@@ -87,6 +87,12 @@ export function checkInputKey(key: string): string {
   return key;
 }
 
+/** True when the group has recorded the key (its input was admitted once). */
+export async function inputKeyExists(sql: Sql, group: string, key: string): Promise<boolean> {
+  const rows = await sql.all<{ found: number }>('SELECT 1 AS found FROM claw_input_keys WHERE group_name = :group AND input_key = :key', { group, key });
+  return rows.length > 0;
+}
+
 /** True when the key was new for the group (and is now recorded). */
 export async function insertInputKey(sql: Sql, group: string, key: string, sessionId: string, now: number): Promise<boolean> {
   const changed = await sql.run(

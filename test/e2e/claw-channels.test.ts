@@ -86,6 +86,12 @@ describe('channels: the webhook channel', { timeout: 180_000 }, () => {
     expect(kinds.at(-1)).toBe('typing:false');
     expect(kinds.filter((kind) => kind === 'typing:false')).toHaveLength(1);
 
+    // A message delivered again after it was answered is a duplicate: 200, counted once, not answered again.
+    const answered = repliesTo('p1').length;
+    expect(await deliver(url, { id: 'p1', sender: 'alice', text: 'progress echo quiet:secret-output' })).toEqual({ status: 200, body: { status: 'duplicate' } });
+    expect((await status()).counters).toMatchObject({ accepted: 1, duplicate: 1 });
+    expect(repliesTo('p1')).toHaveLength(answered);
+
     // Refusals a sender can act on: bad signature, sender off the allow-list, blank text.
     expect((await deliver(url, { id: 'x1', sender: 'alice', text: 'hi' }, 'wrong-secret')).status).toBe(401);
     expect(await deliver(url, { id: 'x2', sender: 'mallory', text: 'hi' })).toEqual({ status: 403, body: { status: 'refused' } });
