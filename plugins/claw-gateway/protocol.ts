@@ -108,6 +108,8 @@ export const Notifications = {
   groupChanged: 'group.changed',
   /** `{ group, sessionId, inputId, status, errorMessage? }`: the run of prompt `inputId` ended. */
   runEnd: 'run.end',
+  /** `{ group, source, message }`: something the people watching a group should know (an extension was quarantined, and why). */
+  notice: 'notice',
 } as const;
 
 /** What `prompt` answers: started now, queued behind the running turn, or a key seen before (not run again). */

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
-import { followGroups, gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
+import { Notifications, followGroups, gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
 import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/index.js';
 import type { Json } from './api.js';
 import type { ExtensionEntrySink, ExtensionHost } from './host.js';
@@ -61,7 +61,10 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
       await followGroups(host, 'extensions', {
         ready: (runtime) => {
           const extensions = hostOf(runtime.kernel);
-          if (extensions) extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
+          if (!extensions) return;
+          extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
+          // claw send shows why an extension was quarantined, not only the gateway log.
+          extensions.relayNotice = (message) => host.publish(runtime.name, null, Notifications.notice, { group: runtime.name, source: 'extensions', message });
         },
       });
       // Each run: its extensions active (lazy: the first turn), its agent inspected, its tools in step with what they registered.
