@@ -284,8 +284,8 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     expect(send('run echo after-restart').status).toBe(0);
     await openTui(sandbox);
     await seen('done: after-restart');
-    expect(history()).toMatch(/✓ bash echo before-restart \(1 line/);
-    expect(history()).toMatch(/✓ bash echo after-restart \(1 line/);
+    expect(history()).toMatch(/✓ bash echo before-restart \(2 lines/);
+    expect(history()).toMatch(/✓ bash echo after-restart \(2 lines/);
   });
 });
 
