@@ -194,6 +194,39 @@ export function findExtension(id: string, options: Pick<DiscoveryOptions, 'cwd' 
   return undefined;
 }
 
+/** An installed extension and where it was found (for `xdog plugins list`). */
+export interface ListedExtension extends DiscoveredExtension {
+  source: PluginSource;
+}
+
+/**
+ * Every installed extension, where findExtension looks (the project's
+ * node_modules walking up, the installation's, the user plugin directory),
+ * each id once (the first place wins, as for findExtension). Reads
+ * package.json files only; a package that cannot be read is skipped (plugin
+ * discovery reports it).
+ */
+export function discoverExtensions(options: Pick<DiscoveryOptions, 'cwd' | 'installRoot' | 'userDir'> = {}): ListedExtension[] {
+  const installRoot = options.installRoot === undefined ? xdogInstallRoot() : options.installRoot;
+  const userDir = options.userDir === undefined ? userPluginDir() : options.userDir;
+  const places: Array<[string, PluginSource]> = nodeModulesUpFrom(options.cwd ?? process.cwd()).map((dir) => [dir, 'project']);
+  if (installRoot) places.push([path.join(installRoot, 'node_modules'), 'builtin']);
+  if (userDir) places.push([path.join(userDir, 'node_modules'), 'user']);
+  const found = new Map<string, ListedExtension>();
+  for (const [nodeModules, source] of places) {
+    for (const dir of packageDirs(nodeModules)) {
+      let extension: DiscoveredExtension | undefined;
+      try {
+        extension = extensionOfPackage(dir);
+      } catch (error) {
+        if (!XdogError.is(error, ErrorCodes.PLUGIN_INVALID)) throw error;
+      }
+      if (extension && !found.has(extension.id)) found.set(extension.id, { ...extension, source });
+    }
+  }
+  return [...found.values()];
+}
+
 /** The entry's absolute path; one outside the package folder would load another package's code under this name. */
 function entryInside(dir: string, entry: string, file: string): string {
   const absolute = path.resolve(dir, entry);

@@ -43,6 +43,13 @@ export const ErrorCodes = {
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
+const ERROR_CODES = new Set<string>(Object.values(ErrorCodes));
+
+/** True for one of the codes above (a code read from the wire or a log line). */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && ERROR_CODES.has(value);
+}
+
 /** Process exit code for each error code; anything not listed exits 1. */
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   USAGE: 2,

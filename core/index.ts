@@ -3,6 +3,8 @@ import 'reflect-metadata';
 
 export * from './errors.js';
 export * from './limits.js';
+export * from './text-limit.js';
+export * from './words.js';
 export * from './tokens.js';
 export * from './plugin.js';
 export * from './kernel.js';

@@ -228,8 +228,8 @@ export const LIMITS = Object.freeze({
   planSteps: 64,
   /** Plan mode: one step's UTF-8 bytes. */
   planStepBytes: 1 * KiB,
-  /** claw: an idempotency key, in characters. */
-  clawIdempotencyKeyChars: 128,
+  /** claw: an idempotency key, in UTF-8 bytes. */
+  clawIdempotencyKeyBytes: 128,
   /** claw: one transcript chunk the gateway returns, in bytes of JSON. */
   clawTranscriptChunkBytes: 64 * KiB,
   /** claw: sessions one list or search answers. */
@@ -240,8 +240,8 @@ export const LIMITS = Object.freeze({
   clawTreePageBytes: 4 * MiB,
   /** claw: entries a client reads for a whole tree (every page) before it stops with LIMIT_EXCEEDED. */
   clawTreeReadEntries: 200_000,
-  /** claw: search query text, in characters. */
-  clawSearchQueryChars: 256,
+  /** claw: search query text, in UTF-8 bytes. */
+  clawSearchQueryBytes: 256,
   /** claw: bytes queued for one slow client before it is disconnected (a slow reader never blocks a run). */
   clawClientBacklogBytes: 16 * MiB,
   /** claw: bytes of notifications over the frame limit (sent in parts) waiting for one slow client before it is disconnected. */
@@ -370,6 +370,8 @@ export const LIMITS = Object.freeze({
   extensionCommands: 32,
   /** extensions: completion items one completion callback returns. */
   extensionCompletionItems: 32,
+  /** extensions: the prefix a completion request sends, in UTF-8 bytes. */
+  extensionCompletionPrefixBytes: 4 * KiB,
   /** extensions: tools one extension registers. */
   extensionTools: 32,
   /** extensions: durable entries per session (all extensions together). */

@@ -41,7 +41,8 @@ export function createAccessService(): GatewayService {
         const gateway = started();
         const runtime = gateway.group(params.group);
         const mode = params.readOnly ? 'read-only' : 'full';
-        const record = await runtime.control(runtime.activeSessionId, () => gateway.store.setAccessScope(runtime.name, mode, params.expectedRevision));
+        // Read-only on narrows what running children may do (at their next call); off widens it, so it waits for them.
+        const record = await runtime.control(runtime.activeSessionId, () => gateway.store.setAccessScope(runtime.name, mode, params.expectedRevision), params.readOnly ? 'tighten' : 'loosen');
         const answer = { ...record, readOnly: record.mode === 'read-only' };
         gateway.publish(runtime.name, null, ReadOnlyNotifications.changed, answer);
         return answer;

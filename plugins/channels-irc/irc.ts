@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type IRC from 'irc-framework';
-import { ErrorCodes, XdogError, z } from '../../core/index.js';
+import { ErrorCodes, XdogError, describeError, z } from '../../core/index.js';
 import { defineChannelType, type OfferResult } from '../channels/index.js';
 
 // Loaded when an IRC channel is made, so every other xdog process skips irc-framework.
@@ -73,9 +73,13 @@ export const ircChannel = defineChannelType('irc', IrcSettingsSchema, (context) 
       if (!addressed) return;
       text = text.slice(addressed[0].length);
     }
-    const result = context.inbox.tryOffer({ id: randomUUID(), sender: event.nick, replyTo: inRoom ? event.target : event.nick, text });
-    const notice = NOTICES[result];
-    if (notice) client.notice(event.nick, notice);
+    void context.inbox.tryOffer({ id: randomUUID(), sender: event.nick, replyTo: inRoom ? event.target : event.nick, text }).then(
+      (result) => {
+        const notice = NOTICES[result];
+        if (notice && state !== 'stopped') client.notice(event.nick, notice);
+      },
+      (error: unknown) => context.log(`a message from ${event.nick} was not taken: ${describeError(error)}`),
+    );
   });
 
   return {

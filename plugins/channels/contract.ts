@@ -25,7 +25,7 @@ export interface InboundMessage {
 /**
  * What the inbox said to an offered message.
  * `refused`: the sender is not on the allow-list (nothing runs, nothing is answered).
- * `duplicate`: a message with this id is already waiting or being answered.
+ * `duplicate`: a message with this id is already waiting, being answered, or was answered.
  * `full`: the inbox holds its limit (only from `tryOffer`; `offer` waits instead).
  * `too_large`, `empty`: the text is over the limit or blank.
  * `closed`: the channel is stopping.
@@ -36,8 +36,8 @@ export type OfferResult = 'accepted' | 'refused' | 'duplicate' | 'full' | 'too_l
 export interface ChannelInboxPort {
   /** Waits while the inbox is full: a polling channel pauses here, so nothing is dropped. */
   offer(message: InboundMessage): Promise<OfferResult>;
-  /** Never waits: a push channel answers `full` to its sender, who delivers again later. */
-  tryOffer(message: InboundMessage): OfferResult;
+  /** Never waits for room: a push channel answers `full` to its sender, who delivers again later. (It reads the store, to know an answered message.) */
+  tryOffer(message: InboundMessage): Promise<OfferResult>;
 }
 
 /** Extra facts about a reply, for transports that can use them. */

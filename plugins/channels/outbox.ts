@@ -20,16 +20,18 @@ export class Outbox {
   readonly #signal: AbortSignal;
   readonly #counters: OutboxCounters;
   readonly #log: (line: string) => void;
+  readonly #onSendFailed?: (error: unknown) => void;
   #chain: Promise<void> = Promise.resolve();
   #typingTimer?: NodeJS.Timeout;
 
-  constructor(options: { transport: ChannelTransport; to: string; context: SendContext; signal: AbortSignal; counters: OutboxCounters; log(line: string): void }) {
+  constructor(options: { transport: ChannelTransport; to: string; context: SendContext; signal: AbortSignal; counters: OutboxCounters; log(line: string): void; onSendFailed?(error: unknown): void }) {
     this.#transport = options.transport;
     this.#to = options.to;
     this.#context = options.context;
     this.#signal = options.signal;
     this.#counters = options.counters;
     this.#log = options.log;
+    this.#onSendFailed = options.onSendFailed;
   }
 
   /** Turns typing on and keeps it on (re-sent as the transport needs) until `close()`. */
@@ -52,6 +54,7 @@ export class Outbox {
           this.#counters.sent++;
         } catch (error) {
           this.#counters.failed++;
+          this.#onSendFailed?.(error);
           this.#log(`a reply to ${this.#to} failed and is not retried: ${describeError(error)}`);
         }
       });

@@ -9,7 +9,7 @@
  * message delivered again (a webhook retry, a poll replayed after a crash)
  * never answered twice. The turn itself is `dispatchToGroup` (dispatch.ts).
  */
-import { ErrorCodes, LIMITS, XdogError, describeError, utf8Bytes, type ClawChannelConfig } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, utf8Bytes, withArticle, type ClawChannelConfig } from '../../core/index.js';
 import type { GatewayHost, GroupJobs } from '../claw-gateway/index.js';
 import type { ChannelTransport, ChannelType, InboundMessage, OfferResult } from './contract.js';
 import { channelInputKey, dispatchToGroup } from './dispatch.js';
@@ -50,6 +50,8 @@ export class ChannelRunner {
   #current?: InboundMessage;
   #worker?: Promise<void>;
   #running = false;
+  /** The admission of the offer before (see #tryOffer). */
+  #admitted: Promise<void> = Promise.resolve();
   /** Ends the wait of the worker for the turn it sent (by job key). */
   readonly #turnEnded = new Map<string, () => void>();
 
@@ -69,7 +71,7 @@ export class ChannelRunner {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const key = issue?.path.length ? `.${issue.path.join('.')}` : '';
-      throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.channels.${this.id}.settings${key}: ${issue?.message ?? 'invalid'}`, { hint: `see docs/channels.md for the settings of a ${this.#type.type} channel` });
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.channels.${this.id}.settings${key}: ${issue?.message ?? 'invalid'}`, { hint: `see docs/channels.md for the settings of ${withArticle(this.#type.type)} channel` });
     }
     this.#host.group(this.#config.group);
     this.#transport = this.#type.create({
@@ -125,14 +127,15 @@ export class ChannelRunner {
     };
   }
 
-  /** Sends `text` to `to` through the transport (for `xdog claw channels test`); returns the chunks sent. */
-  async test(to: string, text: string): Promise<{ sent: number; failed: number }> {
+  /** Sends `text` to `to` through the transport (for `xdog claw channels test`); returns the chunks sent, and why each failed one failed. */
+  async test(to: string, text: string): Promise<{ sent: number; failed: number; problems: string[] }> {
     if (!this.#transport || !this.#running) throw new XdogError(ErrorCodes.UNAVAILABLE, `channel ${this.id} is not running`, { hint: 'look at the gateway log for why it stopped' });
     const counters = { sent: 0, failed: 0 };
-    const outbox = new Outbox({ transport: this.#transport, to, context: {}, signal: this.#stop.signal, counters, log: (line) => this.#log(line) });
+    const problems: string[] = [];
+    const outbox = new Outbox({ transport: this.#transport, to, context: {}, signal: this.#stop.signal, counters, log: (line) => this.#log(line), onSendFailed: (error) => problems.push(describeError(error)) });
     outbox.send(text);
     await outbox.close();
-    return counters;
+    return { ...counters, problems };
   }
 
   // ---- the inbox side ------------------------------------------------------
@@ -146,16 +149,33 @@ export class ChannelRunner {
     }
     if (!message.text.trim()) return 'empty';
     if (utf8Bytes(message.text) > LIMITS.channelMessageBytes) return 'too_large';
-    if (this.#current?.id === message.id || this.#inbox.has(message.id)) {
-      this.#counters.duplicate++;
-      return 'duplicate';
-    }
     return undefined;
   }
 
-  #tryOffer(message: InboundMessage): OfferResult {
+  /** True (and counted once) when the message is waiting, being answered, or was answered: the store knows its key. */
+  async #isDuplicate(message: InboundMessage): Promise<boolean> {
+    const answered = await this.#host.store.hasInputKey(this.#config.group, channelInputKey(this.id, message.id));
+    // Offers are admitted one at a time (#tryOffer), so the inbox checks below see every copy admitted before.
+    if (!answered && this.#current?.id !== message.id && !this.#inbox.has(message.id)) return false;
+    this.#counters.duplicate++;
+    return true;
+  }
+
+  /** Admits offers one at a time, in the order they came (each asks the store first), so arrival order is kept. */
+  #tryOffer(message: InboundMessage): Promise<OfferResult> {
+    const result = this.#admitted.then(() => this.#admit(message));
+    this.#admitted = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  async #admit(message: InboundMessage): Promise<OfferResult> {
     const refused = this.#admission(message);
     if (refused) return refused;
+    if (await this.#isDuplicate(message)) return 'duplicate';
+    if (this.#inbox.closed) return 'closed';
     if (!this.#inbox.tryPush(message)) {
       this.#counters.full++;
       return this.#inbox.closed ? 'closed' : 'full';
@@ -166,7 +186,7 @@ export class ChannelRunner {
 
   async #offer(message: InboundMessage): Promise<OfferResult> {
     for (;;) {
-      const result = this.#tryOffer(message);
+      const result = await this.#tryOffer(message);
       if (result !== 'full') return result;
       this.#counters.full--;
       if (!(await this.#inbox.waitForRoom())) return 'closed';

@@ -5,7 +5,7 @@
  * group goes or the gateway stops — and handles the `channel.turn` jobs of
  * the group job queue. Adds `channels.status` and `channels.test`.
  */
-import { ErrorCodes, LIMITS, XdogError, z, type ClawChannelConfig, type Kernel } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, textWithin, z, type ClawChannelConfig, type Kernel } from '../../core/index.js';
 import { followGroups, gatewayMethod, GroupJobs, type GatewayHost, type GatewayService, type GroupJob } from '../claw-gateway/index.js';
 import { ChannelTypeContribution, type ChannelType, type InboundMessage } from './contract.js';
 import { CHANNEL_TURN_JOB, ChannelRunner, type ChannelStatus } from './runner.js';
@@ -19,7 +19,7 @@ export class ChannelsService implements GatewayService {
     'channels.status': gatewayMethod(z.object({ id: z.string().optional() }).strict(), (params): ChannelStatus[] =>
       params.id === undefined ? [...this.#runners.values()].map((runner) => runner.status()) : [this.#runner(params.id).status()],
     ),
-    'channels.test': gatewayMethod(z.object({ id: z.string(), to: z.string().min(1), text: z.string().min(1).max(4000) }).strict(), (params) =>
+    'channels.test': gatewayMethod(z.object({ id: z.string(), to: z.string().min(1), text: textWithin(LIMITS.channelMessageBytes, { nonEmpty: true }) }).strict(), (params) =>
       this.#runner(params.id).test(params.to, params.text),
     ),
   };

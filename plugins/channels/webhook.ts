@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ErrorCodes, LIMITS, XdogError, z } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, z } from '../../core/index.js';
 import { defineChannelType, type OfferResult } from './contract.js';
 
 export const SIGNATURE_HEADER = 'x-xdog-signature';
@@ -99,18 +99,25 @@ export const webhookChannel = defineChannelType('webhook', WebhookSettingsSchema
     } catch {
       return answer(400, { error: 'the body is not JSON' });
     }
-    const result = context.inbox.tryOffer({ id: parsed.id, sender: parsed.sender, replyTo: parsed.reply_to ?? parsed.sender, text: parsed.text });
+    const result = await context.inbox.tryOffer({ id: parsed.id, sender: parsed.sender, replyTo: parsed.reply_to ?? parsed.sender, text: parsed.text });
     answer(STATUS_OF[result], { status: result }, result === 'full' || result === 'closed' ? { 'retry-after': '1' } : {});
   }
 
   async function post(payload: Record<string, unknown>): Promise<void> {
     const body = JSON.stringify({ channel: context.id, ...payload });
-    const response = await fetch(settings.outbound_url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(secret!, body) },
-      body,
-      signal: AbortSignal.any([AbortSignal.timeout(LIMITS.channelSendTimeoutSeconds * 1000), context.signal]),
-    });
+    let response: Response;
+    try {
+      response = await fetch(settings.outbound_url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(secret!, body) },
+        body,
+        signal: AbortSignal.any([AbortSignal.timeout(LIMITS.channelSendTimeoutSeconds * 1000), context.signal]),
+      });
+    } catch (error) {
+      // fetch says only "fetch failed"; the reason (ECONNREFUSED, a DNS failure, the timeout) is its cause.
+      const cause = (error as { cause?: unknown }).cause;
+      throw new XdogError(ErrorCodes.UNAVAILABLE, `POST ${settings.outbound_url} failed: ${describeError(cause ?? error)}`, { cause: error });
+    }
     await response.body?.cancel();
     if (!response.ok) throw new XdogError(ErrorCodes.UNAVAILABLE, `${settings.outbound_url} answered ${response.status}`);
   }

@@ -7,7 +7,7 @@
  * by `inheritGates`. A child that inherits the parent's context starts with
  * a copy of it (seedChild).
  */
-import { Agent, ErrorCodes, XdogError, buildMetadata, zeroUsage, type AgentHooks, type AgentTool, type Message, type ModelStreamFn } from '../../core/index.js';
+import { Agent, ErrorCodes, XdogError, buildMetadata, withArticle, zeroUsage, type AgentHooks, type AgentTool, type Message, type ModelStreamFn } from '../../core/index.js';
 import { MemoryAccessScope, tapReadOnlyGate } from '../access/index.js';
 import { isLocalReadOnlyTool } from '../tools/index.js';
 import { PARENT_ONLY_TOOLS, type ChildPresets, type ChildSpec } from './contracts.js';
@@ -39,7 +39,7 @@ export function childTools(spec: ChildSpec, parentTools: readonly AgentTool[]): 
   const byName = new Map(allowed.map((tool) => [tool.name, tool]));
   return spec.tools.map((name) => {
     const tool = byName.get(name);
-    if (!tool) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `a ${spec.access} child cannot have the tool "${name}"`, { hint: `it may have: ${[...byName.keys()].join(', ') || 'none'}` });
+    if (!tool) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `${withArticle(spec.access)} child cannot have the tool "${name}"`, { hint: `it may have: ${[...byName.keys()].join(', ') || 'none'}` });
     return tool;
   });
 }

@@ -234,11 +234,13 @@ export class ChildRecordStore {
       const [row] = await sql.all<{ status: string }>('SELECT status FROM claw_children WHERE group_name = :group AND id = :id', { group, id });
       if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no child "${id}" in group ${group}`, { hint: `xdog claw agents list --group ${group}` });
       if (row.status === 'running') throw new XdogError(ErrorCodes.BUSY, `child ${id} is still running`, { hint: `cancel it first: xdog claw agents cancel ${id}` });
-      await sql.run('DELETE FROM claw_child_usage WHERE child_id = :id', { id });
-      await sql.run('DELETE FROM claw_child_transcript_chunks WHERE child_id = :id', { id });
-      await sql.run('DELETE FROM claw_child_inputs WHERE child_id = :id', { id });
-      await sql.run('DELETE FROM claw_children WHERE id = :id', { id });
+      await removeChild(sql, id);
     });
+  }
+
+  /** Removes the record of a spawn that was refused after it was written: it never ran, so it is no child. */
+  async discard(id: string): Promise<void> {
+    await this.#store.withTransaction((sql) => removeChild(sql, id));
   }
 
   /** Marks every child still "running" in these groups interrupted, and its accepted inputs uncertain. Answers the ids. */
@@ -273,4 +275,12 @@ export class ChildRecordStore {
     if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no child "${id}" in group ${group}`, { hint: `xdog claw agents list --group ${group}` });
     if (row.status !== 'running') throw new XdogError(ErrorCodes.INVALID_STATE, `child ${id} is ${row.status}, not running`, { hint: 'steer and follow-up reach only a running child' });
   }
+}
+
+/** Deletes a child's record with its inputs, transcript and usage links (the ledger rows stay). */
+async function removeChild(sql: Sql, id: string): Promise<void> {
+  await sql.run('DELETE FROM claw_child_usage WHERE child_id = :id', { id });
+  await sql.run('DELETE FROM claw_child_transcript_chunks WHERE child_id = :id', { id });
+  await sql.run('DELETE FROM claw_child_inputs WHERE child_id = :id', { id });
+  await sql.run('DELETE FROM claw_children WHERE id = :id', { id });
 }

@@ -6,14 +6,14 @@
  * storage and grants; nothing here starts anything.
  */
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError, estimateMessageTokens, type Message } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, estimateMessageTokens, textWithin, type Message } from '../../core/index.js';
 
-const text = z.string().min(1).refine((value) => Buffer.byteLength(value, 'utf8') <= LIMITS.childInputBytes, `must be at most ${LIMITS.childInputBytes} bytes of UTF-8`);
+const text = textWithin(LIMITS.childInputBytes, { nonEmpty: true });
 
 /** A child's settings (snake_case, as the model and config files write them). */
 export const ChildConfigSchema = z
   .object({
-    label: z.string().min(1).max(64).optional(),
+    label: textWithin(64, { nonEmpty: true }).optional(),
     instructions: text.optional(),
     /** Tool names from the parent's; [] is none. Never more than the parent has. */
     tools: z.array(z.string().min(1)).max(64).optional(),
@@ -29,7 +29,7 @@ export const ChildConfigSchema = z
 
 export type ChildConfig = z.infer<typeof ChildConfigSchema>;
 
-const id = z.string().min(1).max(64);
+const id = textWithin(64, { nonEmpty: true });
 
 /** The `agent` tool's arguments. */
 export const AgentToolArgsSchema = z.discriminatedUnion('action', [

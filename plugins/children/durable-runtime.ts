@@ -14,6 +14,9 @@ import { MemoryChildRuntime, type ChildHost, type ChildStatus, type SpawnOptions
 
 const INPUT_ID_PREFIX = 'child-input-';
 
+/** The error of a child the group's own model cancelled with the agent tool (clients and the gateway name themselves). */
+export const CANCELLED_BY_PARENT_AGENT = 'cancelled by the parent agent';
+
 export class DurableChildRuntime {
   readonly #records: ChildRecordStore;
   readonly #group: string;
@@ -21,6 +24,8 @@ export class DurableChildRuntime {
   readonly #live: MemoryChildRuntime;
   /** Journaled input ids the agent took in, per child, not yet marked consumed in the store. */
   readonly #consumed = new Map<string, number[]>();
+  /** Spawns admitted under the caps whose record is being written: they count as running, so concurrent spawns cannot pass the cap together. */
+  #starting = 0;
 
   constructor(options: { host: ChildHost; records: ChildRecordStore; group: string; parentSessionId?: string | null; log?(line: string): void }) {
     this.#records = options.records;
@@ -45,7 +50,7 @@ export class DurableChildRuntime {
 
   /**
    * How many of the group's children are running, by the store: whichever
-   * process runs them (the group blocks navigation and resets while any do).
+   * process runs them (the group holds session changes, resets and loosening back while any do).
    */
   running(): Promise<number> {
     return this.#records.runningCount(this.#group);
@@ -54,15 +59,21 @@ export class DurableChildRuntime {
   /** Starts a child: its record is committed first; `options.parentSessionId` defaults to the runtime's. */
   async spawn(spec: ChildSpec, options: Omit<SpawnOptions, 'id'> = {}): Promise<DurableChildRecord> {
     const id = `c-${randomUUID().slice(0, 8)}`;
-    this.#live.assertRoom(); // refused over the caps before anything is written
-    const record = await this.#records.create({ id, group: this.#group, parentSessionId: options.parentSessionId ?? this.#parentSessionId, spec });
+    this.#live.assertRoom(this.#starting); // refused over the caps before anything is written
+    this.#starting++;
     try {
-      this.#live.spawn(spec, { ...options, id });
-    } catch (error) {
-      await this.#records.finish(id, { status: 'failed', result: null, error: error instanceof Error ? error.message : String(error), transcript: [] });
-      throw error;
+      const record = await this.#records.create({ id, group: this.#group, parentSessionId: options.parentSessionId ?? this.#parentSessionId, spec });
+      try {
+        this.#live.spawn(spec, { ...options, id });
+      } catch (error) {
+        // Refused before it ran (a tool it may not have, no context to inherit): no child, so no record.
+        await this.#records.discard(id);
+        throw error;
+      }
+      return record;
+    } finally {
+      this.#starting--;
     }
-    return record;
   }
 
   list(): Promise<DurableChildRecord[]> {
@@ -89,8 +100,9 @@ export class DurableChildRuntime {
     return (await this.#records.inputs(this.#group, id)).filter((input) => input.status === 'accepted');
   }
 
-  async cancel(id: string): Promise<DurableChildRecord> {
-    if (this.#live.list().some((child) => child.id === id)) await this.#live.cancel(id);
+  /** Stops a running child; `because` names who cancelled it (its record's error). */
+  async cancel(id: string, because = CANCELLED_BY_PARENT_AGENT): Promise<DurableChildRecord> {
+    if (this.#live.list().some((child) => child.id === id)) await this.#live.cancel(id, because);
     return this.#records.get(this.#group, id);
   }
 
@@ -106,9 +118,9 @@ export class DurableChildRuntime {
     if (this.#live.list().some((child) => child.id === id)) await this.#live.close(id);
   }
 
-  /** Cancels every running child (each is recorded as cancelled) and releases all. */
-  async closeAll(): Promise<void> {
-    await this.#live.closeAll();
+  /** Cancels every running child (each is recorded as cancelled, `because` saying who) and releases all. */
+  async closeAll(because: string): Promise<void> {
+    await this.#live.closeAll(because);
   }
 
   #follow(id: string, agent: Agent): void {

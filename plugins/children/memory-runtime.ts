@@ -70,7 +70,12 @@ interface LiveChild {
   done: Promise<void>;
   /** Why the runtime stopped it, when it did. */
   stoppedAs?: Extract<ChildStatus, 'cancelled' | 'timeout' | 'limit'>;
+  /** Who cancelled it, as its record's error says (with stoppedAs `cancelled`). */
+  cancelledBecause?: string;
 }
+
+/** What a cancelled child's record says when its host names no one. */
+export const CANCELLED_BY_PARENT = 'cancelled by the parent';
 
 function lastText(messages: readonly { role: string; content: unknown }[]): string | null {
   const last = [...messages].reverse().find((message) => message.role === 'assistant') as AssistantMessage | undefined;
@@ -92,16 +97,17 @@ export class MemoryChildRuntime {
     return this.#host.presets;
   }
 
-  /** True while any child runs (a host blocks navigation and resets then). */
+  /** True while any child runs (a host holds session changes back then). */
   get active(): boolean {
     return [...this.#children.values()].some((child) => child.record.status === 'running');
   }
 
-  /** Refuses (LIMIT_EXCEEDED) when no child may start now. */
-  assertRoom(): void {
-    const running = [...this.#children.values()].filter((child) => child.record.status === 'running').length;
+  /** Refuses (LIMIT_EXCEEDED) when no child may start now; `starting` counts spawns a host has admitted and not yet started. */
+  assertRoom(starting = 0): void {
+    const running = [...this.#children.values()].filter((child) => child.record.status === 'running').length + starting;
     if (running >= LIMITS.childActive) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${running} children are already running, the limit`, { hint: 'wait for one, or cancel one' });
-    if (this.#children.size >= LIMITS.childRetained) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${this.#children.size} child records are kept, the limit`, { hint: 'close finished children first' });
+    const kept = this.#children.size + starting;
+    if (kept >= LIMITS.childRetained) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${kept} child records are kept, the limit`, { hint: 'close finished children first' });
   }
 
   /** Starts a child; `options.id` is the host's (a durable host commits its record first); `options.context` what it inherits. */
@@ -140,10 +146,12 @@ export class MemoryChildRuntime {
     return this.#get(id).agent.pendingInputs().map((input) => ({ id: input.id, lane: input.lane, text: input.text }));
   }
 
-  async cancel(id: string): Promise<ChildRecord> {
+  /** Stops a running child; `because` is what its record's error says (who cancelled it). */
+  async cancel(id: string, because = CANCELLED_BY_PARENT): Promise<ChildRecord> {
     const child = this.#get(id);
     if (child.record.status === 'running') {
       child.stoppedAs = 'cancelled';
+      child.cancelledBecause = because;
       await child.agent.cancelAndWait();
       await child.done;
     }
@@ -165,10 +173,13 @@ export class MemoryChildRuntime {
     await child.agent.close();
   }
 
-  /** Cancels every running child and releases all. */
-  async closeAll(): Promise<void> {
+  /** Cancels every running child (`because`: who, for their records) and releases all. */
+  async closeAll(because = CANCELLED_BY_PARENT): Promise<void> {
     for (const child of this.#children.values()) {
-      if (child.record.status === 'running') child.stoppedAs = 'cancelled';
+      if (child.record.status === 'running') {
+        child.stoppedAs = 'cancelled';
+        child.cancelledBecause = because;
+      }
       await child.agent.cancelAndWait().catch(() => undefined);
       await child.done;
       await child.agent.close();
@@ -199,7 +210,7 @@ export class MemoryChildRuntime {
       live.record.result = lastText(live.agent.messages.slice(live.inherited));
       if (live.stoppedAs) {
         live.record.status = live.stoppedAs;
-        live.record.error ??= live.stoppedAs === 'timeout' ? `the child passed its ${spec.timeoutSeconds} s deadline` : live.stoppedAs === 'cancelled' ? 'cancelled by the parent' : live.record.error;
+        live.record.error ??= live.stoppedAs === 'timeout' ? `the child passed its ${spec.timeoutSeconds} s deadline` : live.stoppedAs === 'cancelled' ? (live.cancelledBecause ?? CANCELLED_BY_PARENT) : live.record.error;
       } else if (result.status === 'completed') live.record.status = 'completed';
       else {
         live.record.status = 'failed';

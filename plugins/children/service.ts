@@ -7,13 +7,13 @@
  * `agent` tool of its kernel, on the same runtime (the same caps and
  * records). Records are durable (ChildRecordStore); at start, children a
  * previous process left running are marked interrupted, never re-run. While
- * the store holds running children of a group, its controls (navigation)
- * and automatic resets are refused. `child_presets` comes from the config;
+ * the store holds running children of a group, changes of its active session
+ * (navigation, automatic resets) and loosening its scope wait (controlRefusal). `child_presets` comes from the config;
  * an invalid catalog fails the gateway's start.
  */
-import { ErrorCodes, XdogError, z } from '../../core/index.js';
+import { ErrorCodes, XdogError, textWithin, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { ChildRecordStore } from './child-records.js';
 import { ChildConfigSchema, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
 import { DurableChildRuntime } from './durable-runtime.js';
@@ -21,14 +21,38 @@ import { GroupChildrenToken } from './group-children.js';
 import { createGroupChildHost } from './group-host.js';
 
 const group = { group: z.string().optional() };
-const id = z.string().min(1).max(64);
-const text = z.string().min(1).max(LIMITS.childInputBytes);
+const id = textWithin(64, { nonEmpty: true });
+const text = textWithin(LIMITS.childInputBytes, { nonEmpty: true });
 
-const BLOCKED = 'child agents are running; navigation and resets wait until they end';
+/** "2 child agents are running (c-1, c-2)", by the store (whichever process runs them); undefined when none runs. */
+async function runningChildren(records: ChildRecordStore, group: string): Promise<{ text: string; one: boolean } | undefined> {
+  const running = (await records.list(group)).filter((child) => child.status === 'running').map((child) => child.id);
+  if (running.length === 0) return undefined;
+  const one = running.length === 1;
+  return { text: `${running.length} child agent${one ? ' is' : 's are'} running (${running.join(', ')})`, one };
+}
 
-/** The reason to hold controls and resets of `group`: any of its children running, by the store (whichever process runs them). */
-async function blockedReason(records: ChildRecordStore, group: string): Promise<string | undefined> {
-  return (await records.runningCount(group)) > 0 ? BLOCKED : undefined;
+/**
+ * What waits while children run, and why: changing the active session (the
+ * children belong to it), and loosening the scope or policy they were started
+ * under. Tightening is always allowed: the gates apply to children at their
+ * next call. In-place changes (name, model, thinking, compact) do not touch them.
+ */
+async function controlRefusal(records: ChildRecordStore, group: string, kind: ControlKind): Promise<ControlRefusal | undefined> {
+  if (kind !== 'navigation' && kind !== 'loosen') return undefined;
+  const children = await runningChildren(records, group);
+  if (!children) return undefined;
+  const it = children.one ? 'it' : 'they';
+  const reason =
+    kind === 'navigation'
+      ? `${children.text}; changing the active session waits until ${it} end${children.one ? 's' : ''}, since ${it} belong${children.one ? 's' : ''} to it (new, resume, fork, branch, goto, archive and automatic resets)`
+      : `${children.text}; loosening the read-only scope, plan mode or extension policy waits until ${it} end${children.one ? 's' : ''}, since ${it} ${children.one ? 'was' : 'were'} started under the tighter one`;
+  return { reason, hint: 'wait for them (xdog claw agents wait) or cancel them (xdog claw agents cancel ID); tightening is always allowed' };
+}
+
+/** Why an automatic reset of `group` is held back, if it is. */
+async function resetHeldBack(records: ChildRecordStore, group: string): Promise<string | undefined> {
+  return (await controlRefusal(records, group, 'navigation'))?.reason;
 }
 
 export function createChildrenService(): GatewayService {
@@ -81,7 +105,7 @@ export function createChildrenService(): GatewayService {
       'agents.inspect': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).inspect(params.id)),
       'agents.steer': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'steer', params.text)),
       'agents.follow_up': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'followUp', params.text)),
-      'agents.cancel': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).cancel(params.id)),
+      'agents.cancel': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).cancel(params.id, 'cancelled by a client (agents.cancel)')),
       'agents.wait': gatewayMethod(
         z.object({ ...group, ids: z.array(id).min(1).max(LIMITS.childRetained).optional(), timeoutSeconds: z.number().positive().max(LIMITS.childTimeoutSeconds * 2).optional() }).strict(),
         (params) => runtimeOf(params.group).wait(params.ids, AbortSignal.timeout((params.timeoutSeconds ?? LIMITS.childTimeoutSeconds + 10) * 1000)),
@@ -107,20 +131,20 @@ export function createChildrenService(): GatewayService {
           runtimes.set(group.name, runtime);
           // The group's own model reaches it through the `agent` tool its kernel has.
           if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(runtime);
-          group.addControlGuard(() => blockedReason(store, group.name));
+          group.addControlGuard((kind) => controlRefusal(store, group.name, kind));
         },
         closing: async (group) => {
           if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(undefined);
-          await runtimes.get(group.name)?.closeAll();
+          await runtimes.get(group.name)?.closeAll(`cancelled: this gateway gave up group ${group.name} (it is stopping, or the group moved to another worker)`);
           runtimes.delete(group.name);
         },
       });
-      gateway.hooks.resetSuppressed.tapPromise('children', (reset) => blockedReason(store, reset.group));
+      gateway.hooks.resetSuppressed.tapPromise('children', (reset) => resetHeldBack(store, reset.group));
     },
     async stop() {
       // The groups' `agent` tools answer "not available" from here on, rather than start children nobody stops.
       for (const group of host?.groups.values() ?? []) if (group.kernel.isBound(GroupChildrenToken)) group.kernel.get(GroupChildrenToken).attach(undefined);
-      for (const runtime of runtimes.values()) await runtime.closeAll();
+      for (const runtime of runtimes.values()) await runtime.closeAll('cancelled: the gateway stopped');
       runtimes.clear();
     },
   };

@@ -39,11 +39,29 @@ import {
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/index.js';
-import { runMemoryFlush } from './memory-flush.js';
+import { describeMemoryFlush, runMemoryFlush } from './memory-flush.js';
 import { Notifications, type CompactionReceipt, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
 import { SessionWriter } from './session-writer.js';
 import { CLAW_SESSION_TOOL_CTX } from './services.js';
 import { toWireEvent } from './wire-event.js';
+
+/**
+ * What a control changes, so a guard can hold back only what conflicts with it:
+ * `navigation` changes which session or point of it is active (new, resume,
+ * fork, branch, goto, archive, an automatic reset); `tighten` narrows what tool
+ * calls may do (read-only on, plan start or revise); `loosen` widens it
+ * (read-only off, plan execute or stop, an extension reload or unload);
+ * `session` changes the active session in place (name, model, thinking, compact).
+ */
+export type ControlKind = 'navigation' | 'tighten' | 'loosen' | 'session';
+
+/** Why a control of that kind must wait, with what to do about it; undefined lets it run. */
+export type ControlGuard = (kind: ControlKind) => ControlRefusal | undefined | Promise<ControlRefusal | undefined>;
+
+export interface ControlRefusal {
+  reason: string;
+  hint: string;
+}
 
 export interface GroupRuntimeOptions {
   name: string;
@@ -134,7 +152,7 @@ export class GroupRuntime {
   /** Held by a run (until its writes settled) or a control; never both. */
   #reserved = false;
   readonly #prompts: PendingPrompt[] = [];
-  readonly #controlGuards: Array<() => string | undefined | Promise<string | undefined>> = [];
+  readonly #controlGuards: ControlGuard[] = [];
   #nextInputId = 1;
   /** Makes this runtime's input ids unique across owners: a client following p3 of a worker that died must not take the next owner's p3 for it. */
   readonly #inputIdTag = randomBytes(3).toString('hex');
@@ -208,8 +226,8 @@ export class GroupRuntime {
     return this.#registry.streamFn;
   }
 
-  /** Adds a check that refuses every control (navigation, new sessions) with its reason while it answers one; services add these (children ask the store). */
-  addControlGuard(guard: () => string | undefined | Promise<string | undefined>): void {
+  /** Adds a check that refuses the controls it answers a reason for (by their kind); services add these (children ask the store). */
+  addControlGuard(guard: ControlGuard): void {
     this.#controlGuards.push(guard);
   }
 
@@ -356,16 +374,17 @@ export class GroupRuntime {
   // ---- controls ------------------------------------------------------------
 
   /**
-   * Runs a state-changing control: refused (BUSY) unless the group is idle,
-   * refused (STALE) unless `expected` is still the active session. The live
-   * agent is rebuilt from the store afterwards.
+   * Runs a state-changing control of `kind`: refused (BUSY) unless the group
+   * is idle, or while a guard holds that kind back, and refused (STALE)
+   * unless `expected` is still the active session. The live agent is rebuilt
+   * from the store afterwards.
    */
-  async control<T>(expected: string | null, change: () => Promise<T>): Promise<T> {
+  async control<T>(expected: string | null, change: () => Promise<T>, kind: ControlKind): Promise<T> {
     this.#assertOpen();
     // The guards may ask the store; the idle check below and the reservation follow them with no await between.
     for (const guard of this.#controlGuards) {
-      const reason = await guard();
-      if (reason) throw new XdogError(ErrorCodes.BUSY, `group ${this.name}: ${reason}`, { hint: 'wait for the children (xdog claw agents wait) or cancel them first' });
+      const refusal = await guard(kind);
+      if (refusal) throw new XdogError(ErrorCodes.BUSY, `group ${this.name}: ${refusal.reason}`, { hint: refusal.hint });
     }
     this.#assertOpen();
     if (this.busy) {
@@ -412,11 +431,15 @@ export class GroupRuntime {
    * writes the recovery branch and the compaction in one transaction.
    */
   async compact(expected: string | null, focus: string | undefined): Promise<CompactionReceipt> {
-    return this.control(expected, async () => {
-      const sessionId = this.#group.activeSessionId;
-      if (!sessionId) throw new XdogError(ErrorCodes.NOT_FOUND, `group ${this.name} has no active session to compact`, { hint: 'send a prompt first' });
-      return this.#compactLive(await this.#liveSession(sessionId), focus);
-    });
+    return this.control(
+      expected,
+      async () => {
+        const sessionId = this.#group.activeSessionId;
+        if (!sessionId) throw new XdogError(ErrorCodes.NOT_FOUND, `group ${this.name} has no active session to compact`, { hint: 'send a prompt first' });
+        return this.#compactLive(await this.#liveSession(sessionId), focus);
+      },
+      'session',
+    );
   }
 
   async #compactLive(live: LiveSession, focus: string | undefined): Promise<CompactionReceipt> {
@@ -479,7 +502,7 @@ export class GroupRuntime {
       for (const usage of outcome.usage) {
         await store.recordUsage({ group: this.name, sessionId: live.sessionId, model: live.agent.config.model, usage, cost: null, durationMs: 0, at: clock.now() });
       }
-      this.#options.log(`group ${this.name}: session ${live.sessionId}: memory flush ${outcome.status} (${outcome.toolCalls} memory_write call(s))`);
+      this.#options.log(`group ${this.name}: session ${live.sessionId}: ${describeMemoryFlush(outcome)}`);
     } catch (error) {
       this.#options.log(`group ${this.name}: session ${live.sessionId}: memory flush failed, compacting anyway: ${describeError(error)}`);
     }

@@ -29,10 +29,20 @@ export interface MemoryFlushInput {
 
 export interface MemoryFlushOutcome {
   status: string;
-  /** How many memory_write calls the model made. */
-  toolCalls: number;
+  /** memory_write calls that saved their fact. */
+  saved: number;
+  /** Why each other memory_write call saved nothing (blocked by a policy, or failed), in call order. */
+  refused: string[];
   /** Usage of each model call (for the ledger). */
   usage: Usage[];
+}
+
+/** The gateway log's words for a flush: what was saved, and what was refused and why. */
+export function describeMemoryFlush(outcome: MemoryFlushOutcome): string {
+  const saved = `${outcome.saved} memory_write call${outcome.saved === 1 ? '' : 's'} saved`;
+  if (outcome.refused.length === 0) return `memory flush ${outcome.status}: ${saved}`;
+  const reasons = [...new Set(outcome.refused)].map((reason) => reason.replace(/\s+/g, ' ').slice(0, 200)).join('; ');
+  return `memory flush ${outcome.status}: ${saved}, ${outcome.refused.length} refused or failed (${reasons})`;
 }
 
 /** Runs the flush turn; throws only on a misuse (the copy could not be built). */
@@ -56,12 +66,16 @@ export async function runMemoryFlush(input: MemoryFlushInput): Promise<MemoryFlu
     if (input.signal?.aborted) copy.abort();
     const result = await stream.result().finally(() => input.signal?.removeEventListener('abort', stop));
     const usage: Usage[] = [];
-    let toolCalls = 0;
+    let saved = 0;
+    const refused: string[] = [];
     for (const message of result.newMessages) {
       if (message.role === 'assistant') usage.push(message.usage);
-      if (message.role === 'toolResult' && message.toolName === input.tool.name) toolCalls++;
+      if (message.role !== 'toolResult' || message.toolName !== input.tool.name) continue;
+      // A blocked call (a policy tap's veto) and a failed one both end as an error result: nothing was saved.
+      if (message.isError) refused.push(message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(' ') || 'no reason given');
+      else saved++;
     }
-    return { status: result.status, toolCalls, usage };
+    return { status: result.status, saved, refused, usage };
   } finally {
     await copy.close();
   }

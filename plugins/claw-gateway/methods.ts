@@ -100,7 +100,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
 
     'session.new': (params) => {
       const runtime = group(params.group);
-      return runtime.control(params.expectedSessionId, () => store.createSession(runtime.name, runtime.newSessionOptions(params.name), { expectedActiveSessionId: params.expectedSessionId }));
+      return runtime.control(params.expectedSessionId, () => store.createSession(runtime.name, runtime.newSessionOptions(params.name), { expectedActiveSessionId: params.expectedSessionId }), 'navigation');
     },
     'session.resume': async (params) => {
       const runtime = group(params.group);
@@ -109,29 +109,29 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
         await store.activate(runtime.name, params.sessionId, { expectedActiveSessionId: params.expectedSessionId });
         await context.sessionResumed?.(runtime.name, params.sessionId);
         return store.getSession(params.sessionId);
-      });
+      }, 'navigation');
     },
     'session.fork': (params) => {
       const runtime = group(params.group);
-      return runtime.control(params.expectedSessionId, () => store.fork(activeOf(runtime), params.index, { expectedActiveSessionId: params.expectedSessionId }));
+      return runtime.control(params.expectedSessionId, () => store.fork(activeOf(runtime), params.index, { expectedActiveSessionId: params.expectedSessionId }), 'navigation');
     },
     'session.goto': (params) => {
       const runtime = group(params.group);
-      return runtime.control(params.expectedSessionId, () => store.goto(activeOf(runtime), params.index));
+      return runtime.control(params.expectedSessionId, () => store.goto(activeOf(runtime), params.index), 'navigation');
     },
     'session.branch': (params) => {
       const runtime = group(params.group);
-      return runtime.control(params.expectedSessionId, () => store.branch(activeOf(runtime), params.entryId));
+      return runtime.control(params.expectedSessionId, () => store.branch(activeOf(runtime), params.entryId), 'navigation');
     },
     'session.name': async (params) => {
       const runtime = group(params.group);
       const sessionId = await sessionOf(runtime, params.sessionId);
-      return runtime.control(params.expectedSessionId, () => store.setName(sessionId, params.name));
+      return runtime.control(params.expectedSessionId, () => store.setName(sessionId, params.name), 'session');
     },
     'session.archive': async (params) => {
       const runtime = group(params.group);
       await sessionOf(runtime, params.sessionId);
-      return runtime.control(params.expectedSessionId, () => store.archive(params.sessionId));
+      return runtime.control(params.expectedSessionId, () => store.archive(params.sessionId), 'navigation');
     },
     'session.compact': (params) => group(params.group).compact(params.expectedSessionId, params.focus?.trim() || undefined),
     'session.list': (params) => store.listSessions(group(params.group).name, { includeArchived: params.includeArchived, limit: params.limit, offset: params.offset }),
@@ -147,7 +147,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
       const sessionId = activeOf(runtime);
       if (params.model === undefined) return { model: (await store.getState(sessionId)).model };
       const model = runtime.resolveModel(params.model).qualified;
-      return runtime.control(expectationFor('session.model', params.expectedSessionId), async () => ({ model: (await store.updateState(sessionId, { model })).model }));
+      return runtime.control(expectationFor('session.model', params.expectedSessionId), async () => ({ model: (await store.updateState(sessionId, { model })).model }), 'session');
     },
     'session.thinking': async (params) => {
       const runtime = group(params.group);
@@ -155,7 +155,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
       const state = await store.getState(sessionId);
       if (params.thinking === undefined) return { thinking: state.thinking };
       if (params.thinking !== null) runtime.checkThinking(params.thinking, state.model);
-      return runtime.control(expectationFor('session.thinking', params.expectedSessionId), async () => ({ thinking: (await store.updateState(sessionId, { thinking: params.thinking })).thinking }));
+      return runtime.control(expectationFor('session.thinking', params.expectedSessionId), async () => ({ thinking: (await store.updateState(sessionId, { thinking: params.thinking })).thinking }), 'session');
     },
 
     'transcript.read': async (params) => context.transcripts.read(await sessionOf(group(params.group), params.sessionId), params.offset, params.untilEntryId),

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { ClawGroupNameSchema } from '../../core/config.js';
 import { ImageContentSchema } from '../../core/agent/messages.js';
 import { LIMITS } from '../../core/limits.js';
+import { textWithin } from '../../core/text-limit.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -19,7 +20,7 @@ const Group = ClawGroupNameSchema.optional().describe('the group; default: claw.
 const SessionId = z.string().uuid();
 /** The active session the client saw; a different current one is refused with STALE. `null` when it saw none. */
 const Expected = z.string().uuid().nullable();
-const InputText = z.string().refine((text) => Buffer.byteLength(text) <= LIMITS.clawInputBytes, `must be at most ${LIMITS.clawInputBytes} bytes of UTF-8`);
+const InputText = textWithin(LIMITS.clawInputBytes);
 const Checkpoint = z.number().int().positive();
 
 export const MethodParams = {
@@ -33,7 +34,7 @@ export const MethodParams = {
       text: InputText,
       images: z.array(ImageContentSchema).max(4).optional(),
       /** A key the client makes up per prompt; a repeated key is acknowledged and never run twice. */
-      idempotencyKey: z.string().min(1).max(LIMITS.clawIdempotencyKeyChars),
+      idempotencyKey: textWithin(LIMITS.clawIdempotencyKeyBytes, { nonEmpty: true }),
       /** When given, the prompt is refused (STALE) unless this is still the active session. */
       expectedSessionId: SessionId.optional(),
     })
@@ -60,7 +61,7 @@ export const MethodParams = {
     .object({ group: Group, includeArchived: z.boolean().optional(), limit: z.number().int().positive().max(LIMITS.clawSessionsPerPage).optional(), offset: z.number().int().nonnegative().optional() })
     .strict(),
   'session.search': z
-    .object({ group: Group, query: z.string().min(1).max(LIMITS.clawSearchQueryChars), includeArchived: z.boolean().optional(), limit: z.number().int().positive().max(LIMITS.clawSessionsPerPage).optional() })
+    .object({ group: Group, query: textWithin(LIMITS.clawSearchQueryBytes, { nonEmpty: true }), includeArchived: z.boolean().optional(), limit: z.number().int().positive().max(LIMITS.clawSessionsPerPage).optional() })
     .strict(),
   'session.show': z.object({ group: Group, sessionId: SessionId.optional() }).strict(),
   /** One page of the session's tree, flat (entries with parent ids); `cursor` is the previous page's `nextCursor`. */
@@ -72,7 +73,7 @@ export const MethodParams = {
     .object({
       group: Group,
       expectedSessionId: Expected,
-      focus: z.string().refine((text) => Buffer.byteLength(text) <= LIMITS.compactionInstructionsBytes, `must be at most ${LIMITS.compactionInstructionsBytes} bytes of UTF-8`).optional(),
+      focus: textWithin(LIMITS.compactionInstructionsBytes).optional(),
     })
     .strict(),
   /** Without `model`: reads it. With it: changes it (then `expectedSessionId` is required). */
@@ -110,6 +111,8 @@ export const Notifications = {
   groupChanged: 'group.changed',
   /** `{ group, sessionId, inputId, status, errorMessage?, errorCode?, errorHint? }`: the run of prompt `inputId` ended (`errorCode` when it failed on a typed error, e.g. STORE_CORRUPT). */
   runEnd: 'run.end',
+  /** `{ group, source, message }`: something the people watching a group should know (an extension was quarantined, and why). */
+  notice: 'notice',
 } as const;
 
 /** What `prompt` answers: started now, queued behind the running turn, or a key seen before (not run again). */

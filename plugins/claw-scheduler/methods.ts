@@ -1,5 +1,5 @@
 /** The `schedule.*` protocol methods' params (validated by the gateway before a handler runs). */
-import { ClawGroupNameSchema, TimeZoneSchema, z } from '../../core/index.js';
+import { ClawGroupNameSchema, TimeZoneSchema, textWithin, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 
 const Group = ClawGroupNameSchema.optional().describe('the group; default: claw.default_group');
@@ -8,10 +8,7 @@ export const JobNameSchema = z
   .regex(/^[A-Za-z0-9][\w.-]*$/, 'must be letters, digits, ".", "_" or "-", starting with a letter or digit')
   .max(LIMITS.scheduleJobNameChars);
 const Name = JobNameSchema;
-const Prompt = z
-  .string()
-  .min(1)
-  .refine((text) => Buffer.byteLength(text) <= LIMITS.schedulePromptBytes, `must be at most ${LIMITS.schedulePromptBytes} bytes of UTF-8`);
+const Prompt = textWithin(LIMITS.schedulePromptBytes, { nonEmpty: true });
 
 export const ScheduleParams = {
   'schedule.add': z
@@ -20,7 +17,7 @@ export const ScheduleParams = {
       name: Name,
       prompt: Prompt,
       /** A cron expression (5 fields, or 6 with seconds first), in `timezone`. */
-      cron: z.string().min(1).max(256).optional(),
+      cron: textWithin(256, { nonEmpty: true }).optional(),
       /** The cron expression's zone; default: the group's `timezone`, else the system's. */
       timezone: TimeZoneSchema.optional(),
       /** A fixed interval in seconds, counted from when the job was added. */

@@ -218,7 +218,7 @@ export class ResetService implements GatewayService {
         await host.store.archive(active);
         await states.set(group, { sessionId: created.id, since: now });
         return created;
-      });
+      }, 'navigation');
       host.log(`resets: group ${group}: ${reason} reset: session ${active} archived, session ${fresh.id} is active`);
       host.publish(group, null, SESSION_RESET_NOTIFICATION, { group, reason, archivedSessionId: active, sessionId: fresh.id });
     } catch (error) {

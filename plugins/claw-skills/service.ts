@@ -7,7 +7,7 @@
  * turn skill is taken by exactly one run (it is gone once that run starts,
  * whether the run then succeeds or not: work is never replayed).
  */
-import { ErrorCodes, LIMITS, XdogError, z, type SkillScope } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, textWithin, z, type SkillScope } from '../../core/index.js';
 import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { consumeTurnSkills, readStoredSelection, writeStoredSelection } from './selection-store.js';
 import { EMPTY_SELECTION, assertAvailable, loadSkills, readSelection, unloadSkills, type SkillSelection } from './selection.js';
@@ -37,7 +37,7 @@ export interface SkillsView {
 
 export const SkillsNotifications = { changed: 'skills.changed' } as const;
 
-const names = z.array(z.string().min(1).max(128)).min(1).max(LIMITS.activeSkills);
+const names = z.array(textWithin(128, { nonEmpty: true })).min(1).max(LIMITS.activeSkills);
 const target = { group: z.string().optional(), expectedSessionId: z.string().optional() };
 
 export function createSkillsService(): GatewayService {

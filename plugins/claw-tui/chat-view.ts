@@ -121,7 +121,15 @@ export function messageComponent(message: Message, index?: number): Component | 
 /** The scrollback: committed messages, tool lines, notices and the live reply. */
 export class ChatView extends Container {
   expandTools = false;
-  readonly #tools = new Map<string, ToolLine>();
+  /** Every tool line, for Ctrl+O. */
+  readonly #tools: ToolLine[] = [];
+  /**
+   * The lines still waiting for their result, by tool-call id. A line belongs
+   * to the message that made the call: ids repeat across runs (a restarted
+   * model provider, a provider that reuses them), so an id names a line only
+   * until its result arrives.
+   */
+  readonly #open = new Map<string, ToolLine>();
 
   notice(text: string, kind: 'notice' | 'error' = 'notice'): void {
     this.addChild(new Text(style[kind](safe(text)), 1, 0));
@@ -134,7 +142,8 @@ export class ChatView extends Container {
    */
   load(messages: readonly PathMessage[], shown: number = LIMITS.tuiShownMessages): void {
     this.clear();
-    this.#tools.clear();
+    this.#tools.length = 0;
+    this.#open.clear();
     const hidden = Math.max(0, messages.length - shown);
     if (hidden) this.notice(`… ${hidden} earlier message${hidden === 1 ? ' is' : 's are'} not drawn here: /transcript shows the whole session, /status numbers every message`);
     for (const { index, message } of messages.slice(hidden)) this.addMessage(message, index);
@@ -142,7 +151,7 @@ export class ChatView extends Container {
 
   addMessage(message: Message, index?: number): void {
     if (message.role === 'toolResult') {
-      this.#tools.get(message.toolCallId)?.finish(messageText(message), message.isError);
+      this.toolEnd(message.toolCallId, messageText(message), message.isError);
       return;
     }
     const component = messageComponent(message, index);
@@ -152,15 +161,21 @@ export class ChatView extends Container {
     }
   }
 
+  /** A line for a call; the same call seen again before its result (its live start, then its committed message) keeps its one line. */
   toolStart(id: string, name: string, args: unknown): void {
-    if (this.#tools.has(id)) return;
+    if (this.#open.has(id)) return;
     const line = new ToolLine(id, name, args, () => this.expandTools);
-    this.#tools.set(id, line);
+    this.#open.set(id, line);
+    this.#tools.push(line);
     this.addChild(line);
   }
 
+  /** Finishes the call's open line (a second result for it, e.g. the toolResult message after tool_end, changes nothing). */
   toolEnd(id: string, result: string, isError: boolean): void {
-    this.#tools.get(id)?.finish(result, isError);
+    const line = this.#open.get(id);
+    if (!line) return;
+    this.#open.delete(id);
+    line.finish(result, isError);
   }
 
   /** Replaces the streaming reply with the committed message (its tool calls keep their lines). */
@@ -178,6 +193,6 @@ export class ChatView extends Container {
 
   toggleTools(): void {
     this.expandTools = !this.expandTools;
-    for (const line of this.#tools.values()) line.invalidate();
+    for (const line of this.#tools) line.invalidate();
   }
 }

@@ -10,7 +10,8 @@
 import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
-import { followGroups, gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
+import { textWithin } from '../../core/text-limit.js';
+import { Notifications, followGroups, gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
 import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/index.js';
 import type { Json } from './api.js';
 import type { ExtensionEntrySink, ExtensionHost } from './host.js';
@@ -22,8 +23,8 @@ export const ENTRY_TYPE_PREFIX = 'extension:';
 
 const Target = z.object({ group: z.string().optional(), id: z.string().min(1) }).strict();
 const CommandName = z.string().regex(/^\/?ext-[\w.-]{1,200}$/, 'an extension command is /ext-ID-NAME');
-const CommandCall = z.object({ group: z.string().optional(), command: CommandName, args: z.string().max(LIMITS.messageTextBytes).default('') }).strict();
-const CompleteCall = z.object({ group: z.string().optional(), command: CommandName, prefix: z.string().max(4096).default('') }).strict();
+const CommandCall = z.object({ group: z.string().optional(), command: CommandName, args: textWithin(LIMITS.messageTextBytes).default('') }).strict();
+const CompleteCall = z.object({ group: z.string().optional(), command: CommandName, prefix: textWithin(LIMITS.extensionCompletionPrefixBytes).default('') }).strict();
 
 export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | undefined): GatewayService {
   let gateway: GatewayHost | undefined;
@@ -47,11 +48,11 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
       'extensions.complete': gatewayMethod(CompleteCall, async (params) => ({ items: await hostIn(params.group).host.completeCommand(params.command, params.prefix) })),
       'extensions.reload': gatewayMethod(Target, (params) => {
         const { runtime, host } = hostIn(params.group);
-        return runtime.control(runtime.activeSessionId, () => host.reload(params.id));
+        return runtime.control(runtime.activeSessionId, () => host.reload(params.id), 'loosen');
       }),
       'extensions.unload': gatewayMethod(Target, (params) => {
         const { runtime, host } = hostIn(params.group);
-        return runtime.control(runtime.activeSessionId, () => host.unload(params.id));
+        return runtime.control(runtime.activeSessionId, () => host.unload(params.id), 'loosen');
       }),
     },
     async start(host) {
@@ -60,7 +61,10 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
       await followGroups(host, 'extensions', {
         ready: (runtime) => {
           const extensions = hostOf(runtime.kernel);
-          if (extensions) extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
+          if (!extensions) return;
+          extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
+          // claw send shows why an extension was quarantined, not only the gateway log.
+          extensions.relayNotice = (message) => host.publish(runtime.name, null, Notifications.notice, { group: runtime.name, source: 'extensions', message });
         },
       });
       // Each run: its extensions active (lazy: the first turn), its agent inspected, its tools in step with what they registered.

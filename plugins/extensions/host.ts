@@ -94,6 +94,13 @@ export class ExtensionHost {
   ui?: ExtensionUi;
   entries?: ExtensionEntrySink;
   inspector?: ExtensionInspector;
+  /** Also told about every notice (a quarantine, a missing extension): the gateway relays them to the group's clients. */
+  relayNotice?: (message: string) => void;
+
+  #notice(message: string): void {
+    this.#options.onNotice?.(message);
+    this.relayNotice?.(message);
+  }
 
   constructor(options: ExtensionHostOptions) {
     this.#options = options;
@@ -327,7 +334,7 @@ export class ExtensionHost {
       record.state = 'missing';
       record.reason = 'no installed package declares it (install it with `xdog plugins install`)';
       record.failClosed = true;
-      this.#options.onNotice?.(`extension "${record.id}" is enabled but not installed: tool calls fail closed`);
+      this.#notice(`extension "${record.id}" is enabled but not installed: tool calls fail closed`);
       return;
     }
     record.found = found;
@@ -445,7 +452,7 @@ export class ExtensionHost {
     record.registrations.clear();
     record.status.clear();
     for (const pending of record.streams.values()) pending.wake?.();
-    this.#options.onNotice?.(`extension "${record.id}" was quarantined: ${reason}`);
+    this.#notice(`extension "${record.id}" was quarantined: ${reason}`);
     await this.#kill(record);
   }
 

@@ -4,6 +4,7 @@
  * error), honours the abort signal, declares metadata a script can override,
  * and records every request.
  */
+import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import {
   ErrorCodes,
@@ -123,6 +124,8 @@ export function createFauxStreamFn(options: FauxOptions = {}): FauxStreamFn {
   let played = 0;
   const requests: FauxRequest[] = [];
   let callCount = 0;
+  // Default tool-call ids carry a tag of this stream function: ids from a restarted process never repeat earlier ones.
+  const streamTag = randomBytes(4).toString('hex');
 
   const scriptModel = (): FauxModelOverrides | undefined => {
     try {
@@ -215,7 +218,7 @@ export function createFauxStreamFn(options: FauxOptions = {}): FauxStreamFn {
     if (response.error !== undefined) return yield fail('error', response.error);
     for (const call of response.toolCalls ?? []) {
       if (signal?.aborted) return yield fail('aborted', 'the request was aborted');
-      const part: ToolCall = { type: 'toolCall', id: call.id ?? `faux-call-${callCount}-${partial.content.length}`, name: call.name, arguments: call.arguments };
+      const part: ToolCall = { type: 'toolCall', id: call.id ?? `faux-call-${streamTag}-${callCount}-${partial.content.length}`, name: call.name, arguments: call.arguments };
       partial.content.push(part);
       yield { type: 'toolcall_delta', delta: JSON.stringify(call.arguments), partial };
       yield { type: 'toolcall_end', partial };

@@ -4,8 +4,8 @@
  * id a client may pass as `expectedSessionId` (STALE when it changed).
  * `plan.health` lists plans that cannot be read, for `xdog claw status`.
  */
-import { ErrorCodes, LIMITS, XdogError, describeError, z, type Clock } from '../../core/index.js';
-import { gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, textWithin, z, type Clock } from '../../core/index.js';
+import { gatewayMethod, type ControlKind, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { activeSessionOf, loadPlan, savePlan } from './plan-store.js';
 import { checkStop, executePlan, renderPlan, revisePlan, startPlan, type PlanState } from './state.js';
 
@@ -39,8 +39,10 @@ export function createPlanService(): GatewayService {
   const view = (group: string, sessionId: string, plan: PlanState | null): PlanView => ({ group, sessionId, plan, text: plan ? renderPlan(plan) : null });
 
   /** Runs a change of the active session's plan as an idle-group control, saved before it is answered. */
+  /** `kind`: planning holds tools to reading, so start and revise tighten; execute and stop loosen. */
   const change = async (
     params: { group?: string; expectedSessionId?: string },
+    kind: ControlKind,
     next: (plan: PlanState | null, clock: Clock) => PlanState | null,
     options: { clearsCorrupt?: boolean } = {},
   ): Promise<PlanView> => {
@@ -61,7 +63,7 @@ export function createPlanService(): GatewayService {
       const plan = next(current, gateway.clock);
       await savePlan(gateway.store, sessionId, plan);
       return view(runtime.name, sessionId, plan);
-    });
+    }, kind);
     gateway.publish(runtime.name, result.sessionId, PlanNotifications.changed, result);
     return result;
   };
@@ -76,14 +78,15 @@ export function createPlanService(): GatewayService {
         return view(runtime.name, sessionId, await loadPlan(gateway.store, sessionId));
       }),
       'plan.start': gatewayMethod(
-        z.object({ ...target, objective: z.string().trim().min(1).max(LIMITS.planObjectiveBytes) }).strict(),
-        (params) => change(params, (plan, clock) => startPlan(plan, params.objective, clock.now())),
+        z.object({ ...target, objective: textWithin(LIMITS.planObjectiveBytes, { trim: true, nonEmpty: true }) }).strict(),
+        (params) => change(params, 'tighten', (plan, clock) => startPlan(plan, params.objective, clock.now())),
       ),
-      'plan.execute': gatewayMethod(z.object({ ...target, revision }).strict(), (params) => change(params, (plan, clock) => executePlan(plan, params.revision, clock.now()))),
-      'plan.revise': gatewayMethod(z.object({ ...target, revision: revision.optional() }).strict(), (params) => change(params, (plan, clock) => revisePlan(plan, params.revision, clock.now()))),
+      'plan.execute': gatewayMethod(z.object({ ...target, revision }).strict(), (params) => change(params, 'loosen', (plan, clock) => executePlan(plan, params.revision, clock.now()))),
+      'plan.revise': gatewayMethod(z.object({ ...target, revision: revision.optional() }).strict(), (params) => change(params, 'tighten', (plan, clock) => revisePlan(plan, params.revision, clock.now()))),
       'plan.stop': gatewayMethod(z.object({ ...target, revision: revision.optional() }).strict(), (params) =>
         change(
           params,
+          'loosen',
           (plan) => {
             checkStop(plan, params.revision);
             return null;

@@ -5,9 +5,9 @@
  * so a command or tool call based on an old plan is refused, not applied.
  */
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, textWithin } from '../../core/index.js';
 
-const bytes = (limit: number) => z.string().min(1).refine((text) => Buffer.byteLength(text, 'utf8') <= limit, `must be at most ${limit} bytes of UTF-8`);
+const bytes = (limit: number) => textWithin(limit, { nonEmpty: true });
 
 export const PlanStepSchema = z.object({ text: bytes(LIMITS.planStepBytes), status: z.enum(['pending', 'in_progress', 'completed']) }).strict();
 

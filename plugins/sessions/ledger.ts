@@ -1,6 +1,6 @@
 /** The usage ledger (one row per model call) and recorded idempotency keys. */
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, UsageSchema, XdogError } from '../../core/index.js';
+import { ErrorCodes, LIMITS, UsageSchema, XdogError, assertWithinLimit, utf8Bytes } from '../../core/index.js';
 import type { Sql } from './sql.js';
 import type { UsageFilter, UsageInput, UsageTotals } from './types.js';
 
@@ -83,10 +83,14 @@ export async function usageTotals(sql: Sql, filter: UsageFilter = {}): Promise<U
 
 export function checkInputKey(key: string): string {
   if (typeof key !== 'string' || !key) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'an idempotency key must be a non-empty string');
-  if (key.length > LIMITS.clawIdempotencyKeyChars) {
-    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the idempotency key is ${key.length} characters, over the ${LIMITS.clawIdempotencyKeyChars}-character limit`);
-  }
+  assertWithinLimit('the idempotency key', utf8Bytes(key), LIMITS.clawIdempotencyKeyBytes);
   return key;
+}
+
+/** True when the group has recorded the key (its input was admitted once). */
+export async function inputKeyExists(sql: Sql, group: string, key: string): Promise<boolean> {
+  const rows = await sql.all<{ found: number }>('SELECT 1 AS found FROM claw_input_keys WHERE group_name = :group AND input_key = :key', { group, key });
+  return rows.length > 0;
 }
 
 /** True when the key was new for the group (and is now recorded). */

@@ -3,7 +3,7 @@
  * summaries are folded for case-insensitive search, and the literal LIKE
  * pattern a search query becomes.
  */
-import { BIDI_CONTROLS, ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
+import { BIDI_CONTROLS, ErrorCodes, LIMITS, XdogError, assertWithinLimit, utf8Bytes } from '../../core/index.js';
 
 /**
  * Characters a name may not hold: C0 and C1 controls, DEL, the Unicode line
@@ -72,9 +72,6 @@ export const LIKE_ESCAPE = '\\';
 /** A LIKE pattern matching `query` literally anywhere (with ESCAPE '\'). */
 export function searchPattern(query: string): string {
   if (typeof query !== 'string' || !query.trim()) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'the search query is empty');
-  const chars = [...query].length;
-  if (chars > LIMITS.clawSearchQueryChars) {
-    throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the search query is ${chars} characters, over the ${LIMITS.clawSearchQueryChars}-character limit`);
-  }
+  assertWithinLimit('the search query', utf8Bytes(query), LIMITS.clawSearchQueryBytes);
   return `%${foldForSearch(query)!.replace(/[\\%_]/g, (char) => LIKE_ESCAPE + char)}%`;
 }

@@ -303,6 +303,12 @@ export class TypeormSessionStore implements SessionStore {
     });
   }
 
+  /** True when an input with this key was admitted to the group before (a channel asks before it accepts a message again). */
+  async hasInputKey(group: string, key: string): Promise<boolean> {
+    const checked = ledger.checkInputKey(key);
+    return this.read((sql) => ledger.inputKeyExists(sql, group, checked));
+  }
+
   // leases
 
   async acquireLease(group: string, owner: LeaseOwner, now: number, leaseMs?: number): Promise<LeaseRecord> {

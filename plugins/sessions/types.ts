@@ -296,6 +296,8 @@ export interface SessionStore {
   // idempotency
   /** Records a client's idempotency key for a group; false when it was already recorded (the input must not run again). */
   recordInputKey(group: string, key: string, sessionId: string): Promise<boolean>;
+  /** True when an input with this key was admitted to the group before. */
+  hasInputKey(group: string, key: string): Promise<boolean>;
 
   // leases (one owner per group; the scale-out issue adds several workers)
   /** Takes or renews the lease; refused (CONFLICT naming the holder) while another live owner holds it. */

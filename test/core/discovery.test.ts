@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createKernel, discoverPlugins, ErrorCodes, ToolContribution, XdogError } from '../../core/index.js';
+import { createKernel, discoverExtensions, discoverPlugins, ErrorCodes, ToolContribution, XdogError } from '../../core/index.js';
 import { createFauxStreamFn } from '../../plugins/faux/index.js';
 import { repoRoot } from '../support/cli.js';
 import { tempDir, writeTree } from '../support/temp.js';
@@ -132,4 +132,30 @@ describe('plugin discovery', () => {
     await kernel.open();
     await kernel.close();
   });
+
+  it("declares in xdog's own package.json the tools each builtin plugin's definition provides (discovery reads only the manifest)", async () => {
+    const builtin = discoverPlugins({ installRoot: repoRoot, userDir: null, cwd: tempDir(), cacheFile: null }).filter((plugin) => plugin.source === 'builtin' && plugin.dir === repoRoot);
+    expect(builtin.map((plugin) => plugin.name)).toContain('children');
+    for (const plugin of builtin) {
+      const source = path.join(repoRoot, path.relative(path.join(repoRoot, 'dist'), plugin.entry)).replace(/\.js$/, '.ts');
+      const definition = ((await import(source)) as { default: { provides?: { tools?: string[] } } }).default;
+      expect(plugin.provides.tools, `package.json "provides.tools" of ${plugin.name}`).toEqual(definition.provides?.tools ?? []);
+    }
+  });
+
+  it('lists installed extensions where the gateway would find them, each id once (the project first), without importing them', () => {
+    const project = tempDir();
+    const userDir = tempDir();
+    const extension = (version: string) => ({ 'package.json': { name: 'xdog-ext-probe', version, xdog: { extension: './index.js' } }, 'index.js': 'throw new Error("imported")' });
+    writeTree(path.join(project, 'node_modules', 'xdog-ext-probe'), extension('1.0.0'));
+    writeTree(path.join(userDir, 'node_modules', 'xdog-ext-probe'), extension('2.0.0'));
+    writeTree(path.join(userDir, 'node_modules', '@team', 'other-ext'), { 'package.json': { name: '@team/other-ext', version: '0.1.0', xdog: { extension: './main.js' } } });
+    const listed = discoverExtensions({ cwd: project, installRoot: null, userDir });
+    expect(listed.map((item) => [item.id, item.version, item.source])).toEqual([
+      ['xdog-ext-probe', '1.0.0', 'project'],
+      ['@team/other-ext', '0.1.0', 'user'],
+    ]);
+    expect(discoverPlugins({ cwd: project, installRoot: null, userDir, cacheFile: null })).toEqual([]);
+  });
 });
+

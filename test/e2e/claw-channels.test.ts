@@ -86,6 +86,12 @@ describe('channels: the webhook channel', { timeout: 180_000 }, () => {
     expect(kinds.at(-1)).toBe('typing:false');
     expect(kinds.filter((kind) => kind === 'typing:false')).toHaveLength(1);
 
+    // A message delivered again after it was answered is a duplicate: 200, counted once, not answered again.
+    const answered = repliesTo('p1').length;
+    expect(await deliver(url, { id: 'p1', sender: 'alice', text: 'progress echo quiet:secret-output' })).toEqual({ status: 200, body: { status: 'duplicate' } });
+    expect((await status()).counters).toMatchObject({ accepted: 1, duplicate: 1 });
+    expect(repliesTo('p1')).toHaveLength(answered);
+
     // Refusals a sender can act on: bad signature, sender off the allow-list, blank text.
     expect((await deliver(url, { id: 'x1', sender: 'alice', text: 'hi' }, 'wrong-secret')).status).toBe(401);
     expect(await deliver(url, { id: 'x2', sender: 'mallory', text: 'hi' })).toEqual({ status: 403, body: { status: 'refused' } });
@@ -183,6 +189,22 @@ describe('channels: the webhook channel', { timeout: 180_000 }, () => {
     delete sandbox.env.XDOG_TEST_WEBHOOK_SECRET;
     fs.writeFileSync(config, original);
     await expect(startGateway(sandbox)).rejects.toThrow(/secret_env names XDOG_TEST_WEBHOOK_SECRET, which is not set/);
+    sandbox.env.XDOG_TEST_WEBHOOK_SECRET = WEBHOOK_SECRET;
+
+    // The daemon's own error comes back with its own code, once, and with the right article.
+    fs.writeFileSync(config, original.replace('type: webhook', 'type: irc'));
+    const daemon = await cli(['claw', 'gateway', 'start'], sandbox.env);
+    expect(daemon.code).not.toBe(0);
+    expect(daemon.stderr).toMatch(/^xdog: the gateway exited with code \d+ before it was ready: claw\.channels\.hook\.settings.*\[CONFIG_INVALID\] \(see docs\/channels\.md for the settings of an irc channel; the log: .*gateway\.log\)\n$/s);
+    expect(daemon.stderr.match(/\[[A-Z_]+\]/g)).toEqual(['[CONFIG_INVALID]']);
+
+    // A receiver that cannot be reached is UNAVAILABLE, with the reason, never INTERNAL.
+    fs.writeFileSync(config, original);
+    await receiver!.close();
+    gateway = await startGateway(sandbox);
+    const unreachable = await cli(['claw', 'channels', 'test', 'hook', '--to', 'bob'], sandbox.env);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^xdog: channel hook: 1 of 1 part\(s\) failed to send: POST http:\/\/127\.0\.0\.1:\d+\/out failed: .*ECONNREFUSED.* \[UNAVAILABLE\]/);
   });
 
   it('answers 200 messages from 5 senders once each in arrival order, none off the allow-list, and nothing twice across kill -9 and restart', async () => {

@@ -100,11 +100,15 @@ describe('claw children through the agent tool and the agents methods', { timeou
     gateway = await startGateway(sandbox);
     client = await connect(sandbox);
 
-    const held = [];
-    for (let index = 0; index < 3; index++) held.push(await client.callService('agents.start', { task: 'hold' }));
+    // Four spawns at once: three run, the fourth is refused and leaves no record (a refused spawn is not a failed child).
+    const spawns = await Promise.allSettled([0, 1, 2, 3].map(() => client!.callService('agents.start', { task: 'hold' })));
+    const held = spawns.flatMap((spawn) => (spawn.status === 'fulfilled' ? [spawn.value] : []));
+    expect(held).toHaveLength(3);
+    expect(String((spawns.find((spawn) => spawn.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/3 children are already running, the limit/);
+    expect((await client.callService('agents.list', {})).map((child: any) => child.status)).toEqual(['running', 'running', 'running']);
     await expect(client.callService('agents.start', { task: 'hold' })).rejects.toThrow(/3 children are already running, the limit/);
-    await expect(client.call('session.new', { expectedSessionId: null })).rejects.toThrow(/child agents are running/);
-    for (const child of held) expect(await client.callService('agents.cancel', { id: child.id })).toMatchObject({ status: 'cancelled' });
+    await expect(client.call('session.new', { expectedSessionId: null })).rejects.toThrow(/3 child agents are running \(c-.*\); changing the active session waits until they end/);
+    for (const child of held) expect(await client.callService('agents.cancel', { id: child.id })).toMatchObject({ status: 'cancelled', error: 'cancelled by a client (agents.cancel)' });
     expect((await client.callService('agents.list', {})).map((child: any) => child.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
 
     const looping = await client.callService('agents.start', { task: 'loop forever' });
@@ -143,11 +147,26 @@ describe('claw children through the agent tool and the agents methods', { timeou
     await client.callService('testclock.set', { at: '2026-12-01T06:30:01Z' });
     await checkedPast('2026-12-01T06:30:01Z');
     expect(await activeSession()).toBe(first);
-    expect(gateway.log()).toContain(`the idle reset of session ${first} is held back: child agents are running`);
+    expect(gateway.log()).toContain(`the idle reset of session ${first} is held back: 1 child agent is running (${held.id}); changing the active session waits until it ends`);
 
     await client.callService('agents.cancel', { id: held.id });
     await client.callService('testclock.set', { at: '2026-12-01T06:31:00Z' });
     await until(async () => (await activeSession()) !== first, 'the idle reset after the child ended');
+  });
+
+  it('names who cancelled a child: the gateway when it stops, the parent agent with the agent tool', async () => {
+    const sandbox = childrenSandbox();
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const held = await client.callService('agents.start', { task: 'hold' });
+    await client.close();
+    client = undefined;
+    await gateway.stop();
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    expect(await client.callService('agents.inspect', { id: held.id })).toMatchObject({ status: 'cancelled', error: 'cancelled: the gateway stopped' });
+
+    expect(claw(sandbox, 'send', 'abandon')).toMatchObject({ status: 0, stdout: 'cancelled: cancelled by the parent agent\n' });
   });
 
   it('scenario 17: a steer acknowledged before a kill -9 is an uncertain row after the restart, and the child is not run again', async () => {

@@ -42,8 +42,19 @@ describe('claw children', { timeout: 300_000 }, () => {
     expect(childRequests).toHaveLength(4);
 
     // A long child (it inherits the group's bash) blocks navigation while it runs.
+    const claw = (...args: string[]) => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
+    expect(claw('send', 'hello').status).toBe(0);
     const slow = await client.callService('agents.start', { task: 'slow 60', access: 'inherit' });
-    await expect(client.call('session.new', { expectedSessionId: null })).rejects.toThrow(/child agents are running/);
+    await expect(client.call('session.new', { expectedSessionId: null })).rejects.toThrow(/1 child agent is running \(.*\); changing the active session waits until it ends/);
+    // Tightening is always allowed (it reaches the running child at its next call); loosening waits; compaction does not touch the child.
+    expect(claw('readonly', 'on')).toMatchObject({ status: 0 });
+    const planned = claw('plan', 'start', 'look', 'around');
+    expect(planned.status, planned.stderr).toBe(0);
+    const compacted = claw('compact');
+    expect(compacted.status, compacted.stderr).toBe(0);
+    const loosen = claw('readonly', 'off');
+    expect(loosen.status).not.toBe(0);
+    expect(loosen.stderr).toMatch(/1 child agent is running .*; loosening the read-only scope, plan mode or extension policy waits until it ends, since it was started under the tighter one \[BUSY\]/);
     await gateway.kill9();
     gateway = await startGateway(sandbox);
     await client.close();
@@ -54,12 +65,14 @@ describe('claw children', { timeout: 300_000 }, () => {
     const slowCalls = () => sandbox.requests().filter((request) => request.messages.some((message) => message.role === 'user' && JSON.stringify(message.content).includes('slow 60'))).length;
     const before = slowCalls();
     expect(before).toBe(1);
-    // Nothing runs it again; navigation works once no child runs.
-    await client.call('session.new', { expectedSessionId: null });
+    // Nothing runs it again; navigation and loosening work once no child runs.
+    expect(claw('readonly', 'off')).toMatchObject({ status: 0 });
+    const { activeSessionId } = (await client.call('group.status', {})) as { activeSessionId: string };
+    await client.call('session.new', { expectedSessionId: activeSessionId });
     expect(slowCalls()).toBe(before);
 
     // The CLI: start, wait, inspect; a raised cap is refused with one line.
-    const cli = (...args: string[]) => runCli(['claw', 'agents', ...args], { env: sandbox.env, cwd: sandbox.root });
+    const cli = (...args: string[]) => claw('agents', ...args);
     const started = cli('start', '--calls', '4', '--tools', 'grep', '--json', grep('needle'));
     expect(started.status, started.stderr).toBe(0);
     const id = JSON.parse(started.stdout).id as string;

@@ -41,6 +41,10 @@ describe('extensions in the claw gateway', { timeout: 120_000 }, () => {
     writeTree(folder, { 'package.json': { name: 'test-guard', version: '1.0.0', type: 'module', xdog: { extension: './index.js' } }, 'index.js': EXTENSION });
     const installed = runCli(['plugins', 'install', folder], { env: sandbox.env, cwd: sandbox.root });
     expect(installed.status, installed.stderr).toBe(0);
+    // Installed extensions are listed with the plugins (discovery reads package.json files only).
+    const plugins = runCli(['plugins', 'list'], { env: sandbox.env, cwd: sandbox.root });
+    expect(plugins.stdout).toMatch(/^test-guard {2}1\.0\.0 {2}user {2}ready {2}extension$/m);
+    expect(JSON.parse(runCli(['plugins', 'list', '--json'], { env: sandbox.env, cwd: sandbox.root }).stdout)).toContainEqual(expect.objectContaining({ name: 'test-guard', kind: 'extension', source: 'user', state: 'ready' }));
     gateway = await startGateway(sandbox);
     client = await connect(sandbox);
     expect(client.hello.capabilities).toContain('extensions:1');
@@ -58,7 +62,9 @@ describe('extensions in the claw gateway', { timeout: 120_000 }, () => {
     await until(() => ends.length === 2, 'the vetoed run');
     expect(lastToolResult()).toContain('forbidden by the test guard');
 
-    await client.call('prompt', { text: 'run echo crash', idempotencyKey: 'k3' });
+    // claw send says why the extension was quarantined, as the chat does.
+    const crashed = runCli(['claw', 'send', 'run echo crash'], { env: sandbox.env, cwd: sandbox.root });
+    expect(crashed.stderr).toContain('xdog: notice: extension "test-guard" was quarantined: its beforeToolCall failed: the guard crashed');
     await until(() => ends.length === 3, 'the run whose guard crashed');
     expect(lastToolResult()).toContain('fails closed');
     const listed = runCli(['claw', 'extensions', 'list'], { env: sandbox.env });

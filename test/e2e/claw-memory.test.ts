@@ -123,4 +123,20 @@ describeStores('claw memory', (kind) => {
     await expect(client.callService('memory.add', { text: 'x'.repeat(4001) })).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED', message: expect.stringContaining('4001 characters') });
     await expect(client.callService('memory.add', { text: 'ok', extra: 1 })).rejects.toThrow(/memory\.add: invalid params/);
   }, 120_000);
+
+  it('the memory flush before a compaction logs a memory_write the read-only scope blocked as refused, not as saved', async () => {
+    const sandbox = await clawSandboxOn(kind, '      compaction:\n        keep_recent_tokens: 5\n');
+    fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('enabled_tools: [bash, read]', MEMORY_TOOLS));
+    gateway = await startGateway(sandbox);
+    const claw = (...args: string[]) => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
+    for (const text of ['one', 'two', 'three']) expect(claw('send', text).status).toBe(0);
+    expect(claw('readonly', 'on').status).toBe(0);
+    const compacted = claw('compact');
+    expect(compacted.status, compacted.stderr).toBe(0);
+    await until(() => gateway!.log().includes('memory flush'), 'the memory flush in the gateway log');
+    expect(gateway.log()).toMatch(/memory flush completed: 0 memory_write calls saved, 1 refused or failed \(.*the read-only scope is on: "memory_write" is not allowed/);
+    client = await connect(sandbox);
+    expect(await client.callService('memory.list', {})).toMatchObject({ entries: [] });
+  });
 });
+

@@ -57,6 +57,17 @@ describe('xdog claw onboard with flags', () => {
     expect(claw.groups.review.enabled_tools).toEqual(expect.arrayContaining(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time']));
   });
 
+  it('offers the agent tool of the children plugin: by name, and in --tools all', () => {
+    const { workspace, config, env } = setup();
+    const named = runCli(['claw', 'onboard', '--config', config, '--group', 'main', '--workspace', workspace, '--model', 'faux/demo', '--tools', 'read,agent'], { env });
+    expect(named.stderr).toBe('');
+    expect(named.status).toBe(0);
+    expect(parse(fs.readFileSync(config, 'utf8')).claw.groups.main.enabled_tools).toEqual(['read', 'agent']);
+    const all = runCli(['claw', 'onboard', '--config', config, '--group', 'every', '--workspace', workspace, '--model', 'faux/demo', '--tools', 'all', '--image-model', 'openai/gpt-image-1'], { env });
+    expect(all.status, all.stderr).toBe(0);
+    expect(parse(fs.readFileSync(config, 'utf8')).claw.groups.every.enabled_tools).toEqual(expect.arrayContaining(['agent', 'read', 'update_plan', 'memory_write']));
+  });
+
   it('refuses an unknown model (no fallback) and leaves the file byte for byte', () => {
     const { workspace, config, env } = setup();
     const result = runCli(['claw', 'onboard', '--config', config, '--workspace', workspace, '--model', 'openai/gpt-nope', '--tools', 'none'], { env });

@@ -110,4 +110,22 @@ describe('xdog claw plan', { timeout: 300_000 }, () => {
     await promptAndWait(sandbox, [{ name: 'read', arguments: { path: 'notes.txt' } }], 'k4');
     expect(toolResults(sandbox)[0]).toMatchObject({ isError: false });
   });
+
+  it('measures every text limit in UTF-8 bytes and names the field, the limit and the size (plan objective, child task)', async () => {
+    const sandbox = clawSandbox();
+    gateway = await startGateway(sandbox);
+    expect(claw(sandbox, 'send', 'hello').status).toBe(0);
+    const accents = claw(sandbox, 'plan', 'start', 'é'.repeat(2049));
+    expect(accents.status).not.toBe(0);
+    expect(accents.stderr).toContain('plan.start: invalid params: objective: 4098 bytes of UTF-8, over the limit of 4096 bytes [INVALID_ARGUMENT]');
+    const long = claw(sandbox, 'plan', 'start', 'x'.repeat(4097));
+    expect(long.stderr).toContain('plan.start: invalid params: objective: 4097 bytes of UTF-8, over the limit of 4096 bytes [INVALID_ARGUMENT]');
+    expect(claw(sandbox, 'plan', 'start', 'é'.repeat(2048))).toMatchObject({ status: 0 });
+
+    const task = claw(sandbox, 'agents', 'start', 'é'.repeat(8193));
+    expect(task.status).not.toBe(0);
+    expect(task.stderr).toContain('agents.start: invalid params: task: 16386 bytes of UTF-8, over the limit of 16384 bytes [INVALID_ARGUMENT]');
+    expect(gateway.log()).not.toMatch(/internal error/);
+  });
 });
+

@@ -300,4 +300,19 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     tty.keys('still here', 'Enter');
     await onScreen('echo: still here', 60_000);
   }, 600_000);
+
+  it('draws the tool lines of a run whose tool-call ids repeat a run from before a gateway restart', async () => {
+    const sandbox = clawSandbox();
+    const send = (text: string) => runCli(['claw', 'send', text], { env: sandbox.env, cwd: sandbox.root });
+    const first = await gatewayFor(sandbox);
+    expect(send('run echo before-restart').status).toBe(0);
+    await first.stop();
+    await gatewayFor(sandbox);
+    expect(send('run echo after-restart').status).toBe(0);
+    await openTui(sandbox);
+    await seen('done: after-restart');
+    expect(history()).toMatch(/✓ bash echo before-restart \(2 lines/);
+    expect(history()).toMatch(/✓ bash echo after-restart \(2 lines/);
+  });
 });
+

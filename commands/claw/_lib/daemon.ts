@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ErrorCodes, XdogError } from '../../../core/errors.js';
+import { ErrorCodes, XdogError, isErrorCode, type ErrorCode } from '../../../core/errors.js';
 import { LIMITS } from '../../../core/limits.js';
 import type { GatewayHello } from './gateway.js';
 import type { GatewayLocations } from '../../../plugins/claw-gateway/locations.js';
@@ -60,7 +60,11 @@ export async function startDetached(options: StartOptions): Promise<StartedGatew
     if (spawnError) throw new XdogError(ErrorCodes.UNAVAILABLE, `cannot start the gateway: ${spawnError.message}`);
     if (exit) {
       const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-      throw new XdogError(ErrorCodes.UNAVAILABLE, `the gateway ${how} before it was ready; the end of ${locations.logFile}:\n${logTail(locations.logFile, logStart)}`, {
+      const tail = logTail(locations.logFile, logStart);
+      // The gateway said why, as `xdog: MESSAGE [CODE] (HINT)`: that error, with its own code (never wrapped in a second one).
+      const reported = reportedError(tail);
+      if (reported) throw new XdogError(reported.code, `the gateway ${how} before it was ready: ${reported.message}`, { hint: `${reported.hint ? `${reported.hint}; ` : ''}the log: ${locations.logFile}` });
+      throw new XdogError(ErrorCodes.UNAVAILABLE, `the gateway ${how} before it was ready; the end of ${locations.logFile}:\n${tail}`, {
         hint: `read ${locations.logFile}, or run it in the foreground: xdog claw gateway run`,
       });
     }
@@ -83,6 +87,15 @@ function openLog(locations: GatewayLocations): number {
   const fd = fs.openSync(locations.logFile, 'a', 0o600);
   fs.fchmodSync(fd, 0o600);
   return fd;
+}
+
+/** The last `xdog: MESSAGE [CODE] (HINT)` line of a log tail (how the CLI prints an XdogError), if any. */
+export function reportedError(tail: string): { code: ErrorCode; message: string; hint?: string } | undefined {
+  for (const line of tail.split('\n').reverse()) {
+    const match = /^xdog: (.*?) \[([A-Z_]+)\](?: \((.*)\))?$/.exec(line);
+    if (match && isErrorCode(match[2])) return { code: match[2], message: match[1]!, ...(match[3] ? { hint: match[3] } : {}) };
+  }
+  return undefined;
 }
 
 /** The last lines this start wrote to the log (bounded). */

@@ -9,6 +9,7 @@
  */
 import crypto from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
+import { terminalSafe } from '../../../core/terminal-text.js';
 import type { AgentEvent } from '../../../core/index.js';
 import type { GatewayConnection, WireEvent } from '../../../plugins/claw-gateway/index.js';
 import { Notifications, type PromptReceipt } from '../../../plugins/claw-gateway/protocol.js';
@@ -53,6 +54,12 @@ export async function sendPrompt(gateway: GatewayConnection, options: SendOption
   const disposers = [
     gateway.on(Notifications.event, (params) => push({ kind: 'event', ...params })),
     gateway.on(Notifications.runEnd, (params) => push({ kind: 'end', ...params })),
+    // A notice for the group (an extension quarantined, and why) is shown as it comes, as the chat shows it.
+    gateway.on(Notifications.notice, (params) => {
+      const message = String((params as { message?: unknown }).message ?? '');
+      if (options.json) options.output.stdout(`${JSON.stringify({ type: 'notice', ...params })}\n`);
+      else options.output.stderr(`xdog: notice: ${terminalSafe(message)}\n`);
+    }),
     gateway.onClose(() => {
       closed = true;
       wake?.();

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { ErrorCodes, XdogError } from '../../../core/index.js';
+import { ErrorCodes, XdogError, withArticle } from '../../../core/index.js';
 import { DEFAULT_ILINK_BASE_URL, wechatLogin, type WechatLoginResult } from '../../../plugins/channels-wechat/index.js';
 import { XdogCommand } from '../../base-command.js';
 
@@ -14,7 +14,7 @@ export default class ClawChannelsLogin extends XdogCommand {
     const { args, flags } = await this.parse(ClawChannelsLogin);
     const channel = this.loadConfig(flags).config.claw?.channels?.[args.id];
     if (!channel) throw new XdogError(ErrorCodes.NOT_FOUND, `no channel "${args.id}" is configured`, { hint: 'add it under claw.channels (see docs/channels.md)' });
-    if (channel.type !== 'wechat') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `channel ${args.id} is a ${channel.type} channel; only wechat channels log in by QR code`);
+    if (channel.type !== 'wechat') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `channel ${args.id} is ${withArticle(channel.type)} channel; only wechat channels log in by QR code`);
     const baseUrl = typeof channel.settings?.base_url === 'string' ? channel.settings.base_url : DEFAULT_ILINK_BASE_URL;
     // The QR code goes to stderr under --json, so stdout stays one JSON document.
     const result = await wechatLogin({ channel: args.id, baseUrl, print: (text) => (this.jsonEnabled() ? process.stderr.write(`${text}\n`) : this.log(text)) });

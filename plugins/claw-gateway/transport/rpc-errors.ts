@@ -5,7 +5,7 @@
  * code an xdog client turns back into the same XdogError.
  */
 import type { JSONRPCError } from 'json-rpc-2.0';
-import { ErrorCodes, XdogError, type ErrorCode } from '../../../core/errors.js';
+import { ErrorCodes, XdogError, isErrorCode, type ErrorCode } from '../../../core/errors.js';
 
 /** JSON-RPC error codes the transport uses (-32000 is the "server error" range for XdogError). */
 export const RpcErrorCodes = {
@@ -22,8 +22,6 @@ export interface RpcErrorData {
   code: ErrorCode;
   hint?: string;
 }
-
-const KNOWN_CODES = new Set<string>(Object.values(ErrorCodes));
 
 /** A JSON-RPC error object for an XdogError code (the transport's own refusals use this). */
 export function rpcError(rpcCode: number, code: ErrorCode, message: string, hint?: string): JSONRPCError {
@@ -65,7 +63,7 @@ function fallbackCode(rpcCode: number): ErrorCode {
 /** The XdogError a client raises for an error response. */
 export function fromRpcError(error: JSONRPCError): XdogError {
   const data = (typeof error.data === 'object' && error.data !== null ? error.data : {}) as Record<string, unknown>;
-  const code = typeof data.code === 'string' && KNOWN_CODES.has(data.code) ? (data.code as ErrorCode) : fallbackCode(error.code);
+  const code = isErrorCode(data.code) ? data.code : fallbackCode(error.code);
   const hint = typeof data.hint === 'string' ? data.hint : undefined;
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : `the gateway answered error ${error.code}`;
   return new XdogError(code, message, { hint, details: { rpcCode: error.code } });

@@ -150,7 +150,7 @@ export async function openPolicyGroup(extraPlugins: XdogPlugin[] = []): Promise<
       return toolResultOf(transcript, attempt);
     },
     async close() {
-      await children.closeAll();
+      await children.closeAll('cancelled: the test ended');
       for (const agent of agents) await agent.close();
       await kernel.close();
       await dataSource.destroy();

@@ -45,7 +45,7 @@ describe('DurableChildRuntime', () => {
       const transcript = await s.records.transcript('main', child.id);
       expect(transcript.some((message) => message.role === 'toolResult' && message.toolName === 'grep')).toBe(true);
     }
-    await s.runtime.closeAll();
+    await s.runtime.closeAll('cancelled: the test ended');
   });
 
   it('journals a steer before answering, marks it consumed once the child took it in, and records a cancel', async () => {
@@ -62,7 +62,7 @@ describe('DurableChildRuntime', () => {
     expect((await s.runtime.cancel(cancelled.id)).status).toBe('cancelled');
     await s.runtime.close(cancelled.id);
     await expect(s.records.get('main', cancelled.id)).rejects.toThrow(/no child/);
-    await s.runtime.closeAll();
+    await s.runtime.closeAll('cancelled: the test ended');
   });
 
   it('refuses a 4th running child before writing anything', async () => {
@@ -70,7 +70,7 @@ describe('DurableChildRuntime', () => {
     for (const task of ['loop 1', 'loop 2', 'loop 3']) await s.runtime.spawn(spec(task));
     await expect(s.runtime.spawn(spec('loop 4'))).rejects.toThrow(/3 children are already running, the limit/);
     expect(await s.records.list('main')).toHaveLength(3);
-    await s.runtime.closeAll();
+    await s.runtime.closeAll('cancelled: the test ended');
     expect((await s.records.list('main')).map((child) => child.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, createKernel, definePlugin, type AgentTool, type Kernel } from '../../../core/index.js';
 import { createFauxStreamFn, type FauxResponse } from '../../../plugins/faux/index.js';
-import { MEMORY_FLUSH_PROMPT, runMemoryFlush } from '../../../plugins/claw-gateway/memory-flush.js';
+import { MEMORY_FLUSH_PROMPT, describeMemoryFlush, runMemoryFlush } from '../../../plugins/claw-gateway/memory-flush.js';
 
 function memoryTool() {
   const saved: string[] = [];
@@ -31,7 +31,8 @@ describe('runMemoryFlush', () => {
     const { model, source, kernel } = await setup([{ toolCalls: [{ name: 'memory_write', arguments: { text: 'user: Ada' } }] }, { text: 'saved one fact' }]);
     const before = source.messages;
     const outcome = await runMemoryFlush({ kernel, streamFn: model, source, tool });
-    expect(outcome).toMatchObject({ status: 'completed', toolCalls: 1 });
+    expect(outcome).toMatchObject({ status: 'completed', saved: 1, refused: [] });
+    expect(describeMemoryFlush(outcome)).toBe('memory flush completed: 1 memory_write call saved');
     expect(outcome.usage).toHaveLength(2);
     expect(saved).toEqual(['user: Ada']);
     expect(source.messages).toEqual(before);
@@ -47,7 +48,8 @@ describe('runMemoryFlush', () => {
     const policy = definePlugin({ name: 'deny-memory', hooks: { beforeToolCall: async () => ({ block: true as const, reason: 'memory is read-only here' }) } });
     const { model, source, kernel } = await setup([{ toolCalls: [{ name: 'memory_write', arguments: { text: 'x' } }] }, { text: 'could not save' }], await createKernel({ plugins: [policy] }));
     const outcome = await runMemoryFlush({ kernel, streamFn: model, source, tool });
-    expect(outcome.status).toBe('completed');
+    expect(outcome).toMatchObject({ status: 'completed', saved: 0, refused: [expect.stringContaining('memory is read-only here')] });
+    expect(describeMemoryFlush(outcome)).toMatch(/^memory flush completed: 0 memory_write calls saved, 1 refused or failed \(.*memory is read-only here.*\)$/);
     expect(saved).toEqual([]);
     expect(JSON.stringify(model.requests[2]!.messages.at(-1))).toContain('memory is read-only here');
   });
@@ -61,6 +63,6 @@ describe('runMemoryFlush', () => {
     expect(saved.length).toBeLessThanOrEqual(4);
 
     const failing = await setup([{ error: 'server error (HTTP 500)' }]);
-    expect(await runMemoryFlush({ kernel: failing.kernel, streamFn: failing.model, source: failing.source, tool })).toMatchObject({ status: 'error', toolCalls: 0 });
+    expect(await runMemoryFlush({ kernel: failing.kernel, streamFn: failing.model, source: failing.source, tool })).toMatchObject({ status: 'error', saved: 0, refused: [] });
   });
 });

@@ -182,6 +182,26 @@ describe('ChatView', () => {
     expect(lines).toContain('#51 ');
     expect(lines).not.toContain('#50 ');
   });
+
+  it('draws the tool lines of every run, also when a later run repeats an earlier run\'s tool-call ids', () => {
+    const call = (command: string) => ({ role: 'assistant', content: [{ type: 'toolCall', id: 'call-1', name: 'bash', arguments: { command } }], stopReason: 'toolUse' });
+    const result = (text: string) => ({ role: 'toolResult', toolCallId: 'call-1', toolName: 'bash', content: [{ type: 'text', text }], isError: false });
+    const path = [call('echo first'), result('first'), call('echo second'), result('second\nline')].map((message, i) => ({ index: i + 1, entryId: i + 1, message }));
+    const chat = new ChatView();
+    chat.load(path as unknown as PathMessage[]);
+    const loaded = chat.render(100).join('\n');
+    expect(loaded).toMatch(/✓ .*echo first.*\(1 line/);
+    expect(loaded).toMatch(/✓ .*echo second.*\(2 lines/);
+
+    // Live: a third run reuses the id again; its line is drawn and finished on its own.
+    chat.toolStart('call-1', 'bash', { command: 'echo third' });
+    chat.commitReply(undefined, call('echo third') as never);
+    chat.toolEnd('call-1', 'a\nb\nc', true);
+    const live = chat.render(100).join('\n');
+    expect(live.match(/echo third/g)).toHaveLength(1);
+    expect(live).toMatch(/✗.*echo third.*\(3 lines/);
+    expect(live).toMatch(/✓ .*echo second.*\(2 lines/);
+  });
 });
 
 describe('LongText', () => {

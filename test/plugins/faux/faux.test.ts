@@ -29,6 +29,21 @@ describe('faux stream function', () => {
     });
   });
 
+  it('makes tool-call ids unique across stream functions (a gateway restart makes a new one), and within one', async () => {
+    const idsOf = async (model: ReturnType<typeof createFauxStreamFn>): Promise<string[]> => {
+      const ids: string[] = [];
+      for (let call = 0; call < 2; call++) {
+        const done = (await events(model('faux/demo', context, {}))).at(-1) as Extract<AssistantStreamEvent, { type: 'done' }>;
+        for (const part of done.message.content) if (part.type === 'toolCall') ids.push(part.id);
+      }
+      return ids;
+    };
+    const script = () => ({ responses: [0, 1].map(() => ({ toolCalls: [{ name: 'ls', arguments: {} }, { name: 'ls', arguments: {} }] })) });
+    const before = await idsOf(createFauxStreamFn(script()));
+    const after = await idsOf(createFauxStreamFn(script()));
+    expect(new Set([...before, ...after]).size).toBe(8);
+  });
+
   it('an error response ends with stopReason error; running out of responses says the script is exhausted', async () => {
     const model = createFauxStreamFn({ responses: [{ text: 'partial', error: 'rate limited' }] });
     const first = (await events(model('faux/x', context, {}))).at(-1)!;

@@ -59,7 +59,7 @@ describeStores('session catalog', (kind) => {
     expect((await store.searchSessions('main', 'deploy')).map((s) => s.id)).toEqual([bySummary.id]);
     expect((await store.searchSessions('main', 'deploy', { includeArchived: true })).map((s) => s.id)).toEqual([byName.id, bySummary.id]);
     expect((await failure(store.searchSessions('main', ' '))).code).toBe('INVALID_ARGUMENT');
-    expect((await failure(store.searchSessions('main', 'x'.repeat(LIMITS.clawSearchQueryChars + 1)))).code).toBe('LIMIT_EXCEEDED');
+    expect((await failure(store.searchSessions('main', 'x'.repeat(LIMITS.clawSearchQueryBytes + 1)))).code).toBe('LIMIT_EXCEEDED');
   });
 
   it('lists newest first, pages, and archives: an archived active session leaves the group without one; activate un-archives', async () => {

@@ -40,7 +40,7 @@ describeStores('input keys', (kind) => {
     expect(await store.recordInputKey('main', 'k-1', id)).toBe(true);
     expect(await store.recordInputKey('main', 'k-1', id)).toBe(false);
     expect(await store.recordInputKey('other', 'k-1', otherSession.id)).toBe(true);
-    expect((await failure(store.recordInputKey('main', 'x'.repeat(LIMITS.clawIdempotencyKeyChars + 1), id))).code).toBe('LIMIT_EXCEEDED');
+    expect((await failure(store.recordInputKey('main', 'x'.repeat(LIMITS.clawIdempotencyKeyBytes + 1), id))).code).toBe('LIMIT_EXCEEDED');
     expect((await failure(store.recordInputKey('main', '', id))).code).toBe('INVALID_ARGUMENT');
   });
 });
