@@ -37,7 +37,7 @@ describe('xdog agent chat (faux model)', { timeout: 120_000 }, () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toBe('The command printed hi.\n');
     const [first, second] = requests();
-    expect(first!.tools.map((tool) => tool.name)).toEqual(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time', 'flow', 'skill', 'agent']);
+    expect(first!.tools.map((tool) => tool.name)).toEqual(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time', 'todo_write', 'todo_read', 'flow', 'skill', 'agent']);
     expect(second!.messages.at(-1)).toMatchObject({ role: 'toolResult', toolName: 'bash', content: [{ type: 'text', text: 'hi\n' }], isError: false });
   });
 
