@@ -5,7 +5,7 @@
  * `todo_write` replaces the whole list after checking it; a list over a
  * limit or with an unknown status is a tool error and nothing is saved.
  */
-import { SystemClockImpl, describeError, type AgentTool, type AgentToolResult, type Clock, type JsonSchema } from '../../core/index.js';
+import { LIMITS, SystemClockImpl, describeError, type AgentTool, type AgentToolResult, type Clock, type JsonSchema } from '../../core/index.js';
 import { checkTodoItems, EMPTY_TODOS, renderTodos, todoSummary, TODO_STATUSES, type TodoItem, type TodoList } from './state.js';
 
 /** Where a todo list lives. */
@@ -44,11 +44,11 @@ const WRITE_PARAMETERS: JsonSchema = {
   properties: {
     todos: {
       type: 'array',
-      description: `The whole list, in order (it replaces the previous one); at most 50 items.`,
+      description: `The whole list, in order (it replaces the previous one); at most ${LIMITS.todoItems} items.`,
       items: {
         type: 'object',
         properties: {
-          text: { type: 'string', description: 'What to do, one line (at most 500 bytes).' },
+          text: { type: 'string', description: `What to do, one line (at most ${LIMITS.todoItemBytes} bytes).` },
           status: { type: 'string', description: `${TODO_STATUSES.join(', ')}; at most one in_progress.` },
         },
         required: ['text', 'status'],
