@@ -228,6 +228,10 @@ export const LIMITS = Object.freeze({
   planSteps: 64,
   /** Plan mode: one step's UTF-8 bytes. */
   planStepBytes: 1 * KiB,
+  /** Todos: items in one session's todo list (todo_write replaces the whole list). */
+  todoItems: 50,
+  /** Todos: one item's text, in UTF-8 bytes. */
+  todoItemBytes: 500,
   /** claw: an idempotency key, in UTF-8 bytes. */
   clawIdempotencyKeyBytes: 128,
   /** claw: one transcript chunk the gateway returns, in bytes of JSON. */

@@ -12,6 +12,7 @@ import { CLAW_CHILDREN_ENTITIES } from './claw-children-entities.js';
 import { CLAW_CHANNEL_ENTITIES } from './claw-channel-entities.js';
 import { CLAW_SKILLS_ENTITIES } from './claw-skills-entities.js';
 import { CLAW_RUNS_ENTITIES } from './claw-runs-entities.js';
+import { CLAW_TODOS_ENTITIES } from './claw-todos-entities.js';
 import { bigintNumber } from './columns.js';
 
 export { bigintNumber } from './columns.js';
@@ -299,4 +300,5 @@ export const CLAW_ENTITIES = [
   ...CLAW_CHANNEL_ENTITIES,
   ...CLAW_SKILLS_ENTITIES,
   ...CLAW_RUNS_ENTITIES,
+  ...CLAW_TODOS_ENTITIES,
 ];

@@ -149,6 +149,16 @@ export function createAgentHooks() {
      */
     beforeCompact: new AsyncSeriesBailHook<[CompactionPreparation], BeforeCompactResult | undefined>(['preparation']),
     /**
+     * AsyncSeriesWaterfall. Rewrites a compaction's summary (the model's or a
+     * `beforeCompact` tap's) before it is committed, so a host can carry state
+     * the model must still see afterwards (the todos plugin appends the open
+     * items). Each tap gets the summary so far and returns the next one; a
+     * throwing tap or an empty, non-string or over-limit result fails the
+     * compaction closed (history unchanged).
+     * @since 0.3.0
+     */
+    compactionSummary: new AsyncSeriesWaterfallHook<[string, CompactionPreparation]>(['summary', 'preparation']),
+    /**
      * AsyncSeries. Observes a compaction after it was committed (and, with a
      * `persist` option, durably stored). A failing tap is ignored: the
      * compaction stands.

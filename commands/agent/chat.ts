@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ErrorCodes, LIMITS, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
 import { MemoryChildRuntime, ParentContexts, createAgentTool, createSdkChildHost, parseChildPresets } from '../../plugins/children/index.js';
 import { connectMcpServer } from '../../plugins/mcp/index.js';
+import { KernelTodosToken } from '../../plugins/todos/index.js';
 import { extensionHostOf, extensionToolsOf, localControl, syncExtensionTools } from '../../plugins/extensions/index.js';
 import { XdogCommand } from '../base-command.js';
 import { runInteractive } from './_lib/interactive.js';
@@ -65,7 +66,8 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
       // The `agent` tool: children in memory, built from the parent's tools (never more), ended with the chat; presets from child_presets.
       const children = flags.tools ? new MemoryChildRuntime(createSdkChildHost({ streamFn, model: model.qualified, parentTools: () => baseTools, presets: parseChildPresets(session.kernel.config.child_presets) })) : undefined;
       const contexts = new ParentContexts();
-      const agentTool = children ? createAgentTool(children, { contextOf: (args) => contexts.of(args) }) : undefined;
+      const todos = session.kernel.isBound(KernelTodosToken) ? session.kernel.get(KernelTodosToken) : undefined;
+      const agentTool = children ? createAgentTool(children, { contextOf: (args) => contexts.of(args), ...(todos ? { todosOf: async () => (await todos.read()).items } : {}) }) : undefined;
       const agent = session.kernel.createAgent(
         streamFn,
         { model: model.qualified, systemPrompt: flags.system, thinking: flags.thinking },

@@ -1,12 +1,31 @@
 import type { GatewayStatus } from '../../plugins/claw-gateway/protocol.js';
 import type { PlanProblem } from '../../plugins/plan/index.js';
+import type { GatewayConnection } from '../../plugins/claw-gateway/client.js';
+import type { TodoView } from '../../plugins/todos/index.js';
+import { describeError } from '../../core/errors.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { XdogCommand } from '../base-command.js';
 import { withGateway } from './_lib/gateway.js';
 import { renderGatewayStatus } from './_lib/render.js';
 
-/** The gateway's status, plus problems its services report (a plan that cannot be read). */
-export type ClawStatusResult = GatewayStatus & { problems: PlanProblem[] };
+/** A group's todo summary line (null: an empty list), or why it could not be read. */
+export interface GroupTodos {
+  group: string;
+  summary: string | null;
+  problem?: string;
+}
+
+/** The gateway's status, plus problems its services report (a plan that cannot be read) and each group's todos. */
+export type ClawStatusResult = GatewayStatus & { problems: PlanProblem[]; todos: GroupTodos[] };
+
+async function groupTodos(gateway: GatewayConnection, group: string): Promise<GroupTodos> {
+  try {
+    const view = (await gateway.callService('todos.get', { group })) as TodoView;
+    return { group, summary: view.summary };
+  } catch (error) {
+    return { group, summary: null, problem: describeError(error) };
+  }
+}
 
 export default class ClawStatus extends XdogCommand {
   static override summary = 'Show the gateway and its groups: busy or idle, queued inputs, model, active session';
@@ -19,10 +38,15 @@ export default class ClawStatus extends XdogCommand {
     const status = await withGateway(async (gateway) => {
       const gatewayStatus = (await gateway.call('gateway.status', {})) as GatewayStatus;
       const problems = gateway.hello.capabilities.includes('plan:1') ? ((await gateway.callService('plan.health', {})) as PlanProblem[]) : [];
-      return { ...gatewayStatus, problems };
+      const todos = gateway.hello.capabilities.includes('todos:1') ? await Promise.all(gatewayStatus.groups.map((group) => groupTodos(gateway, group.name))) : [];
+      return { ...gatewayStatus, problems, todos };
     });
     if (!this.jsonEnabled()) {
-      const lines = [renderGatewayStatus(status), ...status.problems.map((problem) => terminalSafe(`problem: group ${problem.group}: ${problem.problem}`))];
+      const lines = [
+        renderGatewayStatus(status),
+        ...status.todos.filter((todos) => todos.summary || todos.problem).map((todos) => terminalSafe(`${todos.group}: ${todos.summary ?? `todos unreadable: ${todos.problem}`}`)),
+        ...status.problems.map((problem) => terminalSafe(`problem: group ${problem.group}: ${problem.problem}`)),
+      ];
       this.log(lines.join('\n'));
     }
     return status;

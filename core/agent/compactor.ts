@@ -51,8 +51,8 @@ const AnswerSchema = z.union([
   z.object({}).strict(),
 ]);
 
-function hookFailed(message: string): XdogError {
-  return new XdogError(ErrorCodes.HOOK_FAILED, message, { hint: 'fix or remove that beforeCompact hook; the history was left unchanged' });
+function hookFailed(message: string, hook = 'beforeCompact'): XdogError {
+  return new XdogError(ErrorCodes.HOOK_FAILED, message, { hint: `fix or remove that ${hook} hook; the history was left unchanged` });
 }
 
 /** Checks a custom summary against the limits and the history's valid cuts. */
@@ -73,6 +73,24 @@ function checkCustom(tap: string, answer: { summary: string; firstKeptIndex?: nu
   if (answer.firstKeptIndex !== undefined && !validCuts.includes(answer.firstKeptIndex)) {
     throw hookFailed(`beforeCompact hook "${tap}" chose firstKeptIndex ${answer.firstKeptIndex}, which is not the start of a user turn after the summarized part`);
   }
+}
+
+/** Passes the summary through the `compactionSummary` taps in order; any failure fails the compaction. */
+async function rewriteSummary(hooks: AgentHooks, summary: string, preparation: CompactionPreparation): Promise<string> {
+  let current = summary;
+  for (const tap of snapshotTaps(hooks.compactionSummary)) {
+    let next: unknown;
+    try {
+      next = await tap.call(current, structuredClone(preparation));
+    } catch (error) {
+      throw hookFailed(`compactionSummary hook "${tap.name}" failed: ${describeError(error)}`, 'compactionSummary');
+    }
+    if (typeof next !== 'string' || next.trim().length === 0) throw hookFailed(`compactionSummary hook "${tap.name}" returned ${typeof next === 'string' ? 'an empty summary' : 'no summary'}`, 'compactionSummary');
+    const bytes = utf8Bytes(next);
+    if (bytes > LIMITS.compactionSummaryBytes) throw hookFailed(`compactionSummary hook "${tap.name}" returned a ${bytes}-byte summary, over the limit of ${LIMITS.compactionSummaryBytes}`, 'compactionSummary');
+    current = next;
+  }
+  return current;
 }
 
 type Decision = { kind: 'continue' } | { kind: 'veto'; reason?: string } | { kind: 'custom'; tap: string; summary: string; firstKeptIndex?: number; details?: unknown };
@@ -144,6 +162,7 @@ export async function prepareCompaction(input: CompactionInput): Promise<Prepare
     });
     summary = result.summary;
   }
+  summary = await rewriteSummary(input.hooks, summary, preparation);
   const next = [compactionSummaryMessage(summary, input.now()), ...messages.slice(firstKeptIndex)];
   return {
     kind: 'ready',

@@ -6,6 +6,7 @@
  */
 import { ErrorCodes, XdogError, describeError, tapHook, type Agent, type AgentTool, type AgentToolResult, type Disposer, type Message } from '../../core/index.js';
 import { AgentToolArgsSchema, inheritedContext, resolveChildSpec, type AgentToolArgs, type ChildPresets, type ChildSpec } from './contracts.js';
+import type { TodoItem } from '../todos/index.js';
 import type { SpawnOptions } from './memory-runtime.js';
 
 /** What the `agent` tool drives: MemoryChildRuntime (agent chat) or DurableChildRuntime (a claw group). */
@@ -27,6 +28,8 @@ export interface AgentToolOptions {
   contextOf?(args: object): readonly Message[] | undefined;
   /** The parent's session, from the tool context (claw). */
   parentSessionOf?(toolCtx: Record<string, unknown>): string | null;
+  /** The parent's todo list now, for a spawn with inherit_todos. */
+  todosOf?(toolCtx: Record<string, unknown>): Promise<TodoItem[]>;
 }
 
 /**
@@ -59,6 +62,7 @@ const PARAMETERS = {
     task: { type: 'string', description: 'spawn: what the child should do and report back' },
     access: { type: 'string', enum: ['read-only', 'inherit'], description: 'spawn: read-only (default) or the parent\'s own gates' },
     inherit_context: { type: 'boolean', description: 'spawn: start from the parent\'s conversation' },
+    inherit_todos: { type: 'boolean', description: 'spawn: give the child a copy of your todo list (its changes stay its own)' },
     config: {
       type: 'object',
       description: 'spawn: label, instructions, tools (names), model, thinking, timeout (s), max_model_calls, max_tokens, preset; caps can only be lowered',
@@ -78,7 +82,11 @@ function answer(value: unknown): AgentToolResult {
 async function perform(runtime: ChildRuntime, args: AgentToolArgs, raw: object, context: { signal: AbortSignal; toolCtx: Record<string, unknown> }, options: AgentToolOptions): Promise<unknown> {
   switch (args.action) {
     case 'spawn': {
-      const spec = resolveChildSpec(args, runtime.presets);
+      let spec = resolveChildSpec(args, runtime.presets);
+      if (spec.inheritTodos) {
+        if (!options.todosOf) throw new XdogError(ErrorCodes.UNSUPPORTED, 'this host cannot give a child its parent\'s todo list', { hint: 'spawn without inherit_todos and put the open items into its task' });
+        spec = { ...spec, todos: await options.todosOf(context.toolCtx) };
+      }
       let inherited: Message[] | undefined;
       if (spec.inheritContext) {
         const parent = options.contextOf?.(raw);

@@ -9,6 +9,7 @@
  */
 import { Agent, ErrorCodes, XdogError, buildMetadata, withArticle, zeroUsage, type AgentHooks, type AgentTool, type Message, type ModelStreamFn } from '../../core/index.js';
 import { MemoryAccessScope, tapReadOnlyGate } from '../access/index.js';
+import { MemoryTodoStore, createTodoTools, renderTodos } from '../todos/index.js';
 import { isLocalReadOnlyTool } from '../tools/index.js';
 import { PARENT_ONLY_TOOLS, type ChildPresets, type ChildSpec } from './contracts.js';
 import type { ChildHost } from './memory-runtime.js';
@@ -28,12 +29,18 @@ export interface SdkChildHostOptions {
 export function childPrompt(spec: ChildSpec): string {
   const lines = ['You are a child agent working for a parent agent. Do the task you are given, then answer with what you found or did; the parent reads only your last answer.'];
   if (spec.access === 'read-only') lines.push('You have read-only access: you can read, list and search files, and tell the time, but not change anything.');
+  if (spec.todos) lines.push(`Your parent gave you a copy of its todo list (todo_read shows it, todo_write keeps your own; the parent's list does not change):\n${renderTodos(spec.todos)}`);
   if (spec.instructions) lines.push(spec.instructions);
   return lines.join('\n\n');
 }
 
-/** Picks the child's tools from the parent's: read-only or inherited, narrowed by `spec.tools`. */
+/** Picks the child's tools from the parent's: read-only or inherited, narrowed by `spec.tools`; with inherited todos, its own todo tools on a copy. */
 export function childTools(spec: ChildSpec, parentTools: readonly AgentTool[]): AgentTool[] {
+  const picked = pickParentTools(spec, parentTools);
+  return spec.todos ? [...picked, ...createTodoTools(new MemoryTodoStore({ items: spec.todos }))] : picked;
+}
+
+function pickParentTools(spec: ChildSpec, parentTools: readonly AgentTool[]): AgentTool[] {
   const allowed = parentTools.filter((tool) => !PARENT_ONLY_TOOLS.includes(tool.name) && (spec.access === 'inherit' || isLocalReadOnlyTool(tool)));
   if (spec.tools === undefined) return allowed;
   const byName = new Map(allowed.map((tool) => [tool.name, tool]));

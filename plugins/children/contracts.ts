@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ErrorCodes, LIMITS, XdogError, estimateMessageTokens, textWithin, type Message } from '../../core/index.js';
+import { TODO_TOOL_NAMES, type TodoItem } from '../todos/index.js';
 
 const text = textWithin(LIMITS.childInputBytes, { nonEmpty: true });
 
@@ -40,6 +41,8 @@ export const AgentToolArgsSchema = z.discriminatedUnion('action', [
       /** read-only (default): only read, ls, grep, find, current_time; inherit: the parent's current gates. */
       access: z.enum(['read-only', 'inherit']).optional(),
       inherit_context: z.boolean().optional(),
+      /** Start with a copy of the parent's todo list (its own, in memory: the parent's does not change). */
+      inherit_todos: z.boolean().optional(),
       config: ChildConfigSchema.optional(),
     })
     .strict(),
@@ -61,6 +64,9 @@ export interface ChildSpec {
   task: string;
   access: 'read-only' | 'inherit';
   inheritContext: boolean;
+  inheritTodos?: boolean;
+  /** The parent's todo list at the spawn (set by the host when inheritTodos; the child keeps its own copy). */
+  todos?: TodoItem[];
   label: string | undefined;
   instructions: string | undefined;
   tools: string[] | undefined;
@@ -136,6 +142,7 @@ export function resolveChildSpec(args: Extract<AgentToolArgs, { action: 'spawn' 
     task: args.task,
     access: args.access ?? 'read-only',
     inheritContext: args.inherit_context ?? false,
+    inheritTodos: args.inherit_todos ?? false,
     label: config.label,
     instructions: config.instructions,
     tools: config.tools,
@@ -147,5 +154,5 @@ export function resolveChildSpec(args: Extract<AgentToolArgs, { action: 'spawn' 
   };
 }
 
-/** The tools a child may never have: no recursive delegation, no plan updates. */
-export const PARENT_ONLY_TOOLS: readonly string[] = ['agent', 'update_plan'];
+/** The tools a child may never have: no recursive delegation, no plan updates, not the parent's todo list (inherit_todos gives it a copy). */
+export const PARENT_ONLY_TOOLS: readonly string[] = ['agent', 'update_plan', ...TODO_TOOL_NAMES];

@@ -7,6 +7,7 @@
  */
 import { ContainerModule, ToolContribution, definePlugin } from '../../core/index.js';
 import { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { loadSessionTodos } from '../todos/index.js';
 import { ParentContexts, createAgentTool } from './agent-tool.js';
 import { GroupChildren, GroupChildrenToken } from './group-children.js';
 import { createChildrenService } from './service.js';
@@ -35,9 +36,15 @@ export default definePlugin({
     const slot = new GroupChildren();
     kernel.container.bind(GroupChildrenToken).toConstantValue(slot);
     const contexts = new ParentContexts();
+    const parentSessionOf = (toolCtx: Record<string, unknown>): string | null => (typeof toolCtx[CLAW_SESSION_TOOL_CTX] === 'string' ? toolCtx[CLAW_SESSION_TOOL_CTX] : null);
+    const group = kernel.get(ClawGroupToken);
     const tool = createAgentTool(() => slot.runtime(), {
       contextOf: (args) => contexts.of(args),
-      parentSessionOf: (toolCtx) => (typeof toolCtx[CLAW_SESSION_TOOL_CTX] === 'string' ? toolCtx[CLAW_SESSION_TOOL_CTX] : null),
+      parentSessionOf,
+      todosOf: async (toolCtx) => {
+        const sessionId = parentSessionOf(toolCtx);
+        return sessionId ? (await loadSessionTodos(group.store, sessionId)).items : [];
+      },
     });
     kernel.container.bind(ToolContribution).toConstantValue(tool);
     kernel.hooks.agentCreated.tap('children', (agent) => void contexts.follow(agent, tool));

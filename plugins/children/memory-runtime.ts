@@ -114,6 +114,7 @@ export class MemoryChildRuntime {
   spawn(spec: ChildSpec, options: SpawnOptions = {}): ChildRecord {
     this.assertRoom();
     if (spec.inheritContext && options.context === undefined) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'inherit_context needs the parent\'s conversation, and none was given', { hint: 'spawn it from a parent agent (the agent tool)' });
+    if (spec.inheritTodos && spec.todos === undefined) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'inherit_todos needs the parent\'s todo list, and none was given', { hint: 'spawn it from a parent agent (the agent tool)' });
     const id = options.id ?? `c-${randomUUID().slice(0, 8)}`;
     const record: ChildRecord = { id, label: spec.label ?? null, task: spec.task, access: spec.access, status: 'running', result: null, error: null, modelCalls: 0, tokens: 0 };
     const live = { record, inherited: spec.inheritContext ? options.context!.length : 0 } as LiveChild;

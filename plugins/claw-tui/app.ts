@@ -16,7 +16,9 @@ import { Editor, KeybindingsManager, matchesKey, ProcessTerminal, setKeybindings
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ImageContent, Message } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
+import { terminalSafe } from '../../core/terminal-text.js';
 import type { GatewayConnection, GroupStatus, PromptReceipt } from '../claw-gateway/index.js';
+import type { TodoView } from '../todos/index.js';
 import { Attachments } from './attachments.js';
 import { ChatView, StreamingReply, style } from './chat-view.js';
 import { pathMessages, readTranscriptEntries } from './conversation.js';
@@ -57,6 +59,8 @@ export class ClawTui {
   readonly queue = new InputQueue();
   readonly attachments: Attachments;
   readonly #status = new Text('', 1, 0);
+  /** The model's todo list in one line ("todos 2/5 done · now: …"); empty without one. */
+  readonly #todos = new Text('', 1, 0);
   readonly #footer = new Text('', 1, 0);
   readonly #bindings: Bindings;
   readonly #commands: SessionCommands;
@@ -99,6 +103,7 @@ export class ClawTui {
       void this.submit(text);
     };
     this.tui.addChild(this.chat);
+    this.tui.addChild(this.#todos);
     this.tui.addChild(this.#status);
     this.tui.addChild(this.editor);
     this.tui.addChild(this.#footer);
@@ -191,6 +196,7 @@ export class ClawTui {
     connection.on('event', (params) => this.#onEvent(params));
     connection.on('run.end', (params) => this.#onRunEnd(params));
     connection.on('group.changed', (params) => this.#onGroupChanged(params));
+    connection.on('todos.changed', (params: TodoView) => this.#showTodos(params));
     const subscribed = (await connection.call('subscribe', { group: this.options.group })) as { group: GroupStatus };
     this.connection = connection;
     this.group = subscribed.group;
@@ -224,6 +230,7 @@ export class ClawTui {
     const connection = this.need();
     this.group = (await connection.call('group.status', { group: this.group?.name })) as GroupStatus;
     const sessionId = this.group.activeSessionId;
+    await this.#loadTodos();
     if (!sessionId) {
       this.session = undefined;
       this.model = this.group.model;
@@ -242,6 +249,18 @@ export class ClawTui {
       this.chat.load(messages);
     }
     this.#renderFooter();
+  }
+
+  async #loadTodos(): Promise<void> {
+    if (!this.methods.has('todos.get') || !this.group) return this.#showTodos(undefined);
+    this.#showTodos((await this.need().callService('todos.get', { group: this.group.name })) as TodoView);
+  }
+
+  #showTodos(view: TodoView | undefined): void {
+    if (view && view.group !== this.group?.name) return;
+    if (view && view.sessionId !== null && this.group?.activeSessionId && view.sessionId !== this.group.activeSessionId) return;
+    this.#todos.setText(view?.summary ? style.dim(terminalSafe(view.summary)) : '');
+    this.tui.requestRender();
   }
 
   /** The live connection, or OFFLINE-style UNAVAILABLE. */

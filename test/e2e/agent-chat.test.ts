@@ -30,6 +30,20 @@ const echoThenAnswer = [{ toolCalls: [{ name: 'bash', arguments: { command: 'ech
 
 // Each case spawns the CLI one or more times; allow for a loaded machine.
 describe('xdog agent chat (faux model)', { timeout: 120_000 }, () => {
+  it('keeps the todo list in memory for the chat: todo_write saves it, todo_read shows it', () => {
+    const todos = [{ text: 'read the notes', status: 'done' }, { text: 'rewrite them', status: 'in_progress' }];
+    const { env, cwd, requests } = setup([
+      { toolCalls: [{ name: 'todo_write', arguments: { todos } }] },
+      { toolCalls: [{ name: 'todo_read', arguments: {} }] },
+      { text: 'noted' },
+    ]);
+    const result = runCli(['agent', 'chat', 'faux/demo', 'plan it', '--cwd', cwd], { env, cwd });
+    expect(result.status).toBe(0);
+    const results = requests()[2]!.messages.filter((message) => message.role === 'toolResult').map((message) => JSON.stringify(message.content));
+    expect(results).toHaveLength(2);
+    for (const shown of results) expect(shown).toContain('todos 1/2 done · now: rewrite them\\n1. [x] read the notes\\n2. [>] rewrite them');
+  });
+
   it('runs a scripted bash call, feeds its output to the next request, and prints the answer', () => {
     const { env, cwd, requests } = setup(echoThenAnswer);
     const result = runCli(['agent', 'chat', 'faux/demo', 'run echo hi', '--cwd', cwd], { env, cwd });
@@ -37,7 +51,7 @@ describe('xdog agent chat (faux model)', { timeout: 120_000 }, () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toBe('The command printed hi.\n');
     const [first, second] = requests();
-    expect(first!.tools.map((tool) => tool.name)).toEqual(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time', 'flow', 'skill', 'agent']);
+    expect(first!.tools.map((tool) => tool.name)).toEqual(['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time', 'todo_write', 'todo_read', 'flow', 'skill', 'agent']);
     expect(second!.messages.at(-1)).toMatchObject({ role: 'toolResult', toolName: 'bash', content: [{ type: 'text', text: 'hi\n' }], isError: false });
   });
 

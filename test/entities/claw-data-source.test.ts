@@ -24,6 +24,7 @@ const MIGRATIONS = [
   'ClawTurnSkills1765180800000',
   'ClawWorkers1765300000000',
   'ClawRuns1765400000000',
+  'ClawTodos1765500000000',
 ];
 
 /** A fresh, empty location of the kind (a new database on PostgreSQL, dropped after the test). */
@@ -124,6 +125,7 @@ describe('the claw store on SQLite', () => {
       'claw_schedule_runs',
       'claw_session_state',
       'claw_sessions',
+      'claw_todos',
       'claw_turn_skills',
       'claw_usage',
       'claw_workers',
