@@ -96,14 +96,24 @@ export class ChannelRunner {
   async stop(): Promise<void> {
     this.#running = false;
     this.#stop.abort();
-    const dropped = this.#inbox.close();
-    this.#counters.dropped += dropped;
-    if (dropped) this.#log(`stopping: ${dropped} waiting message(s) dropped (the inbox is not durable)`);
+    this.closeInbox();
     try {
       await this.#transport?.stop();
     } finally {
       await this.#worker;
     }
+  }
+
+  /**
+   * Takes no more messages: the waiting ones are dropped (the inbox is not
+   * durable) and new ones refused, while the one being answered goes on. The
+   * gateway does this before it ends its runs, so a run ending on the way out
+   * never hands the next message to a group that is shutting down.
+   */
+  closeInbox(): void {
+    const dropped = this.#inbox.close();
+    this.#counters.dropped += dropped;
+    if (dropped) this.#log(`stopping: ${dropped} waiting message(s) dropped (the inbox is not durable)`);
   }
 
   get group(): string {

@@ -59,6 +59,11 @@ export class ChannelsService implements GatewayService {
     });
   }
 
+  /** The gateway is about to end its runs: every channel stops taking messages. */
+  stopping(): void {
+    for (const runner of this.#runners.values()) runner.closeInbox();
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     const runners = [...this.#runners.values()].reverse();

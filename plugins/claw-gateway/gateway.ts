@@ -398,6 +398,13 @@ export class Gateway {
     this.#handoffs?.stopServing();
     // The runs end first, while the connections are open: their clients (and the run log, the
     // scheduler) hear each end as `interrupted`, not a closed connection.
+    for (const service of this.#services) {
+      try {
+        service.stopping?.();
+      } catch (error) {
+        note(`service ${service.name}`)(error);
+      }
+    }
     const runtimes = [...this.#groups.values(), ...this.#loading.values()];
     await Promise.all(runtimes.map((runtime) => runtime.endRuns(GATEWAY_STOPPED).catch(note(`group ${runtime.name}`))));
     await this.#relay?.close().catch(note('relay'));

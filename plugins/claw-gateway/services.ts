@@ -57,6 +57,8 @@ export interface GatewayService {
   readonly methods?: Readonly<Record<string, GatewayMethod>>;
   /** Starts owned work (timers, listeners). A failure fails the gateway's start. */
   start?(host: GatewayHost): Promise<void> | void;
+  /** The gateway is stopping and is about to end its runs: take no new work (stop follows). Must not throw. */
+  stopping?(): void;
   /** Stops it; the gateway waits for it before it closes the groups. */
   stop?(): Promise<void> | void;
 }
