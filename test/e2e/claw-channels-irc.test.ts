@@ -76,7 +76,8 @@ describe('channels: IRC against ngircd', { timeout: 120_000 }, () => {
     mallory.say('#team', 'xdogbot: run touch pwned');
     await until(async () => (await status()).counters.refused === 1, 'the refusal');
     alice.say('#team', 'XdogBot, progress echo quiet:secret-output');
-    await until(() => botLines(alice).length === 2, 'two replies in the room');
+    // Each user's connection gets the room's lines on its own: wait for both, not one.
+    await until(() => botLines(alice).length === 2 && botLines(mallory).length === 2, 'two replies in the room, seen by both users');
     expect(botLines(alice)).toEqual([
       { room: '#team', from: 'xdogbot', text: 'working on it' },
       { room: '#team', from: 'xdogbot', text: 'finished' },
