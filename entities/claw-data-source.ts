@@ -18,6 +18,7 @@ import { CLAW_ENTITIES } from './claw-entities.js';
 import { connectPostgres, postgresOptions, withMigrationLock } from './claw-postgres.js';
 import { describeClawStore, type ClawStoreLocation } from './claw-store-location.js';
 import { CLAW_MIGRATIONS } from './migrations/1764547200000-claw-initial.js';
+import { syncDirectory } from '../core/sync-directory.js';
 
 /** Problems quoted from integrity_check before "and N more". */
 const QUOTED_PROBLEMS = 3;
@@ -67,15 +68,6 @@ function prepareFile(file: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   } finally {
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${temp}${suffix}`, { force: true });
-  }
-}
-
-function syncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 

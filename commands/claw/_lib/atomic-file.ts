@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
+import { syncDirectory } from '../../../core/sync-directory.js';
 
 export interface AtomicWriteOptions {
   /** Replace an existing target (rename); otherwise an existing target is refused, even one created meanwhile (link). */
@@ -55,15 +56,6 @@ function publishExclusive(temp: string, file: string): void {
       throw new XdogError(ErrorCodes.CONFLICT, `${file} appeared while it was being written; it was not overwritten`, { hint: 'choose another file name' });
     }
     throw error;
-  }
-}
-
-function syncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
