@@ -12,11 +12,14 @@ import { ClawGroupNameSchema } from '../../core/config.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
 import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { GroupLogins } from './group-logins.js';
 import { disconnectGroup, groupServers, serverOfGroup, type GroupMcpServer } from './group-servers.js';
 
 export const McpNotifications = {
   /** `{ group, server, state }`: a server of the group was connected, refreshed or disconnected. */
   changed: 'mcp.changed',
+  /** `{ group, server, status: "authorized" | "failed", message }`: an `mcp.authorize` login ended. */
+  authorized: 'mcp.authorized',
 } as const;
 
 /** One tool of a group's server as `mcp.tools` shows it: what the model sees and what the host's policy says. */
@@ -78,6 +81,8 @@ export function createClawMcpService(): GatewayService {
     return status;
   };
 
+  const logins = new GroupLogins();
+
   return {
     name: 'claw-mcp',
     capabilities: ['mcp:1'],
@@ -115,6 +120,13 @@ export function createClawMcpService(): GatewayService {
       'mcp.prompts': gatewayMethod(ServerParams, (params) => resolve(params.group, params.server).registry.catalog(params.server, 'prompt')),
       'mcp.read': gatewayMethod(ReadParams, (params) => resolve(params.group, params.server).registry.resource(params.server, params.uri)),
       'mcp.prompt': gatewayMethod(PromptParams, (params) => resolve(params.group, params.server).registry.prompt(params.server, params.name, params.arguments ?? {})),
+      // Starts a login on this (the owning) host and answers the URL to open; its end is announced.
+      'mcp.authorize': gatewayMethod(ServerParams, (params) => {
+        const runtime = started().group(params.group);
+        serverOfGroup(config(), runtime, params.server);
+        const announce = (status: 'authorized' | 'failed', message: string): void => started().publish(runtime.name, null, McpNotifications.authorized, { group: runtime.name, server: params.server, status, message });
+        return logins.start(config(), params.server, announce);
+      }),
       'mcp.complete': gatewayMethod(CompleteParams, (params) => {
         const { registry } = resolve(params.group, params.server);
         return registry.complete(params.server, { kind: params.kind, name: params.name, argument: params.argument, prefix: params.prefix, ...(params.context ? { context: params.context } : {}) });
@@ -127,6 +139,9 @@ export function createClawMcpService(): GatewayService {
         ready: () => undefined,
         closing: (runtime) => disconnectGroup(gatewayHost.kernel.config, runtime, (line) => gatewayHost.log(line)),
       });
+    },
+    stopping() {
+      logins.stop();
     },
     stop() {
       host = undefined;

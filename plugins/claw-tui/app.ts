@@ -197,6 +197,7 @@ export class ClawTui {
     connection.on('run.end', (params) => this.#onRunEnd(params));
     connection.on('group.changed', (params) => this.#onGroupChanged(params));
     connection.on('todos.changed', (params: TodoView) => this.#showTodos(params));
+    connection.on('mcp.authorized', (params: { group: string; status: string; message: string }) => params.group === this.group?.name && this.notice(`MCP: ${params.message}`, params.status === 'failed' ? 'error' : 'notice'));
     const subscribed = (await connection.call('subscribe', { group: this.options.group })) as { group: GroupStatus };
     this.connection = connection;
     this.group = subscribed.group;

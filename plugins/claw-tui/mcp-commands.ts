@@ -21,7 +21,7 @@ export interface McpCommandHost {
   busy(): boolean;
 }
 
-export const MCP_USAGE = '[connect|disconnect|refresh SERVER | tools [SERVER] | resources SERVER [templates] | prompts SERVER | read SERVER URI | prompt SERVER NAME [JSON] | insert resource SERVER URI | insert prompt SERVER NAME [JSON]]';
+export const MCP_USAGE = '[connect|disconnect|refresh|authorize SERVER | tools [SERVER] | resources SERVER [templates] | prompts SERVER | read SERVER URI | prompt SERVER NAME [JSON] | insert resource SERVER URI | insert prompt SERVER NAME [JSON]]';
 
 const usage = (message: string): XdogError => new XdogError(ErrorCodes.USAGE, message, { hint: `/mcp ${MCP_USAGE}` });
 
@@ -69,6 +69,11 @@ export async function runMcpCommand(host: McpCommandHost, args: string): Promise
       if (host.busy()) throw new XdogError(ErrorCodes.BUSY, `/mcp ${verb} is blocked while a turn runs`, { hint: 'wait for it to end, or press Esc to abort it' });
       const status = (await host.call(`mcp.${verb}`, { server: id, expectedSessionId: host.expectedSessionId() })) as GroupMcpServer;
       host.notice(`${verb === 'connect' ? 'connected' : verb === 'refresh' ? 'refreshed' : 'disconnected'}: ${serverLine(status)}`);
+      return;
+    }
+    case 'authorize': {
+      const answer = (await host.call('mcp.authorize', { server: needServer() })) as { authorizationUrl: string };
+      host.notice(`open this URL in a browser to authorize the gateway for MCP server "${server}" (the gateway waits for the answer on its loopback redirect; then /mcp connect ${server}):\n${answer.authorizationUrl}`);
       return;
     }
     case 'tools': {

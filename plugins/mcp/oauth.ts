@@ -133,7 +133,7 @@ class LoginProvider implements OAuthClientProvider {
 }
 
 /** The loopback redirect: one listener on 127.0.0.1 that takes one callback. */
-async function listenLoopback(port: number): Promise<{ url: string; next(deadlineMs: number): Promise<URLSearchParams>; close(): void }> {
+async function listenLoopback(port: number): Promise<{ url: string; next(deadlineMs: number, signal?: AbortSignal): Promise<URLSearchParams>; close(): void }> {
   let deliver: ((query: URLSearchParams) => void) | undefined;
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -155,14 +155,20 @@ async function listenLoopback(port: number): Promise<{ url: string; next(deadlin
   const actual = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${actual}/callback`,
-    next: (deadlineMs) =>
+    next: (deadlineMs, signal) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
+        const stop = (error: XdogError): void => {
+          clearTimeout(timer);
           deliver = undefined;
-          reject(authFailed(`no answer came back to the OAuth redirect within ${Math.round(deadlineMs / 1000)} s; nothing was saved`, 'run the login again and open the URL it prints'));
-        }, deadlineMs);
+          reject(error);
+        };
+        const aborted = (): void => stop(new XdogError(ErrorCodes.ABORTED, 'the login was cancelled before the browser answered; nothing was saved'));
+        const timer = setTimeout(() => stop(authFailed(`no answer came back to the OAuth redirect within ${Math.round(deadlineMs / 1000)} s; nothing was saved`, 'run the login again and open the URL it prints')), deadlineMs);
+        if (signal?.aborted) return aborted();
+        signal?.addEventListener('abort', aborted, { once: true });
         deliver = (query) => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', aborted);
           resolve(query);
         };
       }),
@@ -189,6 +195,8 @@ export interface LoginOptions {
   /** Told the authorization URL for the person to open (a headless gateway prints it). */
   onAuthorizationUrl(url: URL): void;
   deadlineMs?: number;
+  /** Cancels a login still waiting for the browser (a stopping gateway). */
+  signal?: AbortSignal;
   now?: () => number;
 }
 
@@ -205,7 +213,7 @@ export async function loginMcpServer(id: string, config: McpHttpConfig, store: M
     const issuer = checkIssuer(id, provider.discoveryState());
     if (first !== 'REDIRECT' || !provider.authorizationUrl) throw authFailed(`MCP server "${id}": the authorization server did not ask for a login`, 'check the server');
     options.onAuthorizationUrl(provider.authorizationUrl);
-    const answer = await loopback.next(options.deadlineMs ?? LOGIN_DEADLINE_SECONDS * 1000);
+    const answer = await loopback.next(options.deadlineMs ?? LOGIN_DEADLINE_SECONDS * 1000, options.signal);
     if (answer.get('error')) throw authFailed(`MCP server "${id}": the authorization was refused (${answer.get('error')}${answer.get('error_description') ? `: ${answer.get('error_description')}` : ''}); nothing was saved`, 'run the login again');
     if (answer.get('state') !== provider.state()) throw authFailed(`MCP server "${id}": the OAuth answer carries a state that this login did not send; it was refused and nothing was saved`, 'run the login again; an answer with another state may be a forged one');
     const iss = answer.get('iss');

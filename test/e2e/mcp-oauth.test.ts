@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthMcpServer } from '../plugins/mcp/oauth-server.js';
-import { clawSandbox, startGateway, until } from '../support/claw.js';
+import { clawSandbox, collect, connect, startGateway, until } from '../support/claw.js';
 import { repoRoot, runCliAsync, type CliResult } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 
@@ -148,5 +148,26 @@ describe('xdog mcp login (OAuth 2.1 + PKCE against a real authorization server)'
       }
     }
     expect(server.provider.grants.filter((grant) => grant === 'authorization_code').length).toBe(logins + 1);
+
+    // A login started from a client (mcp.authorize, what /mcp authorize sends): the gateway answers the URL and waits for the browser.
+    expect((await xdog('mcp', 'logout', 'remote')).status).toBe(0);
+    const gateway = await startGateway(sandbox);
+    const client = await connect(sandbox);
+    try {
+      const refused = await runCliAsync(['claw', 'mcp', 'connect', 'remote'], { env: sandbox.env, cwd: sandbox.root });
+      expect(refused.stderr).toContain('MCP server "remote" is not logged in');
+      const authorized = collect(client, 'mcp.authorized');
+      await client.call('subscribe', {});
+      const { authorizationUrl } = (await client.callService('mcp.authorize', { server: 'remote' })) as { authorizationUrl: string };
+      const approved = await fetch(authorizationUrl, { redirect: 'manual' });
+      await (await fetch(approved.headers.get('location')!)).text();
+      await until(() => authorized.length === 1, 'the login to end');
+      expect(authorized[0]).toMatchObject({ group: 'main', server: 'remote', status: 'authorized' });
+      const connected = await runCliAsync(['claw', 'mcp', 'connect', 'remote'], { env: sandbox.env, cwd: sandbox.root });
+      expect(connected.status, connected.stderr).toBe(0);
+    } finally {
+      await client.close();
+      await gateway.stop();
+    }
   });
 });
