@@ -142,7 +142,27 @@ export class SecretServiceCredentialStore implements McpCredentialStore {
   readonly backend = 'secret-service';
   readonly location = 'the Secret Service (secret-tool, attributes service=xdog-mcp username=SERVER)';
 
-  #run(args: string[], input?: string): Promise<{ code: number; stdout: string }> {
+  /**
+   * Refuses unless a Secret Service already owns its bus name: secret-tool on a
+   * bus without one would have D-Bus start a keyring daemon, and xdog never starts one.
+   */
+  #running(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (!process.env.DBUS_SESSION_BUS_ADDRESS) {
+        return reject(new XdogError(ErrorCodes.UNAVAILABLE, 'mcp_credential_backend is secret-service, but this process has no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)', { hint: 'run xdog inside your desktop session with an unlocked keyring, or set mcp_credential_backend: file' }));
+      }
+      const args = ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'];
+      execFile('dbus-send', args, { timeout: SECRET_TOOL_SECONDS * 1000 }, (error, stdout) => {
+        if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') return reject(new XdogError(ErrorCodes.UNAVAILABLE, 'mcp_credential_backend is secret-service, but dbus-send is not installed', { hint: 'install dbus-bin (apt-get install dbus-bin), or set mcp_credential_backend: file' }));
+        if (error) return reject(new XdogError(ErrorCodes.UNAVAILABLE, `cannot ask the D-Bus session for a Secret Service: ${error.message}`, { hint: 'run xdog inside your desktop session, or set mcp_credential_backend: file' }));
+        if (!/boolean true/.test(stdout)) return reject(new XdogError(ErrorCodes.UNAVAILABLE, 'no Secret Service is running in this D-Bus session; xdog does not start one', { hint: 'start and unlock your keyring (e.g. log in to your desktop), or set mcp_credential_backend: file' }));
+        resolve();
+      });
+    });
+  }
+
+  async #run(args: string[], input?: string): Promise<{ code: number; stdout: string }> {
+    await this.#running();
     return new Promise((resolve, reject) => {
       const child = execFile('secret-tool', args, { timeout: SECRET_TOOL_SECONDS * 1000, maxBuffer: RECORD_BYTES, env: process.env }, (error, stdout, stderr) => {
         if (!error) return resolve({ code: 0, stdout });
