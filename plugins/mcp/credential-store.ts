@@ -172,6 +172,8 @@ export class SecretServiceCredentialStore implements McpCredentialStore {
         if (typeof failure.code === 'number' && failure.code === 1 && !stderr.trim()) return resolve({ code: 1, stdout });
         reject(new XdogError(ErrorCodes.UNAVAILABLE, `secret-tool failed: ${stderr.trim() || error.message}`, { hint: 'an unlocked Secret Service vault must be running in your session; xdog never starts or unlocks one' }));
       });
+      // lookup and clear exit without reading stdin: a closed pipe is not an error of theirs.
+      child.stdin?.on('error', () => undefined);
       child.stdin?.end(input ?? '');
     });
   }
