@@ -178,6 +178,15 @@ describe('MCP servers in claw groups (real gateway, faux model, npm servers)', {
     expect(serverProcesses(gateway.child.pid!, EVERYTHING).filter((process) => process.state !== 'Z')).toHaveLength(1); // noisy only
   });
 
+  it('plan mode blocks MCP tools while planning, like any tool that is not a local read', async () => {
+    const planned = await claw('plan', 'start', 'look at the notes');
+    expect(planned.status, planned.stderr).toBe(0);
+    const blocked = await callTools('main', [{ name: 'files__read_text_file', arguments: { path: path.join(sandbox.workspace, 'notes.txt') } }], 'plan-1');
+    expect(blocked.results[0]).toMatchObject({ isError: true });
+    expect(JSON.stringify(blocked.results[0]!.content)).toContain('plan mode: \\"files__read_text_file\\" is not allowed while planning');
+    expect((await claw('plan', 'stop')).status).toBe(0);
+  });
+
   it('reaps every server of the group when the gateway stops', async () => {
     const pids = [...serverProcesses(gateway.child.pid!, EVERYTHING), ...serverProcesses(gateway.child.pid!, FILESYSTEM)].map((process) => process.pgid);
     expect(pids.length).toBeGreaterThanOrEqual(2);
