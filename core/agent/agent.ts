@@ -7,6 +7,7 @@
  */
 import { createAgentHooks, type AgentHooks, type InputTransformRequest } from '../../hooks/agent.js';
 import type { Disposer } from '../../hooks/tap.js';
+import type { ApprovalBroker } from '../approvals.js';
 import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import { LIMITS, utf8Bytes } from '../limits.js';
 import type { ModelInfo, ModelStreamFn } from '../model/types.js';
@@ -192,6 +193,7 @@ export class Agent {
   #selection: string[] | null = null;
   #revision = 0;
   readonly #toolCtx: Record<string, unknown>;
+  readonly #approvals: ApprovalBroker | undefined;
   readonly #queue: InputQueue;
   #rejected: RejectedMessage[] = [];
   #handled: HandledInput[] = [];
@@ -220,6 +222,7 @@ export class Agent {
     this.#streamFn = streamFn;
     this.#config = { ...config };
     this.#toolCtx = { ...(options.toolCtx ?? {}) };
+    this.#approvals = options.approvals;
     this.#queue = new InputQueue(options.inputLimits);
     if (options.tools) this.#replaceLocalTools(options.tools instanceof ToolRepo ? options.tools.tools : options.tools);
     if (options.remoteTools) this.#attachRemote(options.remoteTools);
@@ -767,6 +770,7 @@ export class Agent {
           hooks: this.hooks,
           mode: config.toolExecution ?? 'parallel',
           toolCtx: this.#toolCtx,
+          ...(this.#approvals ? { approvals: this.#approvals } : {}),
           emit,
           now: Date.now,
           commit,
