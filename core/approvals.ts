@@ -59,6 +59,8 @@ export interface ApprovalRequest {
   reason: string;
   /** The tool's JSON-schema parameters, for reviewing and editing. */
   parameters?: unknown;
+  /** A copy of the tool context the call would run with (a host finds its session there). */
+  toolCtx: Record<string, unknown>;
 }
 
 /** A person's answer. `edit` carries the arguments the call runs with instead (validated against the tool schema). */

@@ -39,7 +39,7 @@ import { ToolRepo, assertAgentTool } from './tool-repo.js';
 import { SkillPlacement, type ActiveSkill, type SkillScope } from '../skills/skill-placement.js';
 import type { SkillRepo } from '../skills/skill-repo.js';
 import type { AgentTool, RemoteToolSource, ToolDefinition } from './tool-types.js';
-import { findPairingProblem } from './transcript.js';
+import { findPairingProblem, unansweredCalls } from './transcript.js';
 import { snapshotTaps } from './tap-dispatch.js';
 import type {
   AgentConfig,
@@ -610,6 +610,7 @@ export class Agent {
       if (messages.length === 0 && this.#messages.length === 0) {
         throw new XdogError(ErrorCodes.INVALID_STATE, 'prompt([]) continues a conversation, but there is none', { hint: 'send a first prompt' });
       }
+
     } else {
       const parsed = UserMessageSchema.safeParse(input);
       if (!parsed.success) {
@@ -618,6 +619,9 @@ export class Agent {
       messages = [parsed.data];
     }
     for (const message of messages) if (message.role === 'user') checkMessageText(textOf(message));
+    if (messages[0] && messages[0].role !== 'toolResult' && unansweredCalls(this.#messages).length > 0) {
+      throw new XdogError(ErrorCodes.INVALID_STATE, 'the last tool calls have no results yet', { hint: 'prompt([]) runs them first' });
+    }
     if (messages.some((message) => message.role !== 'user')) {
       // History is always paired; a list that adds assistant or tool messages must keep it so.
       const problem = findPairingProblem([...this.#messages, ...messages]);
@@ -771,6 +775,7 @@ export class Agent {
           mode: config.toolExecution ?? 'parallel',
           toolCtx: this.#toolCtx,
           ...(this.#approvals ? { approvals: this.#approvals } : {}),
+          ...(messages.length === 0 && unansweredCalls(this.#messages).length > 0 ? { pendingCalls: { calls: unansweredCalls(this.#messages), tools: this.#activeToolMap().map } } : {}),
           emit,
           now: Date.now,
           commit,

@@ -117,7 +117,7 @@ async function askPerson(call: ToolCall, active: ActiveTool, args: Record<string
   if (!config.approvals) return immediate(`Tool call denied: it needs a person's approval (${reason}) and nobody can be asked here`);
   let answer: ApprovalAnswer;
   try {
-    const given = await config.approvals.request({ toolCall: call, args: cloneData(args), reason, parameters: active.tool.parameters }, config.signal);
+    const given = await config.approvals.request({ toolCall: call, args: cloneData(args), reason, parameters: active.tool.parameters, toolCtx: { ...config.toolCtx } }, config.signal);
     const shaped = ApprovalAnswerSchema.safeParse(given);
     if (!shaped.success) return immediate('Tool call denied: the approval broker gave an invalid answer');
     answer = shaped.data as ApprovalAnswer;

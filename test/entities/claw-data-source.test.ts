@@ -25,6 +25,7 @@ const MIGRATIONS = [
   'ClawWorkers1765300000000',
   'ClawRuns1765400000000',
   'ClawTodos1765500000000',
+  'ClawApprovals1765600000000',
 ];
 
 /** A fresh, empty location of the kind (a new database on PostgreSQL, dropped after the test). */

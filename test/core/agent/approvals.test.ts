@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tapHook, type ApprovalAnswer, type ApprovalBroker, type ApprovalRequest } from '../../../core/index.js';
+import { buildMetadata, tapHook, zeroUsage, type ApprovalAnswer, type Message, type ApprovalBroker, type ApprovalRequest } from '../../../core/index.js';
 import { deferred, recordingTool, scripted, zodTool } from './helpers.js';
 
 /** A broker that records what it is asked and answers with `answer`. */
@@ -105,5 +105,33 @@ describe('beforeToolCall may ask a person through the ApprovalBroker', () => {
     expect(calls).toHaveLength(0);
     const result = agent.messages.find((message) => message.role === 'toolResult');
     expect(JSON.stringify(result)).toContain('the run was aborted');
+  });
+});
+
+describe('a run restored while its calls waited for an approval', () => {
+  it('prompt([]) runs the pending calls (asking again), then calls the model: it is never asked for the calls again', async () => {
+    const { tool, calls } = recordingTool('rm');
+    const assistant = {
+      role: 'assistant',
+      content: [{ type: 'toolCall', id: 'c1', name: 'rm', arguments: { path: 'a' } }],
+      model: 'test',
+      usage: zeroUsage(),
+      stopReason: 'toolUse',
+      timestamp: 2,
+    };
+    const stored = [{ role: 'user', content: 'clean', timestamp: 1 }, assistant] as Message[];
+    const metadata = buildMetadata({ model: 'faux/test', usage: zeroUsage(), messages: stored });
+    const { approvals, asked } = broker(() => ({ action: 'approve' }));
+    const { agent, model } = scripted([{ text: 'cleaned' }], { tools: [tool], approvals });
+    tapHook(agent.hooks.beforeToolCall, 'policy', () => askAlways);
+    expect(() => agent.restoreParts(metadata, stored)).toThrow(/no tool result/);
+    agent.restoreParts(metadata, stored, { pendingToolCalls: true });
+    expect(() => agent.prompt('something else')).toThrow(/no results yet/);
+    const result = await agent.prompt([]).result();
+    expect(result.status).toBe('completed');
+    expect(asked).toHaveLength(1);
+    expect(calls).toEqual([{ path: 'a' }]);
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'toolResult']);
   });
 });
