@@ -434,6 +434,8 @@ export const LIMITS = Object.freeze({
   approvalShellBytes: 64 * KiB,
   /** approvals: nested `sh -c` / wrapper levels the policy sees through (deeper is asked). */
   approvalShellDepth: 8,
+  /** approvals: rows one `approvals.list` answers (newest first). */
+  approvalsListed: 200,
 });
 
 export type LimitName = keyof typeof LIMITS;

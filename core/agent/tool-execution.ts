@@ -126,7 +126,7 @@ async function askPerson(call: ToolCall, active: ActiveTool, args: Record<string
     return immediate(`Tool call denied: asking for approval failed: ${describeError(error)}`);
   }
   if (config.signal.aborted) return immediate(notExecuted('the run was aborted'));
-  if (answer.action === 'deny') return immediate(`Tool call denied by a person: ${answer.reason}`);
+  if (answer.action === 'deny') return immediate(`Tool call denied: ${answer.reason}`);
   if (answer.action === 'approve') return { kind: 'ready', call, active, args };
   const edited = checkToolArguments(active.tool, cloneData(answer.args));
   if (!edited.ok) return immediate(`Tool call not executed: the edited arguments are invalid for tool "${call.name}": ${edited.error}`);

@@ -76,7 +76,8 @@ function toRecord(row: Row): ApprovalRecord {
 export function answerOf(record: ApprovalRecord): ApprovalAnswer | undefined {
   if (record.status === 'approved') return { action: 'approve' };
   if (record.status === 'edited') return { action: 'edit', args: record.editedArgs ?? {} };
-  if (record.status === 'denied' || record.status === 'expired') return { action: 'deny', reason: record.denyReason ?? 'denied' };
+  if (record.status === 'expired') return { action: 'deny', reason: record.denyReason ?? 'it expired' };
+  if (record.status === 'denied') return { action: 'deny', reason: `${record.answeredBy ?? 'someone'} denied it: ${record.denyReason ?? 'no reason given'}` };
   return undefined;
 }
 

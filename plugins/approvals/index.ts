@@ -5,8 +5,9 @@
  * section, no gate: nothing changes. Who is asked is the host's
  * `ApprovalBrokerToken` (docs/approvals.md).
  */
-import { definePlugin, type ApprovalsConfig, type Kernel } from '../../core/index.js';
-import { ClawGroupToken } from '../claw-gateway/index.js';
+import { ContainerModule, definePlugin, type ApprovalsConfig, type Kernel } from '../../core/index.js';
+import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { createApprovalsService } from './service.js';
 import { tapApprovalGate } from './gate.js';
 
 export { tapApprovalGate } from './gate.js';
@@ -19,8 +20,15 @@ export function approvalsPolicyOf(kernel: Kernel): ApprovalsConfig | undefined {
   return kernel.config.approvals;
 }
 
+export { createApprovalsService } from './service.js';
+export { ApprovalNotifications } from './claw-broker.js';
+export type { ApprovalRecord, ApprovalStatus } from './approval-store.js';
+
 export default definePlugin({
   name: 'approvals',
+  module: new ContainerModule(({ bind }) => {
+    bind(GatewayServiceContribution).toConstantValue(createApprovalsService());
+  }),
   apply(kernel: Kernel) {
     const policy = approvalsPolicyOf(kernel);
     if (!policy) return;

@@ -36,7 +36,7 @@ describe('xdog agent chat approvals', { timeout: 180_000 }, () => {
     expect(asked).toContain('"command": "rm victim.txt"');
     expect(asked).toContain('"rm victim.txt" is not covered by a rule');
     tty.keys('d keep the victim, it is the only copy', 'Enter');
-    await tty.waitFor('done: Tool call denied by a person: keep the victim, it is the only copy');
+    await tty.waitFor('done: Tool call denied: keep the victim, it is the only copy');
     expect(fs.readFileSync(path.join(root, 'work/victim.txt'), 'utf8')).toBe('precious');
 
     tty.keys('C-l');

@@ -37,7 +37,7 @@ describe('beforeToolCall may ask a person through the ApprovalBroker', () => {
     expect(calls).toHaveLength(0);
     const seen = model.requests[1]!.messages.at(-1)!;
     expect(seen).toMatchObject({ role: 'toolResult', isError: true });
-    expect(JSON.stringify(seen)).toContain('Tool call denied by a person: keep a.txt, it is the only copy');
+    expect(JSON.stringify(seen)).toContain('Tool call denied: keep a.txt, it is the only copy');
   });
 
   it('edit runs the call with new arguments, validated against the schema, and tells the model', async () => {
