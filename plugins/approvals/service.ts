@@ -10,8 +10,9 @@
  */
 import { ApprovalBrokerToken, ErrorCodes, LIMITS, ToolContribution, XdogError, checkToolArguments, describeError, z, type ApprovalAnswer } from '../../core/index.js';
 import { CLAW_SESSION_TOOL_CTX, followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
-import { answerApproval, getApproval, listApprovals, waitingApprovals, type ApprovalRecord } from './approval-store.js';
-import { ApprovalNotifications, ClawApprovalBroker } from './claw-broker.js';
+import { getApproval, listApprovals, waitingApprovals, type ApprovalRecord } from './approval-store.js';
+import { answerAndPublish } from './channel-reply.js';
+import { ClawApprovalBroker } from './claw-broker.js';
 
 const DEFAULT_EXPIRE_MINUTES = 60;
 const By = z.string().min(1).max(200).optional();
@@ -29,12 +30,7 @@ export function createApprovalsService(): GatewayService {
     return host;
   };
 
-  const answer = async (id: number, given: ApprovalAnswer, by: string | undefined): Promise<ApprovalRecord> => {
-    const gateway = started();
-    const record = await answerApproval(gateway.store, id, given, byOf(by), gateway.clock.now());
-    gateway.publish(record.group, record.sessionId, ApprovalNotifications.resolved, { group: record.group, approval: record });
-    return record;
-  };
+  const answer = (id: number, given: ApprovalAnswer, by: string | undefined): Promise<ApprovalRecord> => answerAndPublish(started(), id, given, byOf(by));
 
   /** Edited arguments must fit the tool's schema before they are stored (the owner checks them again before the call runs). */
   const checkEdit = async (id: number, args: Record<string, unknown>): Promise<void> => {
