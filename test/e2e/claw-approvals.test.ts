@@ -7,10 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/client.js';
 import { repoRoot, runCli } from '../support/cli.js';
-import { clawSandbox, collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { clawSandboxOn, describeStores } from '../support/stores.js';
 
 let sandbox: ClawSandbox;
 let gateway: GatewayProcess;
@@ -45,21 +46,21 @@ const lastToolResult = (): string => {
 const idle = () => until(async () => !((await asker.call('group.status', {})) as { busy: boolean }).busy, 'the group to be idle', 60_000);
 const claw = (...args: string[]) => runCli(['claw', 'approvals', ...args], { env: sandbox.env, cwd: sandbox.root });
 
-describe('claw approvals', { timeout: 240_000 }, () => {
+describeStores('claw approvals', (kind) => {
   beforeAll(async () => {
-    sandbox = clawSandbox(approvalsConfig);
+    sandbox = await clawSandboxOn(kind, approvalsConfig);
     sandbox.env.XDOG_TEST_CLOCK_START = '2026-12-01T03:00:00Z';
     const installed = runCli(['plugins', 'install', path.join(repoRoot, 'test/fixtures/claw/testclock-plugin')], { env: sandbox.env, cwd: sandbox.root });
     expect(installed.status, installed.stderr).toBe(0);
     fs.writeFileSync(path.join(sandbox.workspace, 'victim.txt'), 'precious');
     await open();
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await gateway?.kill9();
   });
 
-  it('a bash rm is asked, denied from a second client, and the next model request carries the reason', async () => {
+  it('a bash rm is asked, denied from a second client, and the next model request carries the reason', { timeout: 120_000 }, async () => {
     const approval = await ask('run rm victim.txt');
     expect(approval).toMatchObject({ status: 'pending', toolName: 'bash', args: { command: 'rm victim.txt' } });
     expect(approval.reason).toContain('"rm victim.txt" is not covered by a rule');
@@ -70,7 +71,7 @@ describe('claw approvals', { timeout: 240_000 }, () => {
     expect(fs.readFileSync(path.join(sandbox.workspace, 'victim.txt'), 'utf8')).toBe('precious');
   });
 
-  it('an edit runs the call with the new arguments and the model sees them', async () => {
+  it('an edit runs the call with the new arguments and the model sees them', { timeout: 120_000 }, async () => {
     const approval = await ask('run rm victim.txt');
     const refused = await answerer.callService('approvals.edit', { id: approval.id, args: { command: 42 } }).catch((error: Error) => error);
     expect(String(refused)).toContain('the edited arguments do not fit tool "bash"');
@@ -82,7 +83,7 @@ describe('claw approvals', { timeout: 240_000 }, () => {
     expect(fs.existsSync(path.join(sandbox.workspace, 'victim.txt'))).toBe(true);
   });
 
-  it('two clients answering at once: one wins, the other is refused naming the winner', async () => {
+  it('two clients answering at once: one wins, the other is refused naming the winner', { timeout: 120_000 }, async () => {
     const approval = await ask('run rm victim.txt');
     const answers = await Promise.allSettled([
       asker.callService('approvals.deny', { id: approval.id, reason: 'no', by: 'alice' }),
@@ -101,7 +102,7 @@ describe('claw approvals', { timeout: 240_000 }, () => {
     await idle();
   });
 
-  it('approve after kill -9 while pending: the call runs exactly once and the run finishes', async () => {
+  it('approve after kill -9 while pending: the call runs exactly once and the run finishes', { timeout: 120_000 }, async () => {
     const approval = await ask('run echo ran >> counter.txt && rm victim.txt');
     await gateway.kill9();
     await open();
@@ -125,7 +126,7 @@ describe('claw approvals', { timeout: 240_000 }, () => {
     expect(fs.readFileSync(path.join(sandbox.workspace, 'counter.txt'), 'utf8')).toBe('ran\n');
   });
 
-  it('an approval nobody answers expires: denied with "no answer in N minutes"', async () => {
+  it('an approval nobody answers expires: denied with "no answer in N minutes"', { timeout: 120_000 }, async () => {
     fs.writeFileSync(path.join(sandbox.workspace, 'victim.txt'), 'precious again');
     const approval = await ask('run rm victim.txt');
     const resolved = collect(answerer, 'approval.resolved');

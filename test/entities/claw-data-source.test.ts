@@ -101,6 +101,7 @@ describe('the claw store on SQLite', () => {
     const tables = (await dataSource.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'claw_%' ORDER BY name`)) as { name: string }[];
     expect(tables.map((t) => t.name)).toEqual([
       'claw_access_scopes',
+      'claw_approvals',
       'claw_channel_state',
       'claw_child_inputs',
       'claw_child_transcript_chunks',
