@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
 import { z } from 'zod';
+import { ApprovalsConfigSchema } from './approvals.js';
 import { readRegularFileSync } from './bounded-read.js';
 import { anchorConfigPaths } from './config-paths.js';
 import { ErrorCodes, XdogError } from './errors.js';
@@ -203,6 +204,8 @@ export const ClawGroupSchema = z
     reset: ClawResetSchema.optional(),
     /** When and how sessions are compacted (docs/automation.md). */
     compaction: ClawCompactionSchema.optional(),
+    /** Tool approvals for this group's agents (docs/approvals.md). */
+    approvals: ApprovalsConfigSchema.optional(),
   })
   .strict();
 
@@ -292,6 +295,8 @@ export const ConfigSchema = z
     extension_timeout_ms: z.number().int().min(LIMITS.extensionCallbackTimeoutMinMs).max(LIMITS.extensionCallbackTimeoutMaxMs).optional(),
     /** Named child-agent settings for `--preset` and the agent tool's `preset` (docs/children.md); checked by the children plugin, an invalid catalog fails. */
     child_presets: z.record(z.string(), z.unknown()).optional(),
+    /** Tool approvals for `xdog agent chat` (docs/approvals.md); claw groups set their own. */
+    approvals: ApprovalsConfigSchema.optional(),
   })
   .strict();
 

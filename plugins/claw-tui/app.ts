@@ -26,6 +26,7 @@ import { SessionCommands } from './session-commands.js';
 import { InputQueue, checkInputText, type QueuedTurn } from './input-queue.js';
 import { ACTIONS, loadKeybindings, type Action, type Bindings } from './keybindings.js';
 import { Pager } from './overlays.js';
+import { TuiApprovals } from './approvals-view.js';
 import { isCommand, parseCommand, unsupported } from './slash-commands.js';
 import { TuiExtensions } from './extension-commands.js';
 import { isExtensionSlash } from '../extensions/index.js';
@@ -65,6 +66,7 @@ export class ClawTui {
   readonly #bindings: Bindings;
   readonly #commands: SessionCommands;
   readonly #extensions: TuiExtensions;
+  readonly #approvals = new TuiApprovals(this);
 
   connection: GatewayConnection | undefined;
   methods = new Set<string>();
@@ -204,6 +206,8 @@ export class ClawTui {
     connection.onClose(() => this.#onClose(connection));
     if (wasConnected && this.queue.size) this.#queueHeld = true;
     await this.reload();
+    // Calls waiting for a person open their dialog (pending ones from before, too).
+    void this.#approvals.attach(connection, this.group.name).catch((error: unknown) => this.error(error));
     if (this.#startupNotice) this.notice(this.#startupNotice, 'error');
     this.#startupNotice = undefined;
     if (wasConnected) this.notice(`reconnected; nothing was resent${this.queue.size ? `; ${this.queue.size} queued turn(s) are held: /queue resume sends them` : ''}`);
