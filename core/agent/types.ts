@@ -41,6 +41,13 @@ export interface AgentOptions {
   preparedSkills?: readonly SkillDocument[];
   /** Compaction settings; without them `compact()` still works with the defaults and nothing is automatic. */
   compaction?: CompactionConfig;
+  /**
+   * Asked before each model call of a run (not a compaction's summary call).
+   * Resolves to let the call go; rejects with an XdogError to refuse it: the
+   * run then fails with that error (history untouched), as a refused request.
+   * A host's spending budgets use it.
+   */
+  beforeModelCall?: (turn: number) => Promise<void>;
 }
 
 /**

@@ -19,6 +19,7 @@ export { gatewayLocations, type GatewayLocations } from './locations.js';
 export { openConfiguredStore, type OpenedStore } from './store.js';
 export { TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION } from './transcript.js';
 export { toWireEvent, type WireDelta, type WireEvent } from './wire-event.js';
+export { assertSpendAllowed, budgetExceeded, spendRefusal } from './spend.js';
 export * from './protocol.js';
 
 export default definePlugin({

@@ -19,9 +19,10 @@ import {
   type Clock,
   type Disposer,
   type Message,
+  type Usage,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore, SystemInputSource } from '../sessions/index.js';
+import type { SessionStore, SystemInputSource, UsageOrigin } from '../sessions/index.js';
 
 export interface SessionWriterOptions {
   store: SessionStore;
@@ -32,6 +33,8 @@ export interface SessionWriterOptions {
   relay(event: AgentEvent): void;
   /** Told when a write fails; the run is aborted (the transcript must not diverge from the store). */
   onFailure(error: XdogError): void;
+  /** What a call of `model` with `usage` cost in US dollars; null when its price is unknown. */
+  cost?(model: string, usage: Usage): number | null;
 }
 
 /** The first user text of a session, as a one-line title. */
@@ -51,6 +54,8 @@ export class SessionWriter {
   #turnStartedAt = 0;
   /** The label of the system input the current run starts with; stored with its user message. */
   #nextSource?: SystemInputSource;
+  /** What the current run's model calls are attributed to in the ledger. */
+  #origin: UsageOrigin = { kind: 'prompt', id: null };
   readonly #disposers: Disposer[] = [];
   readonly #agent: Agent;
 
@@ -79,6 +84,7 @@ export class SessionWriter {
   labelNextInput(source: SystemInputSource | undefined): void {
     this.#chain = this.#chain.then(() => {
       this.#nextSource = source;
+      this.#origin = source ? { kind: source.origin, id: source.id } : { kind: 'prompt', id: null };
     });
   }
 
@@ -118,7 +124,8 @@ export class SessionWriter {
         // The qualified id the session uses ("provider/model"); the message carries the provider's bare id.
         model: this.#agent.config.model,
         usage: message.usage,
-        cost: null,
+        cost: this.#options.cost?.(this.#agent.config.model, message.usage) ?? null,
+        origin: this.#origin,
         durationMs: Math.max(0, clock.now() - this.#turnStartedAt),
         at: clock.now(),
       });
