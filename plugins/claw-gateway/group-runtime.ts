@@ -45,6 +45,7 @@ import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from
 import { describeMemoryFlush, runMemoryFlush } from './memory-flush.js';
 import { Notifications, type CompactionReceipt, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
 import { SessionWriter } from './session-writer.js';
+import { CLAW_TURN_WRITES_TOOL_CTX, TurnWrites, bindTurnWrites, turnWritesOfAgent } from './turn-writes.js';
 import { CLAW_SESSION_TOOL_CTX } from './services.js';
 import { toWireEvent } from './wire-event.js';
 
@@ -726,6 +727,7 @@ export class GroupRuntime {
     await this.#dropLive();
     const { store, kernel, config, clock } = this.#options;
     const context = await store.context(sessionId);
+    const turnWrites = new TurnWrites();
     const model = this.resolveModel(context.state.model);
     const thinking = context.state.thinking ?? undefined;
     const compaction = config.compaction;
@@ -736,7 +738,7 @@ export class GroupRuntime {
         tools: selectTools(kernel.getAll(ToolContribution), config.enabled_tools, this.name),
         inputLimits: INPUT_LIMITS,
         skills: this.skills,
-        toolCtx: { [CLAW_SESSION_TOOL_CTX]: sessionId },
+        toolCtx: { [CLAW_SESSION_TOOL_CTX]: sessionId, [CLAW_TURN_WRITES_TOOL_CTX]: turnWrites },
         ...(this.#options.beforeModelCall ? { beforeModelCall: (turn: number) => this.#beforeModelCall(sessionId, turn) } : {}),
         compaction: {
           // Within a run (between tool turns) and on a provider overflow; before a turn the runtime compacts itself, with the memory flush.
@@ -784,7 +786,9 @@ export class GroupRuntime {
         agent.abort();
       },
       cost: this.#cost,
+      turnWrites,
     });
+    bindTurnWrites(agent, turnWrites);
     this.#live = { sessionId, agent, writer };
     return this.#live;
   }
@@ -807,6 +811,7 @@ export class GroupRuntime {
     this.#live = undefined;
     if (!live) return;
     live.writer.dispose();
+    turnWritesOfAgent(live.agent)?.clear();
     await live.agent.close();
   }
 

@@ -23,6 +23,7 @@ import {
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import type { SessionStore, SystemInputSource, UsageOrigin } from '../sessions/index.js';
+import type { TurnWrites } from './turn-writes.js';
 
 export interface SessionWriterOptions {
   store: SessionStore;
@@ -33,6 +34,8 @@ export interface SessionWriterOptions {
   relay(event: AgentEvent): void;
   /** Told when a write fails; the run is aborted (the transcript must not diverge from the store). */
   onFailure(error: XdogError): void;
+  /** Writes tools staged for their results: each commits with its tool result entry. */
+  turnWrites?: TurnWrites;
   /** What a call of `model` with `usage` cost in US dollars; null when its price is unknown. */
   cost?(model: string, usage: Usage): number | null;
 }
@@ -116,7 +119,14 @@ export class SessionWriter {
     const { store, sessionId, group, clock } = this.#options;
     const source = message.role === 'user' ? this.#nextSource : undefined;
     if (source) this.#nextSource = undefined;
-    await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }]);
+    const staged = message.role === 'toolResult' ? (this.#options.turnWrites?.take(message.toolCallId) ?? []) : [];
+    try {
+      await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }], staged.length ? { within: async (sql) => { for (const write of staged) await write(sql); } } : {});
+    } catch (error) {
+      if (staged.length) this.#options.turnWrites!.settle((message as { toolCallId: string }).toolCallId, false);
+      throw error;
+    }
+    if (staged.length) this.#options.turnWrites!.settle((message as { toolCallId: string }).toolCallId, true);
     if (message.role === 'assistant') {
       await store.recordUsage({
         group,

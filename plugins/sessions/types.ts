@@ -270,7 +270,8 @@ export interface SessionStore {
 
   // tree
   /** Appends entries in order under the leaf (one transaction) and moves the leaf to the last one. */
-  append(sessionId: string, entries: readonly EntryInput[]): Promise<Entry[]>;
+  /** Appends under the leaf; `options.within` runs in the same transaction first (writes that must commit with the entries, or not at all). */
+  append(sessionId: string, entries: readonly EntryInput[], options?: { within?: (sql: Sql) => Promise<void> }): Promise<Entry[]>;
   context(sessionId: string): Promise<SessionContext>;
   /** Entries root → leaf. */
   path(sessionId: string): Promise<Entry[]>;
