@@ -774,7 +774,8 @@ export class GroupRuntime {
       relay: (event) => {
         const wire = toWireEvent(event);
         // Events are relayed while their run is current (the run ends only after its writes settled).
-        if (wire) this.#options.publish(sessionId, Notifications.event, { group: this.name, sessionId, inputId: this.#run?.inputId, event: wire });
+        // `system` marks a run of a host input (schedule, goal): clients leave that input out of the timeline.
+        if (wire) this.#options.publish(sessionId, Notifications.event, { group: this.name, sessionId, inputId: this.#run?.inputId, ...(this.#run?.source.kind === 'system' ? { system: true } : {}), event: wire });
         try {
           this.#run?.observer?.event?.(event);
         } catch (error) {
