@@ -92,6 +92,18 @@ export interface ModelCallInfo {
   turn: number;
 }
 
+/** Something the people of a group should know (a budget stopped spending), for every client and channel. */
+export interface GroupNotice {
+  group: string;
+  /** Who says it ("budget", "extensions"). */
+  source: string;
+  message: string;
+  /** An error code it is about (BUDGET_EXCEEDED). */
+  code?: string;
+  /** The budget it is about, e.g. "claw.groups.main.budget.per_day.cost". */
+  budget?: string;
+}
+
 /** Creates the hooks of one gateway. `TGroup` is the gateway's group runtime. */
 export function createGatewayHooks<TGroup>() {
   return Object.freeze({
@@ -151,6 +163,14 @@ export function createGatewayHooks<TGroup>() {
      * @since 0.4.0
      */
     spendCheck: new AsyncSeriesBailHook<[SpendRequest], SpendRefusal | undefined>(['request']),
+    /**
+     * Sync. Called when a service tells a group's people something
+     * (`tellGroup`: a budget stopped spending), after the `notice`
+     * notification went to the group's clients; the channels service sends
+     * it to each channel's allowed senders. Taps must not throw.
+     * @since 0.4.0
+     */
+    notice: new SyncHook<[GroupNotice]>(['notice']),
   });
 }
 

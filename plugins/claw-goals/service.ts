@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, XdogError, describeError, z, type Agent, type SpendRefusal, type SpendRequest } from '../../core/index.js';
-import { Notifications, followGroups, gatewayMethod, spendRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, spendRefusal, tellGroup, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { planInEffect } from '../plan/index.js';
 import { groupBudgetRefusal, goalBudgetRefusal, goalSpent } from './budgets.js';
 import { GoalStore, type Goal, type GoalStatus } from './goal-store.js';
@@ -71,7 +71,7 @@ export function createGoalService(): GatewayService {
     const now = started().host.clock.now();
     if ((noticed.get(key) ?? -Infinity) > now - NOTICE_REPEAT_MS) return;
     noticed.set(key, now);
-    started().host.publish(group, null, Notifications.notice, { group, source: 'budget', code: ErrorCodes.BUDGET_EXCEEDED, budget: refusal.budget, message: `${what}: ${refusal.message} [BUDGET_EXCEEDED]; ${refusal.hint}` });
+    tellGroup(started().host, { group, source: 'budget', code: ErrorCodes.BUDGET_EXCEEDED, budget: refusal.budget, message: `${what}: ${refusal.message} [BUDGET_EXCEEDED]; ${refusal.hint}` });
   };
 
   /** The spendCheck tap: the group's budgets, then the goal's (and its deadline) for a goal's inputs. */

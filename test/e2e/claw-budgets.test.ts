@@ -12,6 +12,7 @@ import { afterAll, expect, it } from 'vitest';
 import { collect, startGateway, startWorker, until, type ClawSandbox, type ClawWorker, type GatewayProcess } from '../support/claw.js';
 import { runCli } from '../support/cli.js';
 import { clawSandboxOn, describeStores, type TestDatabase } from '../support/stores.js';
+import { WEBHOOK_SECRET, startReceiver, webhookChannelConfig } from '../support/webhook.js';
 
 const GOAL_MODEL = path.resolve('test/fixtures/claw/faux-goal-model.mjs');
 /** One call: 600 input tokens at $2/M and 400 output tokens at $10/M. */
@@ -28,7 +29,11 @@ describeStores('claw budgets', (kind) => {
   });
 
   it(`stops a schedule firing every 3 s once the daily cost budget is spent (${kind === 'postgres' ? 'two workers' : 'one gateway'})`, { timeout: 240_000 }, async () => {
-    const sandbox: ClawSandbox & { database?: TestDatabase } = await clawSandboxOn(kind, `      budget:\n        per_day:\n          cost: ${DAILY_COST}\n`);
+    // A webhook channel of the group: its allowed sender is told when the budget stops the schedule.
+    const receiver = await startReceiver();
+    stops.push(() => receiver.close());
+    const sandbox: ClawSandbox & { database?: TestDatabase } = await clawSandboxOn(kind, `      budget:\n        per_day:\n          cost: ${DAILY_COST}\n${webhookChannelConfig(receiver.url, ['alice'])}`);
+    sandbox.env.XDOG_TEST_WEBHOOK_SECRET = WEBHOOK_SECRET;
     database = sandbox.database;
     fs.appendFileSync(sandbox.configFile, 'models:\n  - { id: faux/demo, price: { input: 2, output: 10 } }\n');
     sandbox.env.XDOG_FAUX_SCRIPT = GOAL_MODEL;
@@ -76,5 +81,7 @@ describeStores('claw budgets', (kind) => {
     expect(usage).toMatchObject({ calls: 3, cost: 3 * CALL_COST });
     expect(claw('usage', '--by', 'schedule')).toMatchObject([{ by: 'schedule', calls: 3, cost: 3 * CALL_COST }]);
     if (notices) await until(() => notices!.some((notice) => notice.code === 'BUDGET_EXCEEDED'), 'the budget notice on the other worker');
+    await until(() => receiver.messages().some((message) => message.to === 'alice' && /BUDGET_EXCEEDED/.test(message.text ?? '')), 'the channel message about the budget');
+    expect(receiver.messages().find((message) => /BUDGET_EXCEEDED/.test(message.text ?? ''))!.text).toContain('claw.groups.main.budget.per_day.cost');
   });
 });
