@@ -18,7 +18,7 @@ export interface CheckOutcome {
   problem?: string;
 }
 
-export function runGoalCheck(command: string, cwd: string, limits = { timeoutMs: LIMITS.goalCheckTimeoutMs, outputBytes: LIMITS.goalCheckOutputBytes }): Promise<CheckOutcome> {
+export function runGoalCheck(command: string, cwd: string, limits: { timeoutMs: number; outputBytes: number } = { timeoutMs: LIMITS.goalCheckTimeoutMs, outputBytes: LIMITS.goalCheckOutputBytes }): Promise<CheckOutcome> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
