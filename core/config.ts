@@ -30,6 +30,8 @@ export const ProviderConfigSchema = z
   })
   .strict();
 
+const usdPerMillion = z.number().finite().nonnegative();
+
 export const ModelConfigSchema = z
   .object({
     id: z.string().regex(/^[^/\s]+\/\S+$/, 'must be "provider/model"'),
@@ -42,6 +44,11 @@ export const ModelConfigSchema = z
     output: z.array(z.enum(['text', 'image'])).optional(),
     reasoning: z.array(z.string()).optional(),
     tools: z.boolean().optional(),
+    /** US dollars per million tokens; overrides the price table (core/model/prices.ts). Cache prices default to the input price. */
+    price: z
+      .object({ input: usdPerMillion, output: usdPerMillion, cache_read: usdPerMillion.optional(), cache_write: usdPerMillion.optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -182,6 +189,15 @@ export const ClawResetSchema = z
   })
   .strict();
 
+/** A spending limit: tokens (input, output and cache, summed) and/or US dollars. */
+export const SpendLimitSchema = z
+  .object({ tokens: z.number().int().positive().optional(), cost: z.number().finite().positive().optional() })
+  .strict()
+  .refine((limit) => limit.tokens !== undefined || limit.cost !== undefined, 'give tokens and/or cost');
+
+/** A group's budgets: per day (in the group's time zone) and per run (docs/goals.md). */
+export const ClawBudgetSchema = z.object({ per_day: SpendLimitSchema.optional(), per_run: SpendLimitSchema.optional() }).strict();
+
 /** One claw group: a workspace with its model, tool policy, MCP servers and skills. */
 export const ClawGroupSchema = z
   .object({
@@ -206,6 +222,8 @@ export const ClawGroupSchema = z
     compaction: ClawCompactionSchema.optional(),
     /** Tool approvals for this group's agents (docs/approvals.md). */
     approvals: ApprovalsConfigSchema.optional(),
+    /** Spending limits checked before each model call (docs/goals.md). */
+    budget: ClawBudgetSchema.optional(),
   })
   .strict();
 

@@ -38,6 +38,8 @@ export const ErrorCodes = {
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   UNSUPPORTED: 'UNSUPPORTED',
   UNAVAILABLE: 'UNAVAILABLE',
+  /** A spending budget (a group's, a goal's) is used up: no more model calls until it is raised or renews. */
+  BUDGET_EXCEEDED: 'BUDGET_EXCEEDED',
   INTERNAL: 'INTERNAL',
 } as const;
 

@@ -22,6 +22,7 @@ export * from './agent/tool-types.js';
 export * from './agent/index.js';
 export * from './model/types.js';
 export * from './model/catalog.js';
+export * from './model/prices.js';
 export * from './model/registry.js';
 export * from './model/thinking.js';
 export * from './credentials.js';

@@ -230,6 +230,16 @@ export const LIMITS = Object.freeze({
   planStepBytes: 1 * KiB,
   /** Todos: items in one session's todo list (todo_write replaces the whole list). */
   todoItems: 50,
+  /** claw goals: a goal's text, in UTF-8 bytes (it is part of every continuation input). */
+  goalTextBytes: 4 * KiB,
+  /** claw goals: the model's progress note (goal_update), in UTF-8 bytes. */
+  goalNoteBytes: 4 * KiB,
+  /** claw goals: the check command, in UTF-8 bytes. */
+  goalCheckBytes: 4 * KiB,
+  /** claw goals: how long the check command may run, in milliseconds, before it is killed (and counts as failed). */
+  goalCheckTimeoutMs: 120_000,
+  /** claw goals: the check command's output kept for the model, in bytes (more fails the check: it is never cut silently). */
+  goalCheckOutputBytes: 16 * KiB,
   /** Todos: one item's text, in UTF-8 bytes. */
   todoItemBytes: 500,
   /** claw: an idempotency key, in UTF-8 bytes. */

@@ -14,6 +14,7 @@ import { CLAW_SKILLS_ENTITIES } from './claw-skills-entities.js';
 import { CLAW_RUNS_ENTITIES } from './claw-runs-entities.js';
 import { CLAW_TODOS_ENTITIES } from './claw-todos-entities.js';
 import { CLAW_APPROVALS_ENTITIES } from './claw-approvals-entities.js';
+import { CLAW_GOALS_ENTITIES } from './claw-goals-entities.js';
 import { bigintNumber } from './columns.js';
 
 export { bigintNumber } from './columns.js';
@@ -155,6 +156,10 @@ export interface ClawUsageRow {
   cost: number | null;
   durationMs: number;
   createdAt: number;
+  /** Where the call came from: prompt, schedule, goal, child, ... (null on rows older than goals). */
+  origin: string | null;
+  /** The schedule job, goal or child id, for those origins. */
+  originId: string | null;
 }
 
 export const ClawUsageEntity = new EntitySchema<ClawUsageRow>({
@@ -172,10 +177,13 @@ export const ClawUsageEntity = new EntitySchema<ClawUsageRow>({
     cost: { type: 'double precision', nullable: true },
     durationMs: { name: 'duration_ms', type: 'bigint', transformer: bigintNumber },
     createdAt: { name: 'created_at', type: 'bigint', transformer: bigintNumber },
+    origin: { type: 'varchar', length: 16, nullable: true },
+    originId: { name: 'origin_id', type: 'varchar', length: 128, nullable: true },
   },
   indices: [
     { name: 'idx_claw_usage_group_time', columns: ['groupName', 'createdAt'] },
     { name: 'idx_claw_usage_session', columns: ['sessionId'] },
+    { name: 'idx_claw_usage_origin', columns: ['groupName', 'origin', 'originId'] },
   ],
   foreignKeys: [
     { target: 'ClawGroup', columnNames: ['group_name'], referencedColumnNames: ['name'], name: 'fk_claw_usage_group' },
@@ -303,4 +311,5 @@ export const CLAW_ENTITIES = [
   ...CLAW_RUNS_ENTITIES,
   ...CLAW_TODOS_ENTITIES,
   ...CLAW_APPROVALS_ENTITIES,
+  ...CLAW_GOALS_ENTITIES,
 ];

@@ -7,6 +7,7 @@ export * from './claw-skills-entities.js';
 export * from './claw-runs-entities.js';
 export * from './claw-todos-entities.js';
 export * from './claw-approvals-entities.js';
+export * from './claw-goals-entities.js';
 export { CLAW_MIGRATIONS, ClawInitial1764547200000 } from './migrations/1764547200000-claw-initial.js';
 export { ClawScheduler1764720000000 } from './migrations/1764720000000-claw-scheduler.js';
 export { ClawAccess1764806400000 } from './migrations/1764806400000-claw-access.js';
@@ -20,3 +21,4 @@ export { ClawWorkers1765300000000 } from './migrations/1765300000000-claw-worker
 export { ClawRuns1765400000000 } from './migrations/1765400000000-claw-runs.js';
 export { ClawTodos1765500000000 } from './migrations/1765500000000-claw-todos.js';
 export { ClawApprovals1765600000000 } from './migrations/1765600000000-claw-approvals.js';
+export { ClawGoals1765700000000 } from './migrations/1765700000000-claw-goals.js';

@@ -57,6 +57,53 @@ export interface RunStartingInfo {
   agent: Agent;
 }
 
+/**
+ * Spending a group is about to do: a model call of a run (`call`), or a
+ * system input a service is about to submit (`submit`: a scheduled job, a
+ * goal's continuation), so a budget can stop it before it runs.
+ */
+export interface SpendRequest {
+  phase: 'call' | 'submit';
+  group: string;
+  /** The session the run uses (for `submit`, when known). */
+  sessionId?: string;
+  /** Where the run's input came from (for `submit`, where it would come from). */
+  source: RunInputSource;
+  /** Epoch ms the run started (`call` only). */
+  runStartedAt?: number;
+}
+
+/** Why spending is refused: a person-readable reason naming the budget, and how to raise it. */
+export interface SpendRefusal {
+  /** The budget, e.g. "claw.groups.main.budget.per_day.cost". */
+  budget: string;
+  message: string;
+  hint: string;
+}
+
+/** A model call a run is about to make (GroupRuntime asks `spendCheck` with it). */
+export interface ModelCallInfo {
+  group: string;
+  sessionId: string;
+  inputId: string;
+  source: RunInputSource;
+  runStartedAt: number;
+  /** The turn of the run (0 for its first call). */
+  turn: number;
+}
+
+/** Something the people of a group should know (a budget stopped spending), for every client and channel. */
+export interface GroupNotice {
+  group: string;
+  /** Who says it ("budget", "extensions"). */
+  source: string;
+  message: string;
+  /** An error code it is about (BUDGET_EXCEEDED). */
+  code?: string;
+  /** The budget it is about, e.g. "claw.groups.main.budget.per_day.cost". */
+  budget?: string;
+}
+
 /** Creates the hooks of one gateway. `TGroup` is the gateway's group runtime. */
 export function createGatewayHooks<TGroup>() {
   return Object.freeze({
@@ -107,6 +154,23 @@ export function createGatewayHooks<TGroup>() {
      * @since 0.2.0
      */
     runStarting: new AsyncSeriesHook<[RunStartingInfo]>(['run']),
+    /**
+     * AsyncSeriesBail. Asked before each model call of a group's run and
+     * before a service submits a system input; a tap that returns a
+     * SpendRefusal stops it (budgets do): the call is refused and its run ends
+     * with BUDGET_EXCEEDED, or the input is not submitted. A failing tap
+     * refuses too (fail closed: spending is never allowed by mistake).
+     * @since 0.4.0
+     */
+    spendCheck: new AsyncSeriesBailHook<[SpendRequest], SpendRefusal | undefined>(['request']),
+    /**
+     * Sync. Called when a service tells a group's people something
+     * (`tellGroup`: a budget stopped spending), after the `notice`
+     * notification went to the group's clients; the channels service sends
+     * it to each channel's allowed senders. Taps must not throw.
+     * @since 0.4.0
+     */
+    notice: new SyncHook<[GroupNotice]>(['notice']),
   });
 }
 

@@ -3,22 +3,23 @@ import { XdogCommand } from '../base-command.js';
 import { parseSince } from './_lib/args.js';
 import { groupFlag, withGateway } from './_lib/gateway.js';
 import { renderUsage } from './_lib/render.js';
-import type { UsageTotals } from '../../plugins/sessions/types.js';
+import type { UsageDimension, UsageTotals } from '../../plugins/sessions/types.js';
 
 export default class ClawUsage extends XdogCommand {
-  static override summary = 'Sum the model calls the gateway recorded, per model: tokens, cost (when prices are known), time';
+  static override summary = 'Sum the model calls the gateway recorded, by model, group, session, goal, child or schedule job: tokens, cost (unknown without a price), time';
   static override enableJsonFlag = true;
   static override flags = {
     group: groupFlag,
     session: Flags.string({ description: 'only this session (an id from xdog claw sessions list)' }),
     since: Flags.string({ description: 'only calls at or after this time (ISO 8601, e.g. 2026-11-30 or 2026-11-30T12:00:00Z)' }),
+    by: Flags.string({ description: 'sum by model (default), group, session, goal, child or schedule (job id)', options: ['model', 'group', 'session', 'goal', 'child', 'schedule'] }),
   };
-  static override examples = ['<%= config.bin %> claw usage', '<%= config.bin %> claw usage --group main --since 2026-11-01 --json'];
+  static override examples = ['<%= config.bin %> claw usage', '<%= config.bin %> claw usage --group main --since 2026-11-01 --json', '<%= config.bin %> claw usage --by goal'];
 
   async run(): Promise<UsageTotals[]> {
     const { flags } = await this.parse(ClawUsage);
     const since = parseSince(flags.since);
-    const summary = await withGateway(async (gateway) => (await gateway.call('usage.summary', { group: flags.group, sessionId: flags.session, since })) as UsageTotals[]);
+    const summary = await withGateway(async (gateway) => (await gateway.call('usage.summary', { group: flags.group, sessionId: flags.session, since, ...(flags.by ? { by: flags.by as UsageDimension } : {}) })) as UsageTotals[]);
     if (!this.jsonEnabled()) this.log(renderUsage(summary));
     return summary;
   }

@@ -210,6 +210,7 @@ export class Agent {
   #reliableFrom = 0;
   /** The controller of a compaction running outside a run (`compact()`). */
   #compacting?: AbortController;
+  readonly #beforeModelCall?: (turn: number) => Promise<void>;
 
   constructor(streamFn: ModelStreamFn, config: AgentConfig, options: AgentOptions = {}) {
     if (typeof streamFn !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'an Agent needs a model stream function');
@@ -228,6 +229,7 @@ export class Agent {
     if (options.remoteTools) this.#attachRemote(options.remoteTools);
     this.#skills = new SkillPlacement(options.skills, options.preparedSkills);
     this.#compactionConfig = checkCompactionConfig(options.compaction);
+    this.#beforeModelCall = options.beforeModelCall;
   }
 
   // ---- state -------------------------------------------------------------
@@ -780,7 +782,11 @@ export class Agent {
           now: Date.now,
           commit,
           // Automatic compaction happens here, at a turn boundary, where history is always paired.
-          buildContext: (turn) => (this.#autoCompactionDue() ? this.#autoCompact(run, 'threshold').then(() => turnRequest(turn)) : turnRequest(turn)),
+          buildContext: (turn) => {
+            const built = () => (this.#autoCompactionDue() ? this.#autoCompact(run, 'threshold').then(() => turnRequest(turn)) : turnRequest(turn));
+            const gate = this.#beforeModelCall;
+            return gate ? gate(turn).then(built) : built();
+          },
           afterTurn: () => (config.emitSnapshots ? emit({ type: 'snapshot', snapshot: buildSnapshot(this.#snapshotState()) }) : undefined),
           admitSteer: () => this.#queue.hasQueued('steer') && this.#admitQueued(run, 'steer', commit),
           admitFollowUp: () => this.#queue.hasQueued('followUp') && this.#admitQueued(run, 'followUp', commit),

@@ -44,6 +44,13 @@ export interface AgentOptions {
   compaction?: CompactionConfig;
   /** Asked about calls a `beforeToolCall` tap answers `ask` for; without it such a call is denied. `kernel.createAgent` uses the bound ApprovalBrokerToken. */
   approvals?: ApprovalBroker;
+  /**
+   * Asked before each model call of a run (not a compaction's summary call).
+   * Resolves to let the call go; rejects with an XdogError to refuse it: the
+   * run then fails with that error (history untouched), as a refused request.
+   * A host's spending budgets use it.
+   */
+  beforeModelCall?: (turn: number) => Promise<void>;
 }
 
 /**

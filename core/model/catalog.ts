@@ -82,6 +82,8 @@ export function catalogModels(provider: string, catalogKey = provider): ModelInf
 export function configModels(config: XdogConfig, provider: string): ModelInfo[] {
   return (config.models ?? [])
     .filter((entry) => entry.id.slice(0, entry.id.indexOf('/')) === provider)
+    // An entry that only sets a price (core/model/prices.ts) leaves the model's metadata as it is.
+    .filter((entry) => Object.keys(entry).some((key) => key !== 'id' && key !== 'price'))
     .map((entry) => {
       const info: ModelInfo = { id: entry.id.slice(entry.id.indexOf('/') + 1), provider };
       if (entry.name !== undefined) info.name = entry.name;

@@ -5,7 +5,7 @@
  * group goes or the gateway stops — and handles the `channel.turn` jobs of
  * the group job queue. Adds `channels.status` and `channels.test`.
  */
-import { ErrorCodes, LIMITS, XdogError, textWithin, z, type ClawChannelConfig, type Kernel } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, textWithin, z, type ClawChannelConfig, type GroupNotice, type Kernel } from '../../core/index.js';
 import { followGroups, gatewayMethod, GroupJobs, type GatewayHost, type GatewayService, type GroupJob } from '../claw-gateway/index.js';
 import { ChannelTypeContribution, type ChannelType, type InboundMessage } from './contract.js';
 import { CHANNEL_TURN_JOB, ChannelRunner, type ChannelStatus } from './runner.js';
@@ -51,6 +51,7 @@ export class ChannelsService implements GatewayService {
       this.#configured.set(id, { type, config });
     }
     if (this.#configured.size === 0) return;
+    host.hooks.notice.tap('channels', (notice) => this.#tell(notice));
     this.#jobs = await GroupJobs.acquire(host);
     this.#jobs.handle(CHANNEL_TURN_JOB, (job) => this.#turn(job));
     await followGroups(host, 'channels', {
@@ -125,6 +126,16 @@ export class ChannelsService implements GatewayService {
         timer.unref();
         this.#started.add(wake);
       });
+    }
+  }
+
+  /** A group notice (a budget stopped spending) to each allowed sender of the group's channels running here ("*" names nobody). */
+  #tell(notice: GroupNotice): void {
+    for (const runner of this.#runners.values()) {
+      if (runner.group !== notice.group || !runner.running) continue;
+      for (const to of this.#configured.get(runner.id)!.config.allow_from.filter((sender) => sender !== '*')) {
+        runner.test(to, `xdog: ${notice.message}`).catch((error: unknown) => this.#host?.log(`channel ${runner.id}: the notice to ${to} was not sent: ${describeError(error)}`));
+      }
     }
   }
 

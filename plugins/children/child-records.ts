@@ -182,7 +182,7 @@ export class ChildRecordStore {
 
   /** One model call of the child: a usage ledger row (the parent's session, if any) linked to the child, and its counters. */
   async recordUsage(child: DurableChildRecord, call: { model: string; usage: Usage; cost: number | null; durationMs: number }): Promise<void> {
-    const row = checkUsage({ group: child.group, sessionId: child.parentSessionId, model: call.model, usage: call.usage, cost: call.cost, durationMs: call.durationMs, at: this.#clock.now() });
+    const row = checkUsage({ group: child.group, sessionId: child.parentSessionId, model: call.model, usage: call.usage, cost: call.cost, durationMs: call.durationMs, at: this.#clock.now(), origin: { kind: 'child', id: child.id } });
     await this.#store.withTransaction(async (sql) => {
       const usageId = await insertUsage(sql, row);
       await sql.run('INSERT INTO claw_child_usage (usage_id, child_id) VALUES (:usageId, :id)', { usageId, id: child.id });

@@ -7,7 +7,7 @@
  * is recorded (with the transcript) before `wait` answers.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, XdogError, describeError, type Agent } from '../../core/index.js';
+import { ErrorCodes, XdogError, describeError, type Agent, type Usage } from '../../core/index.js';
 import type { ChildRecordStore, ChildInputRecord, DurableChildRecord } from './child-records.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 import { MemoryChildRuntime, type ChildHost, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
@@ -27,14 +27,14 @@ export class DurableChildRuntime {
   /** Spawns admitted under the caps whose record is being written: they count as running, so concurrent spawns cannot pass the cap together. */
   #starting = 0;
 
-  constructor(options: { host: ChildHost; records: ChildRecordStore; group: string; parentSessionId?: string | null; log?(line: string): void }) {
+  constructor(options: { host: ChildHost; records: ChildRecordStore; group: string; parentSessionId?: string | null; log?(line: string): void; cost?(model: string, usage: Usage): number | null }) {
     this.#records = options.records;
     this.#group = options.group;
     this.#parentSessionId = options.parentSessionId ?? null;
     this.#live = new MemoryChildRuntime(options.host, {
       started: (id, agent) => this.#follow(id, agent),
       beforeModelCall: (id) => this.#flushConsumed(id),
-      modelCalled: async (id, call) => this.#records.recordUsage(await this.#records.get(this.#group, id), { ...call, cost: null }),
+      modelCalled: async (id, call) => this.#records.recordUsage(await this.#records.get(this.#group, id), { ...call, cost: options.cost?.(call.model, call.usage) ?? null }),
       ended: async (record, transcript) => {
         await this.#flushConsumed(record.id);
         await this.#records.finish(record.id, { status: record.status as Exclude<ChildStatus, 'running'>, result: record.result, error: record.error, transcript });

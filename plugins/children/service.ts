@@ -11,7 +11,7 @@
  * (navigation, automatic resets) and loosening its scope wait (controlRefusal). `child_presets` comes from the config;
  * an invalid catalog fails the gateway's start.
  */
-import { ErrorCodes, XdogError, textWithin, z } from '../../core/index.js';
+import { ErrorCodes, XdogError, costFunction, textWithin, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { ChildRecordStore } from './child-records.js';
@@ -73,6 +73,7 @@ export function createChildrenService(): GatewayService {
       records: gateway.records,
       group: group.name,
       log: (line) => gateway.host.log(line),
+      cost: costFunction(group.kernel.config),
       host: createGroupChildHost({
         kernel: group.kernel,
         streamFn: group.streamFn,

@@ -37,6 +37,7 @@ import { Handoffs, groupOfCall } from './handoff.js';
 import { addServiceMethods, createMethods, groupResolver, type MethodHandler } from './methods.js';
 import { CAPABILITIES, MethodParams, PROTOCOL_VERSION, type GatewayStatus, type ParamsOf, type PromptReceipt } from './protocol.js';
 import { Relay } from './relay.js';
+import { assertSpendAllowed } from './spend.js';
 import { ClawGroupToken, GatewayServiceContribution, type ClawGroupContext, type GatewayHost, type GatewayService } from './services.js';
 import { Subscriptions } from './subscriptions.js';
 import { TranscriptReader } from './transcript.js';
@@ -327,6 +328,7 @@ export class Gateway {
       publish: (sessionId, method, params) => this.#publish(name, sessionId, method, params),
       onRunEnded: (info) => this.hooks.runEnded.call(info),
       onRunStarting: (info) => this.hooks.runStarting.promise(info),
+      beforeModelCall: (info) => assertSpendAllowed(this.hooks, { phase: 'call', group: info.group, sessionId: info.sessionId, source: info.source, runStartedAt: info.runStartedAt }),
       log: (line) => this.#log(line),
     });
     // Registered before opening, so close() releases a half-started group too.

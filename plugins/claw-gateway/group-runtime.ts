@@ -14,6 +14,7 @@ import {
   ToolContribution,
   XdogError,
   buildMetadata,
+  costFunction,
   defaultTools,
   describeError,
   estimateMessageTokens,
@@ -31,9 +32,11 @@ import {
   type Kernel,
   type Message,
   type ModelRegistry,
+  type ModelCallInfo,
   type ModelStreamFn,
   type ResolvedModel,
   type RunEndedInfo,
+  type RunInputSource,
   type RunStartingInfo,
   type Usage,
   type UserMessage,
@@ -43,6 +46,7 @@ import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from
 import { describeMemoryFlush, runMemoryFlush } from './memory-flush.js';
 import { Notifications, type CompactionReceipt, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
 import { SessionWriter } from './session-writer.js';
+import { CLAW_TURN_WRITES_TOOL_CTX, TurnWrites, bindTurnWrites, turnWritesOfAgent } from './turn-writes.js';
 import { CLAW_SESSION_TOOL_CTX } from './services.js';
 import { toWireEvent } from './wire-event.js';
 
@@ -78,6 +82,8 @@ export interface GroupRuntimeOptions {
   onRunEnded?(info: RunEndedInfo): void;
   /** Prepares the session's agent right before a run's input goes to it; a rejection fails the run. */
   onRunStarting?(info: RunStartingInfo): Promise<void>;
+  /** Asked before each model call of a run; a rejection (an XdogError) refuses the call and ends the run with it. */
+  beforeModelCall?(info: ModelCallInfo): Promise<void>;
   log(line: string): void;
 }
 
@@ -136,6 +142,8 @@ interface LiveSession {
 interface ActiveRun {
   /** The id of the prompt that started it (also in its receipt and its events). */
   inputId: string;
+  /** Where that input came from. */
+  source: RunInputSource;
   sessionId: string;
   startedAt: number;
   done: Promise<void>;
@@ -172,11 +180,14 @@ export class GroupRuntime {
   /** Set while a compaction (manual or before a turn) runs, so `abort` cancels it and its memory flush. */
   #compacting?: AbortController;
   #skills?: SkillRepo;
+  /** Prices each ledger row (core/model/prices.ts). */
+  readonly #cost: (model: string, usage: Usage) => number | null;
 
   constructor(options: GroupRuntimeOptions) {
     this.name = options.name;
     this.#options = options;
     this.#registry = modelRegistryFor(options.kernel);
+    this.#cost = costFunction(options.kernel.config);
   }
 
   /** Loads the group row and closes tool calls a crash interrupted, so the next request never carries an unpaired call. */
@@ -521,7 +532,7 @@ export class GroupRuntime {
     try {
       const outcome = await runMemoryFlush({ kernel, streamFn: this.#registry.streamFn, source: live.agent, tool, systemPrompt: config.system_prompt, signal });
       for (const usage of outcome.usage) {
-        await store.recordUsage({ group: this.name, sessionId: live.sessionId, model: live.agent.config.model, usage, cost: null, durationMs: 0, at: clock.now() });
+        await store.recordUsage({ group: this.name, sessionId: live.sessionId, model: live.agent.config.model, usage, cost: this.#cost(live.agent.config.model, usage), durationMs: 0, at: clock.now(), origin: { kind: 'memory-flush', id: null } });
       }
       this.#options.log(`group ${this.name}: session ${live.sessionId}: ${describeMemoryFlush(outcome)}`);
     } catch (error) {
@@ -658,7 +669,7 @@ export class GroupRuntime {
     this.#reserved = true;
     this.#abortAsked = false;
     const sessionId = pending.system?.sessionId ?? this.#group.activeSessionId!;
-    const run: ActiveRun = { inputId: pending.id, sessionId, startedAt: this.#options.clock.now(), done: Promise.resolve(), ...(pending.observer ? { observer: pending.observer } : {}) };
+    const run: ActiveRun = { inputId: pending.id, source: pending.system?.source ?? { kind: 'prompt', key: pending.key ?? '' }, sessionId, startedAt: this.#options.clock.now(), done: Promise.resolve(), ...(pending.observer ? { observer: pending.observer } : {}) };
     this.#run = run;
     run.done = this.#execute(run, pending).finally(() => {
       this.#run = undefined;
@@ -737,6 +748,7 @@ export class GroupRuntime {
     await this.#dropLive();
     const { store, kernel, config, clock } = this.#options;
     const context = await store.context(sessionId);
+    const turnWrites = new TurnWrites();
     const model = this.resolveModel(context.state.model);
     const thinking = context.state.thinking ?? undefined;
     const compaction = config.compaction;
@@ -747,7 +759,8 @@ export class GroupRuntime {
         tools: selectTools(kernel.getAll(ToolContribution), config.enabled_tools, this.name),
         inputLimits: INPUT_LIMITS,
         skills: this.skills,
-        toolCtx: { [CLAW_SESSION_TOOL_CTX]: sessionId },
+        toolCtx: { [CLAW_SESSION_TOOL_CTX]: sessionId, [CLAW_TURN_WRITES_TOOL_CTX]: turnWrites },
+        ...(this.#options.beforeModelCall ? { beforeModelCall: (turn: number) => this.#beforeModelCall(sessionId, turn) } : {}),
         compaction: {
           // Within a run (between tool turns) and on a provider overflow; before a turn the runtime compacts itself, with the memory flush.
           auto: compaction?.auto !== false,
@@ -783,7 +796,8 @@ export class GroupRuntime {
       relay: (event) => {
         const wire = toWireEvent(event);
         // Events are relayed while their run is current (the run ends only after its writes settled).
-        if (wire) this.#options.publish(sessionId, Notifications.event, { group: this.name, sessionId, inputId: this.#run?.inputId, event: wire });
+        // `system` marks a run of a host input (schedule, goal): clients leave that input out of the timeline.
+        if (wire) this.#options.publish(sessionId, Notifications.event, { group: this.name, sessionId, inputId: this.#run?.inputId, ...(this.#run?.source.kind === 'system' ? { system: true } : {}), event: wire });
         try {
           this.#run?.observer?.event?.(event);
         } catch (error) {
@@ -794,9 +808,19 @@ export class GroupRuntime {
         this.#options.log(`group ${this.name}: ${error.message}`);
         agent.abort();
       },
+      cost: this.#cost,
+      turnWrites,
     });
+    bindTurnWrites(agent, turnWrites);
     this.#live = { sessionId, agent, writer };
     return this.#live;
+  }
+
+  /** Asks the gateway whether the current run may call the model once more (budgets). */
+  async #beforeModelCall(sessionId: string, turn: number): Promise<void> {
+    const run = this.#run;
+    if (!run) return;
+    await this.#options.beforeModelCall!({ group: this.name, sessionId, inputId: run.inputId, source: run.source, runStartedAt: run.startedAt, turn });
   }
 
   /** The live session of `agent`; a compaction of an agent already dropped must not write. */
@@ -810,6 +834,7 @@ export class GroupRuntime {
     this.#live = undefined;
     if (!live) return;
     live.writer.dispose();
+    turnWritesOfAgent(live.agent)?.clear();
     await live.agent.close();
   }
 

@@ -19,6 +19,8 @@ export { gatewayLocations, type GatewayLocations } from './locations.js';
 export { openConfiguredStore, type OpenedStore } from './store.js';
 export { TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION } from './transcript.js';
 export { toWireEvent, type WireDelta, type WireEvent } from './wire-event.js';
+export { assertSpendAllowed, budgetExceeded, spendRefusal, tellGroup } from './spend.js';
+export { CLAW_TURN_WRITES_TOOL_CTX, TurnWrites, turnWritesOf, turnWritesOfAgent, type TurnWrite } from './turn-writes.js';
 export * from './protocol.js';
 
 export default definePlugin({

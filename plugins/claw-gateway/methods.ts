@@ -159,7 +159,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
     },
 
     'transcript.read': async (params) => context.transcripts.read(await sessionOf(group(params.group), params.sessionId), params.offset, params.untilEntryId),
-    'usage.summary': (params) => store.usageSummary({ group: params.group === undefined ? undefined : group(params.group).name, sessionId: params.sessionId, since: params.since }),
+    'usage.summary': (params) => store.usageSummary({ group: params.group === undefined ? undefined : group(params.group).name, sessionId: params.sessionId, since: params.since, ...(params.by ? { by: params.by } : {}) }),
     'workers.list': () => context.workers(),
   };
 

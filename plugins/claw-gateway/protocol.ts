@@ -92,7 +92,7 @@ export const MethodParams = {
     })
     .strict(),
 
-  'usage.summary': z.object({ group: Group, sessionId: SessionId.optional(), since: z.number().int().nonnegative().optional() }).strict(),
+  'usage.summary': z.object({ group: Group, sessionId: SessionId.optional(), since: z.number().int().nonnegative().optional(), by: z.enum(['model', 'group', 'session', 'goal', 'child', 'schedule']).optional() }).strict(),
 
   /** The gateway workers sharing the store, their groups and lease expiries (docs/protocol.md). */
   'workers.list': z.object({}).strict(),

@@ -19,9 +19,11 @@ import {
   type Clock,
   type Disposer,
   type Message,
+  type Usage,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore, SystemInputSource } from '../sessions/index.js';
+import type { SessionStore, SystemInputSource, UsageOrigin } from '../sessions/index.js';
+import type { TurnWrites } from './turn-writes.js';
 
 export interface SessionWriterOptions {
   store: SessionStore;
@@ -32,6 +34,10 @@ export interface SessionWriterOptions {
   relay(event: AgentEvent): void;
   /** Told when a write fails; the run is aborted (the transcript must not diverge from the store). */
   onFailure(error: XdogError): void;
+  /** Writes tools staged for their results: each commits with its tool result entry. */
+  turnWrites?: TurnWrites;
+  /** What a call of `model` with `usage` cost in US dollars; null when its price is unknown. */
+  cost?(model: string, usage: Usage): number | null;
 }
 
 /** The first user text of a session, as a one-line title. */
@@ -51,6 +57,8 @@ export class SessionWriter {
   #turnStartedAt = 0;
   /** The label of the system input the current run starts with; stored with its user message. */
   #nextSource?: SystemInputSource;
+  /** What the current run's model calls are attributed to in the ledger. */
+  #origin: UsageOrigin = { kind: 'prompt', id: null };
   readonly #disposers: Disposer[] = [];
   readonly #agent: Agent;
 
@@ -79,6 +87,7 @@ export class SessionWriter {
   labelNextInput(source: SystemInputSource | undefined): void {
     this.#chain = this.#chain.then(() => {
       this.#nextSource = source;
+      this.#origin = source ? { kind: source.origin, id: source.id } : { kind: 'prompt', id: null };
     });
   }
 
@@ -110,7 +119,14 @@ export class SessionWriter {
     const { store, sessionId, group, clock } = this.#options;
     const source = message.role === 'user' ? this.#nextSource : undefined;
     if (source) this.#nextSource = undefined;
-    await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }]);
+    const staged = message.role === 'toolResult' ? (this.#options.turnWrites?.take(message.toolCallId) ?? []) : [];
+    try {
+      await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }], staged.length ? { within: async (sql) => { for (const write of staged) await write(sql); } } : {});
+    } catch (error) {
+      if (staged.length) this.#options.turnWrites!.settle((message as { toolCallId: string }).toolCallId, false);
+      throw error;
+    }
+    if (staged.length) this.#options.turnWrites!.settle((message as { toolCallId: string }).toolCallId, true);
     if (message.role === 'assistant') {
       await store.recordUsage({
         group,
@@ -118,7 +134,8 @@ export class SessionWriter {
         // The qualified id the session uses ("provider/model"); the message carries the provider's bare id.
         model: this.#agent.config.model,
         usage: message.usage,
-        cost: null,
+        cost: this.#options.cost?.(this.#agent.config.model, message.usage) ?? null,
+        origin: this.#origin,
         durationMs: Math.max(0, clock.now() - this.#turnStartedAt),
         at: clock.now(),
       });

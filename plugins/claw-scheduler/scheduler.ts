@@ -13,7 +13,7 @@
  */
 import { describeError, ErrorCodes, XdogError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { followGroups, gatewayMethod, GroupJobs, type GatewayHost, type GatewayMethod, type GatewayService, type GroupJob, type SystemRunResult } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, GroupJobs, spendRefusal, type GatewayHost, type GatewayMethod, type GatewayService, type GroupJob, type SystemRunResult } from '../claw-gateway/index.js';
 import { JobStore, type Job, type JobRun, type Occurrence, type RunStatus } from './jobs.js';
 import { ScheduleParams } from './methods.js';
 import { checkTiming, defaultTimeZone, latestUpTo, nextAfter, type JobTiming } from './timing.js';
@@ -226,7 +226,16 @@ export class SchedulerService implements GatewayService {
       }
       // Someone else moved it on first (it ran, or was recorded interrupted): it does not run here.
       if (!(await jobs.start(run.id, sessionId ?? runtime.activeSessionId, this.#now()))) return;
-      const result = await runtime.runSystem({ text: job.prompt, source: { kind: 'system', origin: 'schedule', id: job.id, name: job.name }, ...(sessionId ? { sessionId } : {}) });
+      const source = { kind: 'system', origin: 'schedule', id: job.id, name: job.name } as const;
+      // A spent budget stops the job here, before its input exists: the run is recorded skipped, with the budget and how to raise it.
+      const refusal = await spendRefusal(host.hooks, { phase: 'submit', group: job.group, source });
+      if (refusal) {
+        const error = `${refusal.message} [BUDGET_EXCEEDED]; ${refusal.hint}`;
+        await jobs.finish(run.id, { status: 'skipped', error, sessionId, usage: null, endedAt: this.#now() });
+        host.publish(job.group, null, SCHEDULE_RUN_NOTIFICATION, { group: job.group, job: job.name, runId: run.id, status: 'skipped', error, errorCode: ErrorCodes.BUDGET_EXCEEDED });
+        return;
+      }
+      const result = await runtime.runSystem({ text: job.prompt, source, ...(sessionId ? { sessionId } : {}) });
       const status = runStatusOf(result);
       await jobs.finish(run.id, { status, error: result.errorMessage ?? null, sessionId: result.sessionId || sessionId, usage: result.usage, endedAt: result.endedAt });
       host.publish(job.group, null, SCHEDULE_RUN_NOTIFICATION, { group: job.group, job: job.name, runId: run.id, status, sessionId: result.sessionId, ...(result.errorMessage ? { error: result.errorMessage } : {}) });

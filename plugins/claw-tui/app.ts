@@ -19,6 +19,8 @@ import { LIMITS } from '../../core/limits.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import type { GatewayConnection, GroupStatus, PromptReceipt } from '../claw-gateway/index.js';
 import type { TodoView } from '../todos/index.js';
+import type { GoalView } from '../claw-goals/index.js';
+import { goalLine } from './goal-commands.js';
 import { Attachments } from './attachments.js';
 import { ChatView, StreamingReply, style } from './chat-view.js';
 import { pathMessages, readTranscriptEntries } from './conversation.js';
@@ -200,6 +202,8 @@ export class ClawTui {
     connection.on('group.changed', (params) => this.#onGroupChanged(params));
     connection.on('todos.changed', (params: TodoView) => this.#showTodos(params));
     connection.on('mcp.authorized', (params: { group: string; status: string; message: string }) => params.group === this.group?.name && this.notice(`MCP: ${params.message}`, params.status === 'failed' ? 'error' : 'notice'));
+    connection.on('goal.changed', (params: GoalView) => params.group === this.group?.name && this.notice(goalLine(params)));
+    connection.on('notice', (params: { group: string; message: string }) => params.group === this.group?.name && this.notice(terminalSafe(params.message), 'error'));
     const subscribed = (await connection.call('subscribe', { group: this.options.group })) as { group: GroupStatus };
     this.connection = connection;
     this.group = subscribed.group;
@@ -251,7 +255,8 @@ export class ClawTui {
       const messages = pathMessages(await readTranscriptEntries(connection, this.group.name, sessionId), shown.session.leafEntryId);
       const usage = (messages.findLast((entry) => entry.message.role === 'assistant')?.message as { usage?: { input: number; output: number } } | undefined)?.usage;
       this.contextTokens = usage ? usage.input + usage.output : undefined;
-      this.chat.load(messages);
+      // System inputs (a schedule's, a goal's) are not a person's words: the replies are drawn, not the inputs.
+      this.chat.load(messages.filter((entry) => !entry.system));
     }
     this.#renderFooter();
   }
@@ -291,9 +296,10 @@ export class ClawTui {
 
   // ---- gateway notifications ----------------------------------------------------------------
 
-  #onEvent(params: { group: string; event: any }): void {
+  #onEvent(params: { group: string; event: any; system?: boolean }): void {
     if (params.group !== this.group?.name) return;
     const event = params.event;
+    if (params.system && event.type === 'message_end' && event.message?.role === 'user') return;
     switch (event.type) {
       case 'message_start':
         if (event.message?.role === 'assistant') {

@@ -23,6 +23,8 @@ export interface PathMessage {
   index: number;
   entryId: number;
   message: Message;
+  /** An input from the host itself (a schedule, a goal), not from a person: not drawn in the timeline. */
+  system?: true;
 }
 
 /** Reads a session's whole transcript: every chunk in order, checked, at most LIMITS.tuiTranscriptBytes. */
@@ -65,7 +67,9 @@ export function pathMessages(entries: readonly TranscriptEntry[], leafEntryId: n
     id = entry.parentId;
   }
   path.reverse();
-  return path.filter((entry) => entry.kind === 'message').map((entry, i) => ({ index: i + 1, entryId: entry.id, message: entry.payload.message as Message }));
+  return path
+    .filter((entry) => entry.kind === 'message')
+    .map((entry, i) => ({ index: i + 1, entryId: entry.id, message: entry.payload.message as Message, ...((entry.payload as { source?: { kind?: string } }).source?.kind === 'system' ? { system: true as const } : {}) }));
 }
 
 /** The visible text of a message's content (images as a count, never their bytes). */

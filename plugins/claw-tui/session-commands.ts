@@ -15,6 +15,7 @@ import { messageText, pathMessages, readTranscriptEntries, type PathMessage } fr
 import { renderConversation, writePrivateFile, type ExportFormat } from './export-formats.js';
 import { SessionBrowser, type SessionRow } from './overlays.js';
 import { environmentSecrets, redact } from './redact.js';
+import { runGoalCommand } from './goal-commands.js';
 import { missingMethods, searchCommands } from './slash-commands.js';
 import { runMcpCommand } from './mcp-commands.js';
 
@@ -64,6 +65,7 @@ export class SessionCommands {
   }
 
   readonly #handlers: Record<string, (args: string, raw: string) => Promise<void> | void> = {
+    goal: (args) => runGoalCommand(this.app, args),
     help: (query) => {
       const found = searchCommands(query);
       if (!found.length) throw usage(`no command matches "${query}"`, '/help lists them all');

@@ -15,6 +15,7 @@ import { createPlanService } from './service.js';
 import { createUpdatePlanTool } from './update-plan-tool.js';
 
 export { planBlockReason, tapPlanGate } from './gate.js';
+export { planInEffect } from './plan-store.js';
 export { PlanNotifications, createPlanService, type PlanProblem, type PlanView } from './service.js';
 export { PlanStateSchema, decodePlan, renderPlan, type PlanState, type PlanStep } from './state.js';
 

@@ -18,7 +18,7 @@ export { TypeormSessionStore, openSessionStore, type SessionStoreOptions } from 
 export { checkSessionName } from './names.js';
 export { readWholeTree, treeOutline, treePages, type NextTreePage, type SessionTree, type TreePageReader } from './tree-pages.js';
 export { MAX_ROW_ID } from './rows.js';
-export { checkUsage, insertUsage } from './ledger.js';
+export { checkUsage, insertUsage, spentSince } from './ledger.js';
 export { compactionSummaryMessage, branchSummaryMessage } from './context.js';
 export { lockSessionPath, appendInTransaction } from './entries-in-transaction.js';
 export { retryingConflicts } from './sql.js';

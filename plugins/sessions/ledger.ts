@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ErrorCodes, LIMITS, UsageSchema, XdogError, assertWithinLimit, utf8Bytes } from '../../core/index.js';
 import type { Sql } from './sql.js';
-import type { UsageFilter, UsageInput, UsageTotals } from './types.js';
+import type { UsageDimension, UsageFilter, UsageInput, UsageOrigin, UsageTotals } from './types.js';
 
 const UsageInputSchema = z
   .object({
@@ -13,6 +13,7 @@ const UsageInputSchema = z
     cost: z.number().finite().nonnegative().nullable(),
     durationMs: z.number().finite().nonnegative(),
     at: z.number().int().nonnegative(),
+    origin: z.object({ kind: z.string().min(1).max(16), id: z.string().min(1).max(128).nullable() }).strict().optional(),
   })
   .strict();
 
@@ -28,8 +29,8 @@ export function checkUsage(row: UsageInput): UsageInput {
 /** Writes one ledger row; answers its id (children link their rows to it). */
 export async function insertUsage(sql: Sql, row: UsageInput): Promise<number> {
   const [inserted] = await sql.all<{ id: number | string }>(
-    `INSERT INTO claw_usage (group_name, session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost, duration_ms, created_at)
-     VALUES (:group, :session, :model, :input, :output, :cacheRead, :cacheWrite, :cost, :duration, :at) RETURNING id`,
+    `INSERT INTO claw_usage (group_name, session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost, duration_ms, created_at, origin, origin_id)
+     VALUES (:group, :session, :model, :input, :output, :cacheRead, :cacheWrite, :cost, :duration, :at, :origin, :originId) RETURNING id`,
     {
       group: row.group,
       session: row.sessionId,
@@ -41,14 +42,17 @@ export async function insertUsage(sql: Sql, row: UsageInput): Promise<number> {
       cost: row.cost,
       duration: Math.round(row.durationMs),
       at: row.at,
+      origin: row.origin?.kind ?? null,
+      originId: row.origin?.id ?? null,
     },
   );
   return Number(inserted!.id);
 }
 
 interface TotalsRow {
-  model: string;
+  key: string | null;
   calls: number | string;
+  unpriced: number | string | null;
   input: number | string | null;
   output: number | string | null;
   cache_read: number | string | null;
@@ -57,21 +61,37 @@ interface TotalsRow {
   duration_ms: number | string | null;
 }
 
-/** Totals per model, by model name; cost is null when no call of that model had a known cost. */
+/** The column each dimension groups by, and the origin its rows must have. */
+const DIMENSIONS: Record<UsageDimension, { column: string; origin?: string }> = {
+  model: { column: 'model' },
+  group: { column: 'group_name' },
+  session: { column: 'session_id' },
+  goal: { column: 'origin_id', origin: 'goal' },
+  child: { column: 'origin_id', origin: 'child' },
+  schedule: { column: 'origin_id', origin: 'schedule' },
+};
+
+/** Totals by a dimension (default: model), by its value; cost is null when no call of a row had a known cost. */
 export async function usageTotals(sql: Sql, filter: UsageFilter = {}): Promise<UsageTotals[]> {
+  const by = filter.by ?? 'model';
+  const dimension = DIMENSIONS[by];
   const where: string[] = [];
   if (filter.group !== undefined) where.push('group_name = :group');
   if (filter.sessionId !== undefined) where.push('session_id = :session');
   if (filter.since !== undefined) where.push('created_at >= :since');
+  if (dimension.origin !== undefined) where.push('origin = :origin');
   const rows = await sql.all<TotalsRow>(
-    `SELECT model, COUNT(*) AS calls, SUM(input_tokens) AS input, SUM(output_tokens) AS output, SUM(cache_read_tokens) AS cache_read,
-            SUM(cache_write_tokens) AS cache_write, SUM(cost) AS cost, SUM(duration_ms) AS duration_ms
-     FROM claw_usage ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY model ORDER BY model`,
-    { group: filter.group, session: filter.sessionId, since: filter.since },
+    `SELECT ${dimension.column} AS key, COUNT(*) AS calls, SUM(CASE WHEN cost IS NULL THEN 1 ELSE 0 END) AS unpriced, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+            SUM(cache_read_tokens) AS cache_read, SUM(cache_write_tokens) AS cache_write, SUM(cost) AS cost, SUM(duration_ms) AS duration_ms
+     FROM claw_usage ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY ${dimension.column} ORDER BY ${dimension.column}`,
+    { group: filter.group, session: filter.sessionId, since: filter.since, origin: dimension.origin },
   );
   return rows.map((row) => ({
-    model: row.model,
+    by,
+    key: row.key,
+    ...(by === 'model' ? { model: row.key ?? '' } : {}),
     calls: Number(row.calls),
+    unpricedCalls: Number(row.unpriced ?? 0),
     input: Number(row.input ?? 0),
     output: Number(row.output ?? 0),
     cacheRead: Number(row.cache_read ?? 0),
@@ -79,6 +99,18 @@ export async function usageTotals(sql: Sql, filter: UsageFilter = {}): Promise<U
     cost: row.cost === null ? null : Number(row.cost),
     durationMs: Number(row.duration_ms ?? 0),
   }));
+}
+
+/** What a group (or one origin of it) spent since `since`: tokens of every kind summed, and the known cost. */
+export async function spentSince(sql: Sql, group: string, since: number, origin?: UsageOrigin, sessionId?: string): Promise<{ tokens: number; cost: number; calls: number }> {
+  const where = ['group_name = :group', 'created_at >= :since'];
+  if (origin) where.push('origin = :origin', 'origin_id = :originId');
+  if (sessionId) where.push('session_id = :session');
+  const [row] = await sql.all<{ tokens: number | string | null; cost: number | string | null; calls: number | string }>(
+    `SELECT SUM(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens) AS tokens, SUM(cost) AS cost, COUNT(*) AS calls FROM claw_usage WHERE ${where.join(' AND ')}`,
+    { group, since, origin: origin?.kind, originId: origin?.id, session: sessionId },
+  );
+  return { tokens: Number(row?.tokens ?? 0), cost: Number(row?.cost ?? 0), calls: Number(row?.calls ?? 0) };
 }
 
 export function checkInputKey(key: string): string {

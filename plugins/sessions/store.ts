@@ -161,8 +161,12 @@ export class TypeormSessionStore implements SessionStore {
 
   // tree
 
-  async append(sessionId: string, entries: readonly EntryInput[]): Promise<Entry[]> {
-    return this.write(async (sql) => tree.appendEntries(sql, await catalog.requireSession(sql, sessionId), entries, this.now()));
+  async append(sessionId: string, entries: readonly EntryInput[], options: { within?: (sql: Sql) => Promise<void> } = {}): Promise<Entry[]> {
+    return this.write(async (sql) => {
+      const session = await catalog.requireSession(sql, sessionId);
+      await options.within?.(sql);
+      return tree.appendEntries(sql, session, entries, this.now());
+    });
   }
 
   async context(sessionId: string): Promise<SessionContext> {

@@ -162,11 +162,30 @@ export interface UsageInput {
   cost: number | null;
   durationMs: number;
   at: number;
+  /** Where the call came from (a prompt, a schedule job, a goal, a child); absent for none known. */
+  origin?: UsageOrigin;
 }
 
+/** What caused a model call: `kind` is prompt, schedule, goal, child (or another system input's origin), `id` its job, goal or child id. */
+export interface UsageOrigin {
+  kind: string;
+  id: string | null;
+}
+
+/** What `usageSummary` sums by. */
+export const USAGE_DIMENSIONS = ['model', 'group', 'session', 'goal', 'child', 'schedule'] as const;
+export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
+
 export interface UsageTotals {
-  model: string;
+  /** The dimension of `key`. */
+  by: UsageDimension;
+  /** The model, group, session, goal, child or schedule job id the row sums. */
+  key: string | null;
+  /** The model (rows by model only). */
+  model?: string;
   calls: number;
+  /** Calls whose cost is unknown (no price): `cost` sums only the others. */
+  unpricedCalls: number;
   input: number;
   output: number;
   cacheRead: number;
@@ -180,6 +199,8 @@ export interface UsageFilter {
   group?: string;
   sessionId?: string;
   since?: number;
+  /** Default: model. goal, child and schedule sum only the calls of that origin. */
+  by?: UsageDimension;
 }
 
 /** Who holds a group (the gateway process that serves it). */
@@ -249,7 +270,8 @@ export interface SessionStore {
 
   // tree
   /** Appends entries in order under the leaf (one transaction) and moves the leaf to the last one. */
-  append(sessionId: string, entries: readonly EntryInput[]): Promise<Entry[]>;
+  /** Appends under the leaf; `options.within` runs in the same transaction first (writes that must commit with the entries, or not at all). */
+  append(sessionId: string, entries: readonly EntryInput[], options?: { within?: (sql: Sql) => Promise<void> }): Promise<Entry[]>;
   context(sessionId: string): Promise<SessionContext>;
   /** Entries root → leaf. */
   path(sessionId: string): Promise<Entry[]>;

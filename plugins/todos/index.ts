@@ -7,7 +7,7 @@
  * open items. The gateway serves it as `todos.get` / `todos.changed`.
  */
 import { ClockToken, ContainerModule, ErrorCodes, ToolContribution, XdogError, definePlugin, token, type Kernel } from '../../core/index.js';
-import { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution, turnWritesOf } from '../claw-gateway/index.js';
 import { carryTodosAcrossCompaction } from './compaction.js';
 import { createTodoService } from './service.js';
 import { activeSessionOfGroup, sessionTodoStore } from './session-todos.js';
@@ -15,7 +15,7 @@ import { MemoryTodoStore, createTodoTools, type TodoStore } from './tools.js';
 
 export { TODO_STATUSES, checkTodoItems, openTodos, openTodosNote, renderTodos, todoSummary, type TodoItem, type TodoList, type TodoStatus } from './state.js';
 export { MemoryTodoStore, TODO_TOOL_NAMES, createTodoTools, type TodoStore } from './tools.js';
-export { loadSessionTodos, saveSessionTodos, sessionTodoStore } from './session-todos.js';
+export { loadSessionTodos, saveSessionTodos, sessionTodoStore, type TodoStaging } from './session-todos.js';
 export { TODOS_CAPABILITY, TodoNotifications, createTodoService, todoView, type TodoView } from './service.js';
 export { carryTodosAcrossCompaction } from './compaction.js';
 
@@ -39,10 +39,12 @@ export default definePlugin({
       return;
     }
     const group = kernel.get(ClawGroupToken);
-    const [write, read] = createTodoTools((toolCtx) => {
+    const [write, read] = createTodoTools((toolCtx, toolCallId) => {
       const sessionId = toolCtx[CLAW_SESSION_TOOL_CTX];
       if (typeof sessionId !== 'string') throw new XdogError(ErrorCodes.INVALID_STATE, 'this agent runs in no claw session, so it has no todo list', { hint: 'todo tools work in a group session' });
-      return sessionTodoStore(group.store, sessionId, group.clock);
+      // Saved with the tool result entry, in one transaction with the turn.
+      const writes = turnWritesOf(toolCtx);
+      return sessionTodoStore(group.store, sessionId, group.clock, writes ? { writes, toolCallId } : undefined);
     });
     kernel.container.bind(ToolContribution).toConstantValue(write);
     kernel.container.bind(ToolContribution).toConstantValue(read);

@@ -5,7 +5,7 @@
  * the same; the method is routed to the group's owner like every other.
  */
 import { ErrorCodes, XdogError, describeError, z, type Agent } from '../../core/index.js';
-import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
+import { gatewayMethod, turnWritesOfAgent, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
 import { loadSessionTodos } from './session-todos.js';
 import { openTodos, todoSummary, type TodoList } from './state.js';
 
@@ -43,11 +43,16 @@ export function createTodoService(): GatewayService {
     followed.add(agent);
     agent.subscribe((event) => {
       if (event.type !== 'tool_end' || event.toolName !== 'todo_write' || event.isError) return;
+      // The list commits with the tool result entry: announce it once it did (a staged write that failed is not announced).
+      const committed = turnWritesOfAgent(agent)?.committed(event.toolCallId) ?? Promise.resolve(true);
+      void committed.then((ok) => ok && announce());
+    });
+    const announce = (): void => {
       loadSessionTodos(gateway.store, sessionId).then(
         (list) => gateway.publish(group, sessionId, TodoNotifications.changed, todoView(group, sessionId, list)),
         (error: unknown) => gateway.log(`todos: could not read the list of session ${sessionId} to announce it: ${describeError(error)}`),
       );
-    });
+    };
   };
 
   return {

@@ -6,6 +6,7 @@
  * group next reads the same list.
  */
 import { ErrorCodes, XdogError, type Clock } from '../../core/index.js';
+import type { TurnWrites } from '../claw-gateway/index.js';
 import type { SessionStore, Sql } from '../sessions/index.js';
 import { decodeTodoItems, EMPTY_TODOS, type TodoItem, type TodoList } from './state.js';
 import type { TodoStore } from './tools.js';
@@ -27,14 +28,14 @@ export function loadSessionTodos(store: SessionStore, sessionId: string): Promis
   return store.withRead((sql) => readRow(sql, sessionId));
 }
 
+const UPSERT =
+  'INSERT INTO claw_todos (session_id, items, revision, updated_at) VALUES (:id, :items, 1, :now) ' +
+  'ON CONFLICT (session_id) DO UPDATE SET items = excluded.items, revision = claw_todos.revision + 1, updated_at = excluded.updated_at';
+
 /** Replaces the session's list (checked by the caller) and returns it as committed. */
 export function saveSessionTodos(store: SessionStore, sessionId: string, items: readonly TodoItem[], now: number): Promise<TodoList> {
   return store.withTransaction(async (sql) => {
-    await sql.run(
-      'INSERT INTO claw_todos (session_id, items, revision, updated_at) VALUES (:id, :items, 1, :now) ' +
-        'ON CONFLICT (session_id) DO UPDATE SET items = excluded.items, revision = claw_todos.revision + 1, updated_at = excluded.updated_at',
-      { id: sessionId, items: JSON.stringify(items), now },
-    );
+    await sql.run(UPSERT, { id: sessionId, items: JSON.stringify(items), now });
     return readRow(sql, sessionId);
   });
 }
@@ -46,10 +47,28 @@ export async function activeSessionOfGroup(store: SessionStore, group: string): 
   return sessionId;
 }
 
-/** The todo list of one session in the store. */
-export function sessionTodoStore(store: SessionStore, sessionId: string, clock: Clock): TodoStore {
+/** Where a tool call stages its write: it then commits with the call's result entry (one transaction with the turn). */
+export interface TodoStaging {
+  writes: TurnWrites;
+  toolCallId: string;
+}
+
+/**
+ * The todo list of one session in the store. With `staging` a write is not
+ * committed here: it is staged to commit with the tool result (the list it
+ * answers is the one that commits; a group's runs are serialized, so nobody
+ * writes the row in between).
+ */
+export function sessionTodoStore(store: SessionStore, sessionId: string, clock: Clock, staging?: TodoStaging): TodoStore {
   return {
     read: () => loadSessionTodos(store, sessionId),
-    write: (items) => saveSessionTodos(store, sessionId, items, clock.now()),
+    write: async (items) => {
+      const now = clock.now();
+      if (!staging) return saveSessionTodos(store, sessionId, items, now);
+      const current = await loadSessionTodos(store, sessionId);
+      const encoded = JSON.stringify(items);
+      staging.writes.stage(staging.toolCallId, async (sql) => void (await sql.run(UPSERT, { id: sessionId, items: encoded, now })));
+      return { items: structuredClone([...items]), revision: current.revision + 1, updatedAt: now };
+    },
   };
 }

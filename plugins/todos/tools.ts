@@ -71,7 +71,7 @@ function failed(error: unknown): AgentToolResult {
 }
 
 /** The tool pair on `store`, or on the store a getter answers for each call from its tool context (a claw session's). */
-export function createTodoTools(store: TodoStore | ((toolCtx: Record<string, unknown>) => TodoStore)): [AgentTool, AgentTool] {
+export function createTodoTools(store: TodoStore | ((toolCtx: Record<string, unknown>, toolCallId: string) => TodoStore)): [AgentTool, AgentTool] {
   const storeOf = typeof store === 'function' ? store : () => store;
   const write: AgentTool<Record<string, unknown>> = {
     name: 'todo_write',
@@ -81,7 +81,7 @@ export function createTodoTools(store: TodoStore | ((toolCtx: Record<string, unk
     parameters: WRITE_PARAMETERS,
     async execute(args, context) {
       try {
-        return shown(await storeOf(context.toolCtx).write(checkTodoItems(args.todos)));
+        return shown(await storeOf(context.toolCtx, context.toolCallId).write(checkTodoItems(args.todos)));
       } catch (error) {
         return failed(error);
       }
@@ -93,7 +93,7 @@ export function createTodoTools(store: TodoStore | ((toolCtx: Record<string, unk
     parameters: READ_PARAMETERS,
     async execute(_args, context) {
       try {
-        return shown(await storeOf(context.toolCtx).read());
+        return shown(await storeOf(context.toolCtx, context.toolCallId).read());
       } catch (error) {
         return failed(error);
       }

@@ -26,6 +26,7 @@ const MIGRATIONS = [
   'ClawRuns1765400000000',
   'ClawTodos1765500000000',
   'ClawApprovals1765600000000',
+  'ClawGoals1765700000000',
 ];
 
 /** A fresh, empty location of the kind (a new database on PostgreSQL, dropped after the test). */
@@ -108,6 +109,7 @@ describe('the claw store on SQLite', () => {
       'claw_child_usage',
       'claw_children',
       'claw_entries',
+      'claw_goals',
       'claw_group_leases',
       'claw_groups',
       'claw_handoffs',

@@ -141,8 +141,11 @@ export function renderUsage(totals: UsageTotals[]): string {
   if (totals.length === 0) return 'no model calls recorded';
   const sum = (pick: (row: UsageTotals) => number): number => totals.reduce((total, row) => total + pick(row), 0);
   const costs = totals.filter((row) => row.cost !== null);
-  const money = (cost: number | null): string => (cost === null ? '-' : `$${cost.toFixed(4)}`);
-  const rows = totals.map((row) => [row.model, String(row.calls), String(row.input), String(row.output), String(row.cacheRead), String(row.cacheWrite), money(row.cost), `${(row.durationMs / 1000).toFixed(1)}s`]);
+  const money = (cost: number | null): string => (cost === null ? 'unknown' : `$${cost.toFixed(6)}`);
+  // A row with some calls of unknown price says so: its cost sums only the priced ones.
+  const costCell = (row: UsageTotals): string => `${money(row.cost)}${row.cost !== null && row.unpricedCalls > 0 ? ` (+${row.unpricedCalls} unpriced)` : ''}`;
+  const rows = totals.map((row) => [row.key ?? '-', String(row.calls), String(row.input), String(row.output), String(row.cacheRead), String(row.cacheWrite), costCell(row), `${(row.durationMs / 1000).toFixed(1)}s`]);
+  const unpriced = sum((row) => row.unpricedCalls);
   rows.push([
     'total',
     String(sum((row) => row.calls)),
@@ -150,10 +153,10 @@ export function renderUsage(totals: UsageTotals[]): string {
     String(sum((row) => row.output)),
     String(sum((row) => row.cacheRead)),
     String(sum((row) => row.cacheWrite)),
-    costs.length === 0 ? '-' : `${money(costs.reduce((total, row) => total + row.cost!, 0))}${costs.length < totals.length ? ' (known prices only)' : ''}`,
+    costs.length === 0 ? 'unknown' : `${money(costs.reduce((total, row) => total + row.cost!, 0))}${unpriced > 0 ? ` (known prices only; ${unpriced} unpriced)` : ''}`,
     `${(sum((row) => row.durationMs) / 1000).toFixed(1)}s`,
   ]);
-  return table(['MODEL', 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST', 'TIME'], rows);
+  return table([(totals[0]!.by).toUpperCase(), 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST', 'TIME'], rows);
 }
 
 /** What a navigation leaves: the group's active session and where its leaf is. */

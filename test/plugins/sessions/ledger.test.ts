@@ -17,8 +17,8 @@ describeStores('usage ledger', (kind) => {
     await store.recordUsage({ group: 'main', sessionId: null, model: 'local/b', usage: usage(7, 3), cost: null, durationMs: 50, at: 30 });
     await store.recordUsage({ group: 'other', sessionId: null, model: 'openai/a', usage: usage(1, 1), cost: 1, durationMs: 1, at: 40 });
     expect(await store.usageSummary({ group: 'main' })).toEqual([
-      { model: 'local/b', calls: 1, input: 7, output: 3, cacheRead: 0, cacheWrite: 0, cost: null, durationMs: 50 },
-      { model: 'openai/a', calls: 2, input: 300, output: 30, cacheRead: 5, cacheWrite: 0, cost: 0.5, durationMs: 1500 },
+      { by: 'model', key: 'local/b', model: 'local/b', calls: 1, unpricedCalls: 1, input: 7, output: 3, cacheRead: 0, cacheWrite: 0, cost: null, durationMs: 50 },
+      { by: 'model', key: 'openai/a', model: 'openai/a', calls: 2, unpricedCalls: 1, input: 300, output: 30, cacheRead: 5, cacheWrite: 0, cost: 0.5, durationMs: 1500 },
     ]);
     expect((await store.usageSummary({ sessionId: id })).map((t) => t.calls)).toEqual([2]);
     expect((await store.usageSummary({ since: 30 })).map((t) => [t.model, t.calls])).toEqual([
@@ -28,6 +28,19 @@ describeStores('usage ledger', (kind) => {
     expect((await store.usageSummary()).find((t) => t.model === 'openai/a')!.cost).toBe(1.5);
     expect((await failure(store.recordUsage({ group: 'main', sessionId: null, model: 'x', usage: usage(-1, 0), cost: null, durationMs: 0, at: 1 }))).code).toBe('INVALID_ARGUMENT');
     expect((await failure(store.recordUsage({ group: 'nope', sessionId: null, model: 'x', usage: usage(1, 0), cost: null, durationMs: 0, at: 1 }))).code).toBe('NOT_FOUND');
+  });
+
+  it('sums by origin (schedule job, goal, child) and by group, leaving out the calls of other origins', async () => {
+    const { store } = await openTestStoreOn(kind);
+    const id = await sessionWith(store, []);
+    await store.recordUsage({ group: 'main', sessionId: id, model: 'openai/a', usage: usage(100, 10), cost: 0.25, durationMs: 1, at: 10, origin: { kind: 'goal', id: 'g1' } });
+    await store.recordUsage({ group: 'main', sessionId: id, model: 'openai/a', usage: usage(100, 10), cost: 0.25, durationMs: 1, at: 20, origin: { kind: 'goal', id: 'g1' } });
+    await store.recordUsage({ group: 'main', sessionId: id, model: 'openai/a', usage: usage(50, 5), cost: null, durationMs: 1, at: 30, origin: { kind: 'schedule', id: 'job-1' } });
+    await store.recordUsage({ group: 'main', sessionId: id, model: 'openai/a', usage: usage(1, 1), cost: 0.1, durationMs: 1, at: 40, origin: { kind: 'prompt', id: null } });
+    expect((await store.usageSummary({ by: 'goal' })).map((t) => [t.key, t.calls, t.cost])).toEqual([['g1', 2, 0.5]]);
+    expect((await store.usageSummary({ by: 'schedule' })).map((t) => [t.key, t.calls, t.cost, t.unpricedCalls])).toEqual([['job-1', 1, null, 1]]);
+    expect(await store.usageSummary({ by: 'child' })).toEqual([]);
+    expect((await store.usageSummary({ by: 'group', since: 20 })).map((t) => [t.key, t.calls])).toEqual([['main', 3]]);
   });
 });
 
