@@ -10,6 +10,7 @@ import {
   ToolContribution,
   XdogError,
   bootKernel,
+  loadConfig,
   modelRegistryFor,
   thinkingProblem,
   type AgentTool,
@@ -17,6 +18,7 @@ import {
   type Kernel,
   type ModelStreamFn,
   type ResolvedModel,
+  type SandboxConfig,
 } from '../../../core/index.js';
 
 export interface SessionOptions {
@@ -24,6 +26,8 @@ export interface SessionOptions {
   cwd: string;
   /** False: no tool plugins and no capability plugins are loaded or opened. */
   tools: boolean;
+  /** --sandbox: replaces the mode of the config's `sandbox:` (its network and writable settings stay). */
+  sandbox?: SandboxConfig['mode'];
 }
 
 /** An open kernel plus the model and tools a chat uses. */
@@ -51,8 +55,10 @@ export function workingDirectory(given: string | undefined): string {
 }
 
 export async function openChatSession(options: SessionOptions): Promise<ChatSession> {
+  const loaded = loadConfig(options.configFile).config;
+  const config = options.sandbox ? { ...loaded, sandbox: { ...loaded.sandbox, mode: options.sandbox } } : loaded;
   const kernel = await bootKernel({
-    configFile: options.configFile,
+    config,
     cwd: options.cwd,
     filter: options.tools ? undefined : (plugin) => !startsToolsOrCapabilities(plugin),
   });
