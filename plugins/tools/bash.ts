@@ -106,8 +106,9 @@ export function createBashTool(options: { cwd: string; shell?: string; sandbox?:
         });
         // The result comes when bash exits (plus a short grace for its last output), not when its pipes
         // close: a background job or a setsid'd grandchild may hold them open for ever.
-        void settleChild(child, LIMITS.bashOutputGraceMs).then(async ({ pipesCut }) => {
-          await launch.dispose();
+        void settleChild(child, LIMITS.bashOutputGraceMs).then(({ pipesCut }) => {
+          // The cgroup empties a moment after the last exit: its removal does not delay the result.
+          void launch.dispose();
           // Background jobs that kept the output open die with the host, as if their terminal closed.
           if (!pipesCut) untrack();
           clearTimeout(timer);
