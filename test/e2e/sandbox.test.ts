@@ -65,6 +65,11 @@ function setup(responses: unknown[], config: Record<string, unknown> = {}): Chat
 
 const text = (message: ToolResultMessage) => message.content.map((part) => part.text ?? '').join('');
 const bash = (command: string) => ({ name: 'bash', arguments: { command } });
+/**
+ * Attempts that would do harm if they ever ran bare (as root: write /etc, mount, a fork bomb) first check
+ * that they run inside bubblewrap (its init is PID 1 of the sandbox), so a broken sandbox fails the test safely.
+ */
+const guarded = (command: string) => bash(`test "$(cat /proc/1/comm)" = bwrap || { echo "not in the sandbox: refusing to try"; exit 99; }; ${command}`);
 
 /** Everything under `dir`, as relative path → content (or "->target" for links). */
 function snapshot(dir: string): Record<string, string> {
@@ -108,12 +113,12 @@ describe('the sandbox through xdog agent chat (real bwrap)', { timeout: 240_000 
           bash(`ln -sf ${outside}/target.txt sym && echo pwned >> sym`),
           bash(`mv ${outside}/target.txt ./stolen.txt`),
           bash(`mv inside.txt ${outside}/`),
-          bash(`echo x | ./suidtee ${outside}/escape-suid.txt /etc/xdog-escape; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status`),
-          bash(`perl -e 'syscall(101, 16, getppid(), 0, 0) == -1 or die "attached\\n"; print "ptrace: $!\\n"'`),
-          bash(`mkdir -p mnt && mount -t tmpfs none mnt`),
-          bash('unshare -U true'),
-          bash(`echo x > /etc/xdog-escape`),
-          bash(`perl -e '$n = 0; while (1) { $p = fork(); if (!defined $p) { print "fork refused after $n\\n"; exit 0 } if ($p == 0) { sleep 30; exit 0 } $n++ }'`),
+          guarded(`echo x | ./suidtee ${outside}/escape-suid.txt /etc/xdog-escape; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status`),
+          guarded(`perl -e 'syscall(101, 16, getppid(), 0, 0) == -1 or die "attached\\n"; print "ptrace: $!\\n"'`),
+          guarded(`mkdir -p mnt && mount -t tmpfs none mnt`),
+          guarded('unshare -U true'),
+          guarded(`echo x > /etc/xdog-escape`),
+          guarded(`perl -e '$n = 0; while (1) { $p = fork(); if (!defined $p) { print "fork refused after $n\\n"; exit 0 } if ($p == 0) { sleep 30; exit 0 } $n++ }'`),
         ],
       },
       { text: 'done' },
