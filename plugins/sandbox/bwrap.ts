@@ -26,7 +26,8 @@ export interface BwrapOptions {
 /** Where the proxy's socket directory appears inside the sandbox. */
 export const PROXY_DIR_INSIDE = '/tmp/.xdog-proxy';
 
-function isWithin(child: string, parent: string): boolean {
+/** True when `child` is `parent` or beneath it (both absolute, already resolved). */
+export function isWithin(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { hiddenPaths } from './bwrap.js';
+import { hiddenPaths, isWithin } from './bwrap.js';
 import type { SandboxPolicy } from './policy.js';
 
 /** The real path of `target`: its own when it exists, else its nearest existing ancestor's plus the missing rest. */
@@ -30,11 +30,6 @@ export async function realTarget(target: string): Promise<string> {
       missing.push(path.basename(current));
     }
   }
-}
-
-function isWithin(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 async function realRoots(policy: SandboxPolicy, workspace: string): Promise<string[]> {

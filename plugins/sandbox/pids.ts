@@ -17,7 +17,7 @@ let cgroupParent: string | null | undefined;
 function pidsCgroupParent(): string | null {
   if (cgroupParent !== undefined) return cgroupParent;
   cgroupParent = null;
-  let membership = '';
+  let membership: string;
   try {
     membership = fs.readFileSync('/proc/self/cgroup', 'utf8');
   } catch {
