@@ -316,6 +316,14 @@ export interface LoadedConfig {
  * that was named explicitly is an error. Relative file paths in it are
  * resolved against its folder (config-paths.ts).
  */
+/** The group a request without one goes to: claw.default_group, else the only group, else "main" when configured. */
+export function defaultGroupOf(config: XdogConfig): string | undefined {
+  const groups = Object.keys(config.claw?.groups ?? {});
+  if (config.claw?.default_group) return config.claw.default_group;
+  if (groups.length === 1) return groups[0];
+  return groups.includes('main') ? 'main' : undefined;
+}
+
 export function loadConfig(explicit?: string): LoadedConfig {
   const named = explicit ?? process.env.XDOG_CONFIG;
   const file = configFilePath(explicit);
