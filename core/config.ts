@@ -52,6 +52,35 @@ export const ModelConfigSchema = z
   })
   .strict();
 
+const hostRule = 'must be a host name or IP address, optionally "*." + a domain (no scheme, port or path)';
+
+/**
+ * The OS sandbox of tools, MCP stdio servers and extension workers (docs/sandbox.md):
+ * `mode` off | read-only | workspace-write; `network` off | on | { allow: [hosts] };
+ * `writable` extra paths bound read-write in workspace-write.
+ */
+export const SandboxConfigSchema = z
+  .object({
+    mode: z.enum(['off', 'read-only', 'workspace-write']),
+    network: z
+      .union([
+        z.enum(['off', 'on']),
+        z
+          .object({
+            allow: z
+              .array(z.string().regex(/^(\*\.)?[A-Za-z0-9][A-Za-z0-9.:-]{0,252}$/, hostRule))
+              .min(1)
+              .max(LIMITS.sandboxAllowHosts),
+          })
+          .strict(),
+      ])
+      .optional(),
+    writable: z.array(z.string().min(1)).max(LIMITS.sandboxWritablePaths).optional(),
+  })
+  .strict();
+
+export type SandboxConfig = z.infer<typeof SandboxConfigSchema>;
+
 /** An MCP Root: a local absolute directory disclosed to one connected server. */
 export const McpRootSchema = z
   .object({
@@ -79,6 +108,8 @@ export const McpStdioServerSchema = z
     /** Extra environment for the server process; values never appear in status. */
     env: z.record(EnvName, z.string()).optional(),
     cwd: z.string().min(1).optional(),
+    /** The OS sandbox the server process runs in (default: the sandbox of the kernel or group that starts it). */
+    sandbox: SandboxConfigSchema.optional(),
     ...mcpShared,
   })
   .strict();
@@ -224,6 +255,8 @@ export const ClawGroupSchema = z
     approvals: ApprovalsConfigSchema.optional(),
     /** Spending limits checked before each model call (docs/goals.md). */
     budget: ClawBudgetSchema.optional(),
+    /** The OS sandbox of the group's tools, MCP servers and extensions (default: workspace-write, network off, when a channel feeds the group; else off). */
+    sandbox: SandboxConfigSchema.optional(),
   })
   .strict();
 
@@ -311,6 +344,10 @@ export const ConfigSchema = z
     extension_allow_tools: z.array(z.string().regex(/^ext_/, 'must be an ext_ tool alias')).optional(),
     /** Milliseconds each extension callback (and a provider stream between events) may take before the extension is quarantined. */
     extension_timeout_ms: z.number().int().min(LIMITS.extensionCallbackTimeoutMinMs).max(LIMITS.extensionCallbackTimeoutMaxMs).optional(),
+    /** The OS sandbox of tools, MCP servers and extensions outside claw groups (xdog agent chat; --sandbox overrides the mode); default off. */
+    sandbox: SandboxConfigSchema.optional(),
+    /** The OS sandbox of an extension's worker, per extension id (default: the kernel's or group's sandbox). */
+    extension_sandbox: z.record(z.string(), SandboxConfigSchema).optional(),
     /** Named child-agent settings for `--preset` and the agent tool's `preset` (docs/children.md); checked by the children plugin, an invalid catalog fails. */
     child_presets: z.record(z.string(), z.unknown()).optional(),
     /** Tool approvals for `xdog agent chat` (docs/approvals.md); claw groups set their own. */

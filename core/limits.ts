@@ -71,6 +71,18 @@ export const LIMITS = Object.freeze({
   bashOutputBytes: 64 * KiB,
   /** bash tool: how long output is still read after the command exits while a background process holds it open, in ms. */
   bashOutputGraceMs: 500,
+  /** sandbox: processes (and threads) one sandboxed command may have at once; a fork bomb stops there. */
+  sandboxPids: 256,
+  /** sandbox: hosts one `network: { allow }` list may name. */
+  sandboxAllowHosts: 64,
+  /** sandbox: extra writable paths one policy may name. */
+  sandboxWritablePaths: 32,
+  /** sandbox: how long probing the machine (a trial bwrap run) may take, in ms. */
+  sandboxProbeTimeoutMs: 10_000,
+  /** sandbox: the allow-list proxy's wait for a request line and headers, in ms. */
+  sandboxProxyHeaderTimeoutMs: 10_000,
+  /** sandbox: connections the allow-list proxy serves at once, per sandboxed process. */
+  sandboxProxyConnections: 64,
   /** bash tool: default timeout, in seconds. */
   bashDefaultTimeoutSeconds: 120,
   /** bash tool: largest timeout a call may ask for, in seconds. */

@@ -16,7 +16,7 @@ export default class AgentChat extends XdogCommand {
   static override summary = 'Chat with a model: one-shot with a prompt, interactive on a TTY without one';
   static override description = `The answer streams to stdout; tool activity, retries and errors go to stderr.
 With --json every agent event is one JSON line on stdout (for scripts).
-Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, and web_search when configured), the agent tool for read-only child agents (docs/children.md) and the installed capabilities (flow, with the read-only skill tool). Tools are not a sandbox: use them only in trusted directories.
+Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, and web_search when configured), the agent tool for read-only child agents (docs/children.md) and the installed capabilities (flow, with the read-only skill tool). --sandbox read-only or workspace-write runs bash, the file tools, MCP stdio servers and extension workers under bubblewrap (docs/sandbox.md); the default is the config's sandbox: (off when unset).
 Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
   static override enableJsonFlag = true;
   // ignoreStdin everywhere: oclif would otherwise read stdin for a missing argument, without a bound and
@@ -31,6 +31,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
     system: Flags.string({ description: 'system prompt' }),
     thinking: Flags.string({ description: 'reasoning effort, one the model declares (e.g. low, medium, high)' }),
     cwd: Flags.string({ description: 'working directory for tools (default: the current directory)' }),
+    sandbox: Flags.string({ description: 'OS sandbox of the tools: off, read-only or workspace-write (network stays as sandbox: in the config says, default off)', options: ['off', 'read-only', 'workspace-write'] }),
     mcp: Flags.string({ description: 'connect this server from mcp_servers and give its tools to the agent (repeatable; allow_tools still decides)', multiple: true, multipleNonGreedy: true }),
   };
   static override examples = [
@@ -47,7 +48,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
     const interactive = args.prompt === undefined && process.stdin.isTTY === true && !this.jsonEnabled();
     const prompt = args.prompt ?? (interactive ? undefined : await readStdinPrompt());
 
-    const session = await openChatSession({ configFile: flags.config, cwd, tools: flags.tools });
+    const session = await openChatSession({ configFile: flags.config, cwd, tools: flags.tools, sandbox: flags.sandbox as 'off' | 'read-only' | 'workspace-write' | undefined });
     let capabilities: CapabilityAssembly | undefined;
     try {
       // Enabled extensions start now: the first turn is about to run, and their models and tools must resolve.

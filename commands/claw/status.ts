@@ -44,6 +44,7 @@ export default class ClawStatus extends XdogCommand {
     if (!this.jsonEnabled()) {
       const lines = [
         renderGatewayStatus(status),
+        ...status.groups.filter((group) => group.sandbox).map((group) => terminalSafe(`${group.name}: sandbox ${group.sandbox}`)),
         ...status.todos.filter((todos) => todos.summary || todos.problem).map((todos) => terminalSafe(`${todos.group}: ${todos.summary ?? `todos unreadable: ${todos.problem}`}`)),
         ...status.problems.map((problem) => terminalSafe(`problem: group ${problem.group}: ${problem.problem}`)),
       ];

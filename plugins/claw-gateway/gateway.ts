@@ -30,6 +30,7 @@ import {
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import type { LeaseOwner, SessionStore } from '../sessions/index.js';
+import { withGroupSandbox } from './group-sandbox.js';
 import { GroupRuntime } from './group-runtime.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
 import { FollowedRuns } from './followed-runs.js';
@@ -314,7 +315,8 @@ export class Gateway {
     const groupContext: ClawGroupContext = { name, workspace, store, dataSource, clock };
     const groupKernel = await createKernel({
       plugins: plugins.map((entry) => entry.discovered ?? entry.plugin),
-      config: kernel.config,
+      // The group's kernel carries the group's sandbox as its own: its tools, MCP servers and extensions run in it.
+      config: withGroupSandbox(kernel.config, name),
       cwd: workspace,
       overrides: [new ContainerModule((options) => void options.bind(ClawGroupToken).toConstantValue(groupContext))],
     });

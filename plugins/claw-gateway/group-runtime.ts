@@ -43,6 +43,7 @@ import {
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/index.js';
+import { groupSandboxLine } from './group-sandbox.js';
 import { describeMemoryFlush, runMemoryFlush } from './memory-flush.js';
 import { Notifications, type CompactionReceipt, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
 import { SessionWriter } from './session-writer.js';
@@ -277,6 +278,7 @@ export class GroupRuntime {
       busy: this.busy,
       runStartedAt: this.#run?.startedAt ?? null,
       queued: this.#pendingCount(),
+      sandbox: groupSandboxLine(this.#options.kernel.config, this.name, this.#options.workspace),
     };
   }
 

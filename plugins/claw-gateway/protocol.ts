@@ -166,6 +166,8 @@ export interface GroupStatus {
   /** When the running turn started (epoch ms). */
   runStartedAt: number | null;
   queued: number;
+  /** The OS sandbox of its tools, MCP servers and extensions, and where that came from (docs/sandbox.md). */
+  sandbox?: string;
 }
 
 /** One gateway process holding groups of the store (a worker, or a gateway run without --worker). */

@@ -13,7 +13,8 @@ import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { Json } from './api.js';
 import { AppendEntrySchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
-import { ExtensionWorker } from './worker.js';
+import { SANDBOX_OFF, type Launch, type SandboxPolicy } from '../sandbox/index.js';
+import { ExtensionWorker, workerLaunch } from './worker.js';
 
 /** The registrations whose kind can be K. */
 export type RegistrationOf<K extends Registration['kind']> = Registration extends infer R ? (R extends { kind: infer RK } ? (K extends RK ? R : never) : never) : never;
@@ -61,6 +62,8 @@ export interface ExtensionHostOptions {
   setupTimeoutMs?: number;
   /** Told about every quarantine (the CLI prints it on stderr). */
   onNotice?(message: string): void;
+  /** The OS sandbox of one extension's worker (docs/sandbox.md); default off. */
+  sandboxOf?(id: string): SandboxPolicy;
 }
 
 interface Pending {
@@ -338,7 +341,18 @@ export class ExtensionHost {
       return;
     }
     record.found = found;
-    const worker = new ExtensionWorker(this.#options.cwd, (reason) => void this.#quarantine(record, reason));
+    let launch: Launch;
+    try {
+      launch = await workerLaunch(this.#options.cwd, this.#options.sandboxOf?.(record.id) ?? SANDBOX_OFF, record.id);
+    } catch (error) {
+      // Fail closed: an unenforceable sandbox never becomes an unsandboxed worker.
+      record.state = 'quarantined';
+      record.reason = describeError(error);
+      record.failClosed = true;
+      this.#notice(`extension "${record.id}" did not start: ${record.reason}`);
+      return;
+    }
+    const worker = new ExtensionWorker(this.#options.cwd, (reason) => void this.#quarantine(record, reason), launch);
     record.worker = worker;
     record.state = 'active';
     this.#serve(record, worker);

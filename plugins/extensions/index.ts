@@ -18,6 +18,7 @@ import { inspectorOf } from './inspector.js';
 import { ExtensionHost } from './host.js';
 import { extensionProviders, extensionTools } from './provider.js';
 import { extensionsService } from './gateway-service.js';
+import { resolvePolicy } from '../sandbox/index.js';
 import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
 import type { AgentTool } from '../../core/agent/tool-types.js';
 
@@ -58,6 +59,7 @@ export default definePlugin({
           cwd,
           locate: (id) => findExtension(id, { cwd }),
           ...(config.extension_timeout_ms !== undefined && { callbackTimeoutMs: config.extension_timeout_ms }),
+          sandboxOf: (id) => resolvePolicy(config.extension_sandbox?.[id] ?? config.sandbox, cwd),
           onNotice: (message) => process.stderr.write(`xdog: notice: ${terminalSafe(message)}\n`),
         });
       })

@@ -10,7 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type SandboxConfig } from '../../core/index.js';
+import { resolvePolicy } from '../sandbox/index.js';
 import { createHttpTransport } from './http-transport.js';
 import { timeoutMs, type McpServerConfig } from './server-config.js';
 import { StdioProcessTransport, stderrText } from './stdio-transport.js';
@@ -29,6 +30,8 @@ export interface ConnectionOptions {
   env: NodeJS.ProcessEnv;
   /** An OAuth access token for an HTTP server (sent as `Authorization: Bearer`; never logged). */
   bearer?: string;
+  /** The sandbox of a stdio server whose entry sets none. */
+  sandbox?: SandboxConfig;
   /** Called once when the connection ends without `close()` being asked for. */
   onLost(reason: string): void;
 }
@@ -58,6 +61,8 @@ export class McpConnection {
         args: config.args ?? [],
         env: config.env ?? {},
         cwd: path.resolve(options.cwd, config.cwd ?? '.'),
+        workspace: options.cwd,
+        sandbox: resolvePolicy(config.sandbox ?? options.sandbox, options.cwd),
       });
       this.#transport = this.stdio;
     } else {

@@ -43,7 +43,7 @@ export default definePlugin({
     bind(McpRegistryToken)
       .toDynamicValue((context) => {
         const config = context.get<XdogConfig>(Config);
-        const registry = McpRegistry.fromConfig(config.mcp_servers, { cwd: context.get<string>(WorkingDirectory), credentials: credentialStoreOf(config) });
+        const registry = McpRegistry.fromConfig(config.mcp_servers, { cwd: context.get<string>(WorkingDirectory), credentials: credentialStoreOf(config), sandbox: config.sandbox });
         owned.set(context.get<Kernel>(KernelToken), registry);
         return registry;
       })

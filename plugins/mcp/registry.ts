@@ -5,7 +5,7 @@
  * reconnects or replays on its own. Tool proxies bind to an Agent (never a
  * ToolRepo) through `toolSource()` / `bindMcpRegistry()`.
  */
-import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource, type SandboxConfig } from '../../core/index.js';
 import { toolAlias } from './aliases.js';
 import type { McpCredentialStore } from './credential-store.js';
 import type { McpConnection, RequestOptions } from './connection.js';
@@ -110,6 +110,8 @@ export interface McpRegistryOptions {
   env?: NodeJS.ProcessEnv;
   /** Where OAuth logins are kept (`mcp_credential_backend`); without it a server with `oauth` cannot connect. */
   credentials?: McpCredentialStore;
+  /** The OS sandbox of stdio servers whose entry sets none (the kernel's or group's `sandbox:`; docs/sandbox.md). */
+  sandbox?: SandboxConfig;
 }
 
 /** An MCP proxy tool, carrying the server and tool it stands for. */
@@ -125,6 +127,7 @@ export class McpRegistry implements AsyncDisposable {
   readonly #cwd: string;
   readonly #env: NodeJS.ProcessEnv;
   readonly #credentials?: McpCredentialStore;
+  readonly #sandbox?: SandboxConfig;
   #proxies: McpProxyTool[] = [];
   #closed = false;
 
@@ -132,6 +135,7 @@ export class McpRegistry implements AsyncDisposable {
     this.#cwd = options.cwd ?? process.cwd();
     this.#env = options.env ?? process.env;
     this.#credentials = options.credentials;
+    this.#sandbox = options.sandbox;
   }
 
   /** A registry with every server of a config file's `mcp_servers` registered (inert). */
@@ -201,6 +205,7 @@ export class McpRegistry implements AsyncDisposable {
       cwd: this.#cwd,
       env: this.#env,
       ...(bearer === undefined ? {} : { bearer }),
+      sandbox: this.#sandbox,
       onLost: (reason) => this.#lost(entry, connection, reason),
     });
     // Visible to disconnect()/close() while the handshake runs, so they can stop it.

@@ -4,13 +4,15 @@
  * by LIMITS.mcpMessageBytes, stderr drained separately into a bounded tail.
  * `close()` terminates the whole group (SIGTERM, then SIGKILL after a grace
  * period) and waits until the server process is reaped, and for its pipes at
- * most one more grace period.
+ * most one more grace period. Under a sandbox policy the server runs inside
+ * bubblewrap (plugins/sandbox); a policy that cannot be enforced refuses the start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedTail, ErrorCodes, LIMITS, XdogError, killGroupOnHostExit, settleChild, signalProcessGroup } from '../../core/index.js';
+import { SANDBOX_OFF, prepareLaunch, type SandboxPolicy } from '../sandbox/index.js';
 
 /** What starts a stdio server. */
 export interface StdioServerParams {
@@ -19,6 +21,9 @@ export interface StdioServerParams {
   /** Added to a minimal inherited environment (HOME, PATH, ...), not to the host's whole environment. */
   env: Record<string, string>;
   cwd: string;
+  /** The OS sandbox to run in (default off) and the directory its workspace-write mode makes writable. */
+  sandbox?: SandboxPolicy;
+  workspace?: string;
 }
 
 /** Says how much older stderr the tail left out. */
@@ -56,19 +61,29 @@ export class StdioProcessTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.#child) throw new XdogError(ErrorCodes.INVALID_STATE, 'stdio transport already started');
-    const child = spawn(this.params.command, this.params.args, {
+    const launch = await prepareLaunch({
+      command: this.params.command,
+      args: this.params.args,
+      cwd: this.params.cwd,
+      workspace: this.params.workspace ?? this.params.cwd,
+      policy: this.params.sandbox ?? SANDBOX_OFF,
+      stdioCount: 3,
+      what: `MCP server "${this.params.command}"`,
+    });
+    const child = spawn(launch.command, launch.args, {
       cwd: this.params.cwd,
       env: { ...getDefaultEnvironment(), ...this.params.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: launch.stdio(['pipe', 'pipe', 'pipe']) as ['pipe', 'pipe', 'pipe'],
       detached: true, // its own process group, so close() can end every descendant
       shell: false,
       windowsHide: true,
     });
+    launch.spawned();
     this.#child = child;
     if (child.pid !== undefined) child.once('close', killGroupOnHostExit(child.pid));
     // Settled when the server has exited and its pipes are closed, or cut shortly after it exited
     // (a setsid'd child of the server may hold them open for ever): close() never waits on a pipe.
-    this.#exited = settleChild(child, LIMITS.mcpKillGraceMs).then(() => undefined);
+    this.#exited = settleChild(child, LIMITS.mcpKillGraceMs).then(() => launch.dispose());
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
       child.once('error', (error) =>

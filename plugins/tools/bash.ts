@@ -2,11 +2,14 @@
  * The `bash` tool: runs a command with `bash -c` in the working directory, in
  * its own process group. A timeout or an abort kills the whole group. Output
  * (stdout and stderr interleaved) is bounded: the newest bytes are kept and a
- * notice tells the model how much was cut. Not a sandbox.
+ * notice tells the model how much was cut. With a sandbox policy other than
+ * off it runs under bubblewrap (plugins/sandbox, docs/sandbox.md); a policy
+ * the machine cannot enforce refuses the call instead of running it bare.
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { BoundedTail, LIMITS, killGroupOnHostExit, settleChild, signalProcessGroup, type AgentTool } from '../../core/index.js';
+import { SANDBOX_OFF, prepareLaunch, type Launch, type SandboxPolicy } from '../sandbox/index.js';
 import { errorResult, textResult } from './results.js';
 
 const BashArgs = z.object({
@@ -40,7 +43,8 @@ export interface BashDetails {
 
 const KILL_GRACE_MS = 1000;
 
-export function createBashTool(options: { cwd: string; shell?: string }): AgentTool<z.infer<typeof BashArgs>, BashDetails> {
+export function createBashTool(options: { cwd: string; shell?: string; sandbox?: SandboxPolicy }): AgentTool<z.infer<typeof BashArgs>, BashDetails> {
+  const sandbox = options.sandbox ?? SANDBOX_OFF;
   return {
     name: 'bash',
     description:
@@ -48,15 +52,23 @@ export function createBashTool(options: { cwd: string; shell?: string }): AgentT
       `Use it for builds, tests, git, and other command-line work. Output over ${LIMITS.bashOutputBytes / 1024} KiB keeps only its end. ` +
       'A non-zero exit code is reported as an error. Long-running commands are killed at the timeout.',
     parameters: BashArgs,
-    execute: (args, context) =>
-      new Promise((resolve) => {
+    execute: async (args, context) => {
+      let launch: Launch;
+      try {
+        launch = await prepareLaunch({ command: options.shell ?? 'bash', args: ['-c', args.command], cwd: options.cwd, workspace: options.cwd, policy: sandbox, stdioCount: 3, what: 'the bash command' });
+      } catch (error) {
+        const hint = (error as { hint?: string }).hint;
+        return errorResult(`${(error as Error).message}${hint ? `\n${hint}` : ''}`, { exitCode: null, signal: null, timedOut: false, aborted: false, droppedBytes: 0 });
+      }
+      return new Promise((resolve) => {
         const timeoutSeconds = args.timeout ?? LIMITS.bashDefaultTimeoutSeconds;
         const output = new BoundedTail(LIMITS.bashOutputBytes);
-        const child = spawn(options.shell ?? 'bash', ['-c', args.command], {
+        const child = spawn(launch.command, launch.args, {
           cwd: options.cwd,
           detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
+          stdio: launch.stdio(['ignore', 'pipe', 'pipe']) as ['ignore', 'pipe', 'pipe'],
         });
+        launch.spawned();
         // Detached: the command leads its own group, so a kill reaches its whole tree.
         const untrack = child.pid === undefined ? () => {} : killGroupOnHostExit(child.pid);
         let timedOut = false;
@@ -81,6 +93,7 @@ export function createBashTool(options: { cwd: string; shell?: string }): AgentT
         child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
         child.on('error', (error) => {
           untrack();
+          void launch.dispose();
           clearTimeout(timer);
           context.signal.removeEventListener('abort', onAbort);
           resolve(errorResult(`could not start bash: ${error.message}`, { exitCode: null, signal: null, timedOut, aborted, droppedBytes: 0 }));
@@ -94,6 +107,8 @@ export function createBashTool(options: { cwd: string; shell?: string }): AgentT
         // The result comes when bash exits (plus a short grace for its last output), not when its pipes
         // close: a background job or a setsid'd grandchild may hold them open for ever.
         void settleChild(child, LIMITS.bashOutputGraceMs).then(({ pipesCut }) => {
+          // The cgroup empties a moment after the last exit: its removal does not delay the result.
+          void launch.dispose();
           // Background jobs that kept the output open die with the host, as if their terminal closed.
           if (!pipesCut) untrack();
           clearTimeout(timer);
@@ -111,6 +126,7 @@ export function createBashTool(options: { cwd: string; shell?: string }): AgentT
           else if (exitCode !== 0) resolve(errorResult(`command exited with ${exitCode === null ? `signal ${signal}` : `code ${exitCode}`}\n${text}`, details));
           else resolve(textResult(text, details));
         });
-      }),
+      });
+    },
   };
 }

@@ -1,13 +1,16 @@
 /**
  * The file tools: `read`, `write`, `edit`, `ls`. Paths are relative to the
  * working directory (absolute paths work too). Every read is bounded; a file
- * too large to take whole asks the model to read a range. Not a sandbox.
+ * too large to take whole asks the model to read a range. Under a sandbox
+ * policy (plugins/sandbox) each path is judged by its real path against the
+ * sandbox's roots, so these tools obey the same rules as a sandboxed bash.
  */
 import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ErrorCodes, LIMITS, XdogError, nonRegularKind, readRegularFile, type AgentTool, type AgentToolResult } from '../../core/index.js';
+import { SANDBOX_OFF, checkRead, checkWrite, type SandboxPolicy } from '../sandbox/index.js';
 import { withPathLock } from './path-lock.js';
 import { IGNORED_DIRS } from './walk.js';
 import { clipLine, displayPath, errorResult, resolvePath, textResult } from './results.js';
@@ -55,7 +58,13 @@ const ReadArgs = z.object({
   limit: z.number().int().positive().optional().describe(`Number of lines to return (at most ${LIMITS.readToolLines}).`),
 });
 
-export function createReadTool(options: { cwd: string }): AgentTool<z.infer<typeof ReadArgs>> {
+/** What the file tools are built with. */
+export interface FileToolOptions {
+  cwd: string;
+  sandbox?: SandboxPolicy;
+}
+
+export function createReadTool(options: FileToolOptions): AgentTool<z.infer<typeof ReadArgs>> {
   return markReadOnly({
     name: 'read',
     description:
@@ -65,6 +74,8 @@ export function createReadTool(options: { cwd: string }): AgentTool<z.infer<type
     async execute(args) {
       const file = resolvePath(options.cwd, args.path);
       const shown = displayPath(options.cwd, file);
+      const verdict = await checkRead(file, options.sandbox ?? SANDBOX_OFF, options.cwd, shown);
+      if (verdict.refused) return errorResult(verdict.refused);
       const mimeType = IMAGE_TYPES[path.extname(file).toLowerCase()];
       if (mimeType) {
         try {
@@ -111,19 +122,23 @@ const WriteArgs = z.object({
   content: z.string().describe('The complete new content of the file.'),
 });
 
-export function createWriteTool(options: { cwd: string }): AgentTool<z.infer<typeof WriteArgs>> {
+export function createWriteTool(options: FileToolOptions): AgentTool<z.infer<typeof WriteArgs>> {
   return {
     name: 'write',
     description: 'Create or overwrite a file with the given content. For a small change to an existing file, prefer edit.',
     parameters: WriteArgs,
     async execute(args, context) {
-      const file = resolvePath(options.cwd, args.path);
-      const shown = displayPath(options.cwd, file);
+      const given = resolvePath(options.cwd, args.path);
+      const shown = displayPath(options.cwd, given);
       const bytes = Buffer.byteLength(args.content);
       if (bytes > LIMITS.fileToolFileBytes) return errorResult(`the content is ${bytes} bytes, over the ${LIMITS.fileToolFileBytes}-byte limit`);
       return withPathLock(
-        file,
+        given,
         async () => {
+          // Judged and written by its real path: a symlink or ".." cannot lead the write elsewhere.
+          const verdict = await checkWrite(given, options.sandbox ?? SANDBOX_OFF, options.cwd, shown);
+          if (verdict.refused) return errorResult(verdict.refused);
+          const file = verdict.real!;
           const refused = await nonRegularTarget(file, shown);
           if (refused) return errorResult(refused);
           const blocker = await nonFolderAncestor(file);
@@ -148,7 +163,7 @@ const EditArgs = z.object({
   new_text: z.string().describe('The replacement text.'),
 });
 
-export function createEditTool(options: { cwd: string }): AgentTool<z.infer<typeof EditArgs>> {
+export function createEditTool(options: FileToolOptions): AgentTool<z.infer<typeof EditArgs>> {
   return {
     name: 'edit',
     description:
@@ -158,7 +173,15 @@ export function createEditTool(options: { cwd: string }): AgentTool<z.infer<type
     async execute(args, context) {
       const file = resolvePath(options.cwd, args.path);
       // Read, check and write back under the file's lock: a parallel edit of the same file waits its turn.
-      return withPathLock(file, () => applyEdit(file, displayPath(options.cwd, file), args), context?.signal);
+      const shown = displayPath(options.cwd, file);
+      return withPathLock(
+        file,
+        async () => {
+          const verdict = await checkWrite(file, options.sandbox ?? SANDBOX_OFF, options.cwd, shown);
+          return verdict.refused ? errorResult(verdict.refused) : applyEdit(verdict.real!, shown, args);
+        },
+        context?.signal,
+      );
     },
   };
 }
@@ -191,7 +214,7 @@ const LsArgs = z.object({
   all: z.boolean().optional().describe(`Also list hidden entries and ${[...IGNORED_DIRS].join('/')}.`),
 });
 
-export function createLsTool(options: { cwd: string }): AgentTool<z.infer<typeof LsArgs>> {
+export function createLsTool(options: FileToolOptions): AgentTool<z.infer<typeof LsArgs>> {
   return markReadOnly({
     name: 'ls',
     description: `List a directory, sorted, with "/" after subdirectories. Hidden entries and ${[...IGNORED_DIRS].join(', ')} are left out unless all is true. At most ${LIMITS.listToolEntries} entries.`,
@@ -199,6 +222,8 @@ export function createLsTool(options: { cwd: string }): AgentTool<z.infer<typeof
     async execute(args) {
       const dir = resolvePath(options.cwd, args.path ?? '.');
       const shown = displayPath(options.cwd, dir) || '.';
+      const verdict = await checkRead(dir, options.sandbox ?? SANDBOX_OFF, options.cwd, shown);
+      if (verdict.refused) return errorResult(verdict.refused);
       let entries;
       try {
         entries = await fs.readdir(dir, { withFileTypes: true });

@@ -1,11 +1,13 @@
 /**
  * The built-in tools plugin: bash, read, write, edit, ls, grep, find and
  * current_time, all relative to the kernel's working directory, plus
- * web_search when the config names a backend. None of them is a security
- * boundary: the host's beforeToolCall policy decides what may run.
+ * web_search when the config names a backend. The host's beforeToolCall
+ * policy decides what may run; the kernel's `sandbox:` policy (docs/sandbox.md)
+ * bounds what bash and the file tools can touch.
  */
 import {
   ClockToken,
+  Config,
   ContainerModule,
   ToolContribution,
   WorkingDirectory,
@@ -14,6 +16,7 @@ import {
   type Clock,
   type XdogConfig,
 } from '../../core/index.js';
+import { kernelSandboxConfig, resolvePolicy, type SandboxPolicy } from '../sandbox/index.js';
 import { createBashTool } from './bash.js';
 import { createCurrentTimeTool } from './current-time.js';
 import { createEditTool, createLsTool, createReadTool, createWriteTool } from './file-tools.js';
@@ -28,7 +31,7 @@ export { SearxngBackend, createWebSearchTool, type WebSearchBackend, type WebSea
 export { compileGlob, IGNORED_DIRS } from './walk.js';
 export { isLocalReadOnlyTool } from './read-only.js';
 
-type ToolFactory = (options: { cwd: string; clock?: Clock }) => AgentTool;
+type ToolFactory = (options: { cwd: string; clock?: Clock; sandbox?: SandboxPolicy }) => AgentTool;
 
 const FACTORIES: readonly ToolFactory[] = [
   createBashTool,
@@ -42,7 +45,7 @@ const FACTORIES: readonly ToolFactory[] = [
 ];
 
 /** Fresh instances of the default tools (bash, read, write, edit, ls, grep, find, current_time) for one working directory. */
-export function createBuiltinTools(options: { cwd: string; clock?: Clock }): AgentTool[] {
+export function createBuiltinTools(options: { cwd: string; clock?: Clock; sandbox?: SandboxPolicy }): AgentTool[] {
   return FACTORIES.map((factory) => factory(options));
 }
 
@@ -58,7 +61,10 @@ export default definePlugin({
   provides: { tools: ['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time', 'web_search'] },
   module: new ContainerModule(({ bind }) => {
     for (const factory of FACTORIES) {
-      bind(ToolContribution).toDynamicValue((context) => factory({ cwd: context.get(WorkingDirectory), clock: context.get(ClockToken) }));
+      bind(ToolContribution).toDynamicValue((context) => {
+        const cwd = context.get<string>(WorkingDirectory);
+        return factory({ cwd, clock: context.get(ClockToken), sandbox: resolvePolicy(kernelSandboxConfig(context.get<XdogConfig>(Config)), cwd) });
+      });
     }
   }),
   apply(kernel) {

@@ -11,6 +11,7 @@ import {
   XdogError,
   bootKernel,
   defaultTools,
+  loadConfig,
   modelRegistryFor,
   thinkingProblem,
   type AgentTool,
@@ -18,6 +19,7 @@ import {
   type Kernel,
   type ModelStreamFn,
   type ResolvedModel,
+  type SandboxConfig,
 } from '../../../core/index.js';
 
 export interface SessionOptions {
@@ -25,6 +27,8 @@ export interface SessionOptions {
   cwd: string;
   /** False: no tool plugins and no capability plugins are loaded or opened. */
   tools: boolean;
+  /** --sandbox: replaces the mode of the config's `sandbox:` (its network and writable settings stay). */
+  sandbox?: SandboxConfig['mode'];
 }
 
 /** An open kernel plus the model and tools a chat uses. */
@@ -52,8 +56,10 @@ export function workingDirectory(given: string | undefined): string {
 }
 
 export async function openChatSession(options: SessionOptions): Promise<ChatSession> {
+  const loaded = loadConfig(options.configFile).config;
+  const config = options.sandbox ? { ...loaded, sandbox: { ...loaded.sandbox, mode: options.sandbox } } : loaded;
   const kernel = await bootKernel({
-    configFile: options.configFile,
+    config,
     cwd: options.cwd,
     filter: options.tools ? undefined : (plugin) => !startsToolsOrCapabilities(plugin),
   });
