@@ -423,6 +423,17 @@ export const LIMITS = Object.freeze({
   imageGenerationBytes: 32 * MiB,
   /** generate_image: one provider response body (base64 of the images above, plus JSON), in bytes. */
   imageResponseBytes: 44 * MiB,
+
+  /** Telemetry: bytes of one recorded content attribute (with capture_content); the rest is replaced by a note of its size. */
+  telemetryContentBytes: 16 * KiB,
+  /** Telemetry: milliseconds the exporters get to flush when a process closes its telemetry. */
+  telemetryFlushMs: 5_000,
+  /** Diagnostics bundle: log lines kept from the end of the gateway log. */
+  diagnosticsLogLines: 200,
+  /** Diagnostics bundle: bytes read from the end of the gateway log. */
+  diagnosticsLogBytes: 256 * KiB,
+  /** Diagnostics bundle: slowest recent runs listed. */
+  diagnosticsSlowRuns: 10,
 });
 
 export type LimitName = keyof typeof LIMITS;

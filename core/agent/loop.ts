@@ -7,6 +7,7 @@
 import { describeError } from '../errors.js';
 import type { ModelContext, ModelStreamFn } from '../model/types.js';
 import { zeroUsage, type AssistantMessage, type Message, type ToolCall, type ToolResultMessage } from './messages.js';
+import { instrumented } from './instrumentation.js';
 import { isContextOverflow } from './overflow.js';
 import { executeToolBatch, skippedToolResults, type ActiveTool, type ToolBatchConfig } from './tool-execution.js';
 
@@ -113,8 +114,14 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<LoopOutcome
     if (config.signal.aborted) return { status: 'aborted', lastMessage };
     const { context, tools } = await config.buildContext(turn);
     await config.emit({ type: 'turn_start', turn });
-    const received = await receiveAssistant(config, context);
-    const message = received.message;
+    const modelCall = config.instrumentation?.modelCall?.bind(config.instrumentation);
+    let started = false;
+    const message = await instrumented(modelCall, { model: config.model, turn, context }, async () => {
+      const received = await receiveAssistant(config, context);
+      started = received.started;
+      return received.message;
+    });
+    const received = { message, started };
     if (config.recoverOverflow && !overflowRecovered && !config.signal.aborted && isContextOverflow(message)) {
       overflowRecovered = true;
       if (await config.recoverOverflow(message)) {

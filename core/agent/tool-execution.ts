@@ -11,6 +11,7 @@ import type { AfterToolCallContext, AgentHooks, BeforeToolCallContext } from '..
 import { describeError } from '../errors.js';
 import { ImageContentSchema, TextContentSchema, type TextContent, type ToolCall, type ToolResultMessage } from './messages.js';
 import type { AgentEvent } from './events.js';
+import { instrumented, type AgentInstrumentation } from './instrumentation.js';
 import { snapshotTaps } from './tap-dispatch.js';
 import { checkToolArguments } from './tool-arguments.js';
 import type { AgentTool, AgentToolResult } from './tool-types.js';
@@ -31,6 +32,8 @@ export interface ToolBatchConfig {
   /** Returns a promise when the event must be waited for (a full buffer), else nothing. */
   emit(event: AgentEvent): Promise<void> | undefined;
   now(): number;
+  /** Wraps each tool call (see instrumentation.ts); absent for most agents. */
+  instrumentation?: AgentInstrumentation;
 }
 
 /** A finished call before finalisation. */
@@ -135,7 +138,12 @@ async function prepare(call: ToolCall, config: ToolBatchConfig, tools: ReadonlyM
   return { kind: 'ready', call, active, args: checked.args };
 }
 
-async function execute(prepared: Extract<Prepared, { kind: 'ready' }>, config: ToolBatchConfig): Promise<Outcome> {
+function execute(prepared: Extract<Prepared, { kind: 'ready' }>, config: ToolBatchConfig): Promise<Outcome> {
+  const wrap = config.instrumentation?.toolCall?.bind(config.instrumentation);
+  return instrumented(wrap, { toolCall: prepared.call, remote: prepared.active.remote }, () => executeReady(prepared, config));
+}
+
+async function executeReady(prepared: Extract<Prepared, { kind: 'ready' }>, config: ToolBatchConfig): Promise<Outcome> {
   const { call, active } = prepared;
   let args = prepared.args;
   if (active.remote) {
