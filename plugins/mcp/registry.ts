@@ -5,7 +5,7 @@
  * reconnects or replays on its own. Tool proxies bind to an Agent (never a
  * ToolRepo) through `toolSource()` / `bindMcpRegistry()`.
  */
-import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource, type Telemetry } from '../../core/index.js';
 import { toolAlias } from './aliases.js';
 import type { McpConnection, RequestOptions } from './connection.js';
 import {
@@ -107,6 +107,8 @@ export interface McpRegistryOptions {
   cwd?: string;
   /** Environment that `headers_env` names are read from. Default: process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The telemetry requests are traced with (asked per request; undefined: not traced). */
+  telemetry?: () => Telemetry | undefined;
 }
 
 /** An MCP proxy tool, carrying the server and tool it stands for. */
@@ -121,12 +123,14 @@ export class McpRegistry implements AsyncDisposable {
   readonly #listeners = new Set<() => void>();
   readonly #cwd: string;
   readonly #env: NodeJS.ProcessEnv;
+  readonly #telemetry?: () => Telemetry | undefined;
   #proxies: McpProxyTool[] = [];
   #closed = false;
 
   constructor(options: McpRegistryOptions = {}) {
     this.#cwd = options.cwd ?? process.cwd();
     this.#env = options.env ?? process.env;
+    this.#telemetry = options.telemetry;
   }
 
   /** A registry with every server of a config file's `mcp_servers` registered (inert). */
@@ -185,6 +189,7 @@ export class McpRegistry implements AsyncDisposable {
       cwd: this.#cwd,
       env: this.#env,
       onLost: (reason) => this.#lost(entry, connection, reason),
+      ...(this.#telemetry ? { telemetry: this.#telemetry } : {}),
     });
     // Visible to disconnect()/close() while the handshake runs, so they can stop it.
     entry.connection = connection;

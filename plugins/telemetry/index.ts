@@ -7,7 +7,8 @@
  * A host brings its own providers instead with `telemetryOverride()` (a
  * ContainerModule for `createKernel({ overrides })`).
  */
-import { ContainerModule, TelemetryHolderToken, configSecrets, definePlugin, type Kernel, type PluginContext, type Telemetry } from '../../core/index.js';
+import { ContainerModule, TelemetryHolderToken, configSecrets, definePlugin, type Agent, type Kernel, type PluginContext, type Telemetry } from '../../core/index.js';
+import { ClawGroupToken } from '../claw-gateway/index.js';
 import { agentInstrumentation } from './agent-spans.js';
 
 export { agentInstrumentation, splitModel, type AgentIdentity } from './agent-spans.js';
@@ -15,14 +16,6 @@ export { GenAi, GenAiOperation, Mcp, Metric, Xdog } from './semconv.js';
 
 /** Pipelines this plugin acquired, by kernel (released at close). */
 const acquired = new Map<Kernel, { release(): Promise<void> }>();
-
-/** The group a kernel serves (the gateway tells), for per-group attributes. */
-const groupOf = new WeakMap<Kernel, string>();
-
-/** Marks `kernel` as one claw group's kernel: its agents' spans and metrics carry `xdog.group`. */
-export function setTelemetryGroup(kernel: Kernel, group: string): void {
-  groupOf.set(kernel, group);
-}
 
 export interface TelemetryProviders {
   /** An OpenTelemetry TracerProvider (registered by the host with a context manager, e.g. NodeTracerProvider.register()). */
@@ -49,6 +42,12 @@ export async function telemetryOverride(providers: TelemetryProviders): Promise<
   });
 }
 
+/** Gives an agent built outside the kernel (an SDK child of `xdog agent chat`) the kernel's spans; nothing without telemetry. */
+export function instrumentAgent(kernel: Kernel, agent: Agent): void {
+  const telemetry = kernel.isBound(TelemetryHolderToken) ? kernel.get(TelemetryHolderToken).current : undefined;
+  if (telemetry) agent.setInstrumentation(agentInstrumentation(telemetry));
+}
+
 export default definePlugin({
   name: 'telemetry',
   module: new ContainerModule(({ bind }) => {
@@ -58,7 +57,8 @@ export default definePlugin({
     kernel.hooks.agentCreated.tap('telemetry', (agent) => {
       const telemetry: Telemetry | undefined = kernel.get(TelemetryHolderToken).current;
       if (!telemetry) return;
-      const group = groupOf.get(kernel);
+      // A claw group's kernel: its agents' spans and metrics carry the group.
+      const group = kernel.isBound(ClawGroupToken) ? kernel.get(ClawGroupToken).name : undefined;
       agent.setInstrumentation(agentInstrumentation(telemetry, group ? { name: group, attributes: { 'xdog.group': group } } : {}));
     });
   },
