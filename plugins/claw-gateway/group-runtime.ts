@@ -179,8 +179,6 @@ export class GroupRuntime {
     this.name = options.name;
     this.#options = options;
     this.#registry = modelRegistryFor(options.kernel);
-    const telemetry = telemetryOf(options.kernel);
-    if (telemetry) this.#stopQueueGauge = observeQueueDepth(telemetry, this.name, () => this.#pendingCount());
   }
 
   /** Loads the group row and closes tool calls a crash interrupted, so the next request never carries an unpaired call. */
@@ -188,6 +186,9 @@ export class GroupRuntime {
     // A group whose model or tools cannot be served fails the start, not its first prompt.
     this.resolveModel(this.#options.config.model);
     selectTools(this.#options.kernel.getAll(ToolContribution), this.#options.config.enabled_tools, this.name);
+    // The kernel is open now, so its telemetry (if any) is there.
+    const telemetry = telemetryOf(this.#options.kernel);
+    if (telemetry && !this.#stopQueueGauge) this.#stopQueueGauge = observeQueueDepth(telemetry, this.name, () => this.#pendingCount());
     this.#group = await this.#options.store.ensureGroup(this.name);
     const active = this.#group.activeSessionId;
     if (active) {
