@@ -7,7 +7,9 @@
  *   with GenAI attributes and no message text; the loopback /metrics is
  *   scraped and parsed;
  * - a webhook message with a `traceparent` header, with capture_content: the
- *   texts are there, an API key in a tool result is redacted.
+ *   texts are there, an API key in a tool result is redacted;
+ * - on PostgreSQL, a prompt sent to one worker for a group another worker
+ *   owns: the handoff carries the trace context, the owner's run joins it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +21,9 @@ import { clawSandbox, connect, startGateway, until, type ClawSandbox, type Gatew
 import { repoRoot, runCli } from '../support/cli.js';
 import { descendsFrom, startOtlpReceiver, traceOf, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { WEBHOOK_SECRET, startReceiver, webhookChannelConfig, type Receiver } from '../support/webhook.js';
+import { clawSandboxOn, testPgUrl } from '../support/stores.js';
+import { startWorker, type ClawWorker } from '../support/claw.js';
+import { tempDir } from '../support/temp.js';
 
 const API_KEY = 'sk-ant-api03-Zx9yQ8wV7uT6sR5qP4oN3mL2';
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -176,5 +181,46 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     const greps = named(spans, 'execute_tool grep').map((span) => String(span.attributes['gen_ai.tool.call.result']));
     expect(greps.some((result) => result.includes('alpha one [redacted]'))).toBe(true);
     expect(JSON.stringify(spans)).not.toContain(API_KEY);
+  });
+});
+
+describe.runIf(testPgUrl())('telemetry across gateway workers [postgres]', { timeout: 300_000 }, () => {
+  it('carries a prompt\'s traceparent through the handoff to the worker that owns the group', async () => {
+    const otlp = await startOtlpReceiver();
+    const root = tempDir('xdog-otel-workers-');
+    const workspace = path.join(root, 'ws-g2');
+    fs.mkdirSync(workspace);
+    const sandbox = await clawSandboxOn('postgres', `    g2:\n      workspace: ${workspace}\n      model: faux/demo\n      enabled_tools: [bash, read]\n  lease_seconds: 3\n${telemetryBlock(otlp.url)}`);
+    const workers: ClawWorker[] = [];
+    try {
+      for (const name of ['w1', 'w2']) workers.push(await startWorker(sandbox, name));
+      const [w1] = workers as [ClawWorker, ClawWorker];
+      // Wait until each worker holds one group; then w1 sends to the one w2 owns.
+      let remote: string | undefined;
+      await until(async () => {
+        const report = (await w1.client.call('workers.list', {})) as { workers: Array<{ name: string; alive: boolean; groups: Array<{ group: string }> }>; unowned: string[] };
+        const w2 = report.workers.find((worker) => worker.name === 'w2' && worker.alive);
+        remote = w2?.groups[0]?.group;
+        return report.unowned.length === 0 && remote !== undefined && report.workers.find((worker) => worker.name === 'w1')!.groups.length === 1;
+      }, 'the two groups to split over the workers', 60_000);
+      const traceId = 'd'.repeat(32);
+      const receipt = await w1.client.call('prompt', { group: remote, text: 'run echo traced', idempotencyKey: 'k-traced', _meta: { traceparent: `00-${traceId}-${'e'.repeat(16)}-01` } });
+      expect(receipt).toMatchObject({ status: 'started', group: remote });
+      let spans: ReceivedSpan[] = [];
+      await until(() => {
+        spans = traceOf(otlp.spans, traceId);
+        return named(spans, 'claw.run').length === 1 && named(spans, 'invoke_agent').length === 1 && named(spans, 'execute_tool bash').length === 1;
+      }, 'the handed-off run in the trace', 60_000);
+      const [run] = named(spans, 'claw.run');
+      expect(run!.parentSpanId).toBe('e'.repeat(16));
+      expect(run!.attributes).toMatchObject({ 'xdog.group': remote });
+      const [agent] = named(spans, 'invoke_agent');
+      expect(agent!.parentSpanId).toBe(run!.spanId);
+      expect(named(spans, 'execute_tool bash')[0]!.parentSpanId).toBe(agent!.spanId);
+    } finally {
+      for (const worker of workers) await worker.client.close().catch(() => undefined);
+      for (const worker of workers) await worker.process.stop();
+      await otlp.close();
+    }
   });
 });
