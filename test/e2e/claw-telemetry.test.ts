@@ -184,6 +184,42 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
   });
 });
 
+describe('xdog claw doctor / xdog bug-report', { timeout: 180_000 }, () => {
+  it('writes a 0600 bundle with versions, the gateway status, log lines, store integrity and runs, and none of the planted secrets', async () => {
+    const planted = { env: 'planted-env-value-8f3a1c9d2e', header: 'hdr-planted-5b7e2a9c41', apiKey: 'sk-proj-PLANTEDabcdefghijklmnop1234', token: 'ghp_PLANTED0123456789abcdefghijklmnopqrstu' };
+    const sandbox = clawSandbox(`providers:\n  openai: { api_key_env: PLANTED_OPENAI_KEY, headers: { X-Org-Token: "${planted.header}" } }\n`);
+    sandbox.env.PLANTED_OPENAI_KEY = planted.env;
+    sandbox.env.SOME_SERVICE_TOKEN = planted.token;
+    const gateway = await startGateway(sandbox);
+    try {
+      // A run whose prompt carries an API key: it reaches the run log, the transcript and maybe the log.
+      expect(runCli(['claw', 'send', `run echo ${planted.apiKey}`], { env: sandbox.env, cwd: sandbox.root })).toMatchObject({ status: 0 });
+      const file = path.join(sandbox.root, 'bundle.json');
+      const made = runCli(['bug-report', '--output', file, '--json'], { env: sandbox.env, cwd: sandbox.root });
+      expect(made.status, made.stderr).toBe(0);
+      expect(JSON.parse(made.stdout)).toEqual({ file, gatewayRunning: true });
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      const text = fs.readFileSync(file, 'utf8');
+      for (const secret of Object.values(planted)) expect(text).not.toContain(secret);
+      const bundle = JSON.parse(text);
+      expect(bundle.versions).toMatchObject({ node: process.version });
+      expect(bundle.config.values.providers.openai).toEqual({ api_key_env: 'PLANTED_OPENAI_KEY', headers: { 'X-Org-Token': '[redacted]' } });
+      expect(bundle.gateway.running).toBe(true);
+      expect(bundle.gateway.status.groups.map((group: { name: string }) => group.name)).toEqual(['main']);
+      expect(bundle.store).toMatchObject({ type: 'sqlite', integrity: 'ok' });
+      expect(bundle.store.rows).toBeTypeOf('object');
+      expect(bundle.slowestRuns).toHaveLength(1);
+      expect(bundle.slowestRuns[0]).toMatchObject({ group: 'main', status: 'completed' });
+      // A second bundle never overwrites the first.
+      const again = runCli(['claw', 'doctor', '--output', file], { env: sandbox.env, cwd: sandbox.root });
+      expect(again.status).not.toBe(0);
+      expect(again.stderr).toContain('already exists');
+    } finally {
+      await gateway.stop();
+    }
+  });
+});
+
 describe.runIf(testPgUrl())('telemetry across gateway workers [postgres]', { timeout: 300_000 }, () => {
   it('carries a prompt\'s traceparent through the handoff to the worker that owns the group', async () => {
     const otlp = await startOtlpReceiver();
