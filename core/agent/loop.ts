@@ -85,6 +85,18 @@ async function receiveAssistant(config: AgentLoopConfig, context: ModelContext):
   return { message: final, started };
 }
 
+/** receiveAssistant inside the instrumentation's model-call wrapper. */
+async function instrumentedReceive(config: AgentLoopConfig, turn: number, context: ModelContext): Promise<{ message: AssistantMessage; started: boolean }> {
+  const wrap = config.instrumentation!.modelCall!.bind(config.instrumentation);
+  let started = false;
+  const message = await instrumented(wrap, { model: config.model, turn, context }, async () => {
+    const received = await receiveAssistant(config, context);
+    started = received.started;
+    return received.message;
+  });
+  return { message, started };
+}
+
 /** Ends a received message: its end event, then history. */
 async function finishAssistant(config: AgentLoopConfig, message: AssistantMessage, started: boolean): Promise<void> {
   if (!started) await config.emit({ type: 'message_start', message });
@@ -114,14 +126,8 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<LoopOutcome
     if (config.signal.aborted) return { status: 'aborted', lastMessage };
     const { context, tools } = await config.buildContext(turn);
     await config.emit({ type: 'turn_start', turn });
-    const modelCall = config.instrumentation?.modelCall?.bind(config.instrumentation);
-    let started = false;
-    const message = await instrumented(modelCall, { model: config.model, turn, context }, async () => {
-      const received = await receiveAssistant(config, context);
-      started = received.started;
-      return received.message;
-    });
-    const received = { message, started };
+    const received = config.instrumentation?.modelCall ? await instrumentedReceive(config, turn, context) : await receiveAssistant(config, context);
+    const message = received.message;
     if (config.recoverOverflow && !overflowRecovered && !config.signal.aborted && isContextOverflow(message)) {
       overflowRecovered = true;
       if (await config.recoverOverflow(message)) {

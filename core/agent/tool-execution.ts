@@ -140,6 +140,7 @@ async function prepare(call: ToolCall, config: ToolBatchConfig, tools: ReadonlyM
 
 function execute(prepared: Extract<Prepared, { kind: 'ready' }>, config: ToolBatchConfig): Promise<Outcome> {
   const wrap = config.instrumentation?.toolCall?.bind(config.instrumentation);
+  if (!wrap) return executeReady(prepared, config);
   return instrumented(wrap, { toolCall: prepared.call, remote: prepared.active.remote }, () => executeReady(prepared, config));
 }
 
