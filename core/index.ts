@@ -8,7 +8,7 @@ export * from './words.js';
 export * from './tokens.js';
 export * from './plugin.js';
 export * from './kernel.js';
-export { overrideContributions, ContributionOverrideToken, contributorOf, type ContributionOverride, type ContributionOverrides, type ContributionKind } from './contributions.js';
+export { overrideContributions, ContributionOverrideToken, contributorOf, contributingPackageOf, registerContributionKind, type ContributionOverride, type ContributionOverrides, type ContributionKind } from './contributions.js';
 export * from './discovery.js';
 export * from './config.js';
 export { expandHome, resolveConfigPath } from './config-paths.js';

@@ -14,6 +14,7 @@ import {
   ToolContribution,
   XdogError,
   buildMetadata,
+  defaultTools,
   describeError,
   estimateMessageTokens,
   modelRegistryFor,
@@ -834,9 +835,9 @@ function usageOf(messages: readonly Message[]): Usage {
 /** The tool the memory flush gives the agent (the memory plugin provides it). */
 const MEMORY_WRITE_TOOL = 'memory_write';
 
-/** The group's tools: `enabled_tools` by name (`[]` is none; absent is every contributed tool); an unknown name is a config error. */
+/** The group's tools: `enabled_tools` by name (`[]` is none; absent is every contributed tool but the opt-in ones); an unknown name is a config error. */
 export function selectTools(tools: readonly AgentTool[], enabled: readonly string[] | undefined, group: string): AgentTool[] {
-  if (enabled === undefined) return [...tools];
+  if (enabled === undefined) return defaultTools(tools);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return enabled.map((name) => {
     const tool = byName.get(name);

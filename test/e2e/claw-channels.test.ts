@@ -96,10 +96,12 @@ describe('channels: the webhook channel', { timeout: 180_000 }, () => {
     expect((await deliver(url, { id: 'x1', sender: 'alice', text: 'hi' }, 'wrong-secret')).status).toBe(401);
     expect(await deliver(url, { id: 'x2', sender: 'mallory', text: 'hi' })).toEqual({ status: 403, body: { status: 'refused' } });
     expect((await deliver(url, { id: 'x3', sender: 'alice', text: '   ' })).status).toBe(400);
+    // The 64 KiB limit counts the ids beside the text: a text under it alone is over it with a 200-byte id.
+    expect(await deliver(url, { id: `x4${'i'.repeat(198)}`, sender: 'alice', text: 'a'.repeat(64 * 1024 - 100) })).toEqual({ status: 413, body: { status: 'too_large' } });
 
     // xdog claw channels list | status | test
     const listed = await cli(['claw', 'channels', 'list', '--json'], sandbox.env);
-    expect(JSON.parse(listed.stdout)).toEqual([{ id: 'hook', type: 'webhook', group: 'main', allowFrom: ['alice'] }]);
+    expect(JSON.parse(listed.stdout)).toEqual([{ id: 'hook', type: 'webhook', group: 'main', allowFrom: ['alice'], providedBy: 'xdog' }]);
     const shown = await cli(['claw', 'channels', 'status', 'hook'], sandbox.env);
     expect(shown.stdout).toContain('hook (webhook → group main): running, idle, inbox 0/50');
     expect(shown.stdout).toContain('accepted 1, refused 1');
