@@ -124,7 +124,7 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
   it('joins a claw send under TRACEPARENT to one trace with the run, its model and tool calls and its children, without contents; /metrics counts them', async () => {
     const port = await freePort();
     const sandbox = sandboxWith(telemetryBlock(otlp.url, [`prometheus: { port: ${port} }`]));
-    gateway = await startGateway(sandbox);
+    gateway = await startGateway(sandbox, 90_000);
     const sent = runCli(['claw', 'send', 'delegate alpha beta'], { env: { ...sandbox.env, TRACEPARENT: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }, cwd: sandbox.root });
     expect(sent).toMatchObject({ status: 0 });
     expect(sent.stdout).toContain('alpha (completed)');
@@ -158,7 +158,7 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     hooks = await startReceiver();
     const sandbox = sandboxWith(webhookChannelConfig(hooks.url, ['alice']) + telemetryBlock(otlp.url, ['capture_content: true']));
     sandbox.env.XDOG_TEST_WEBHOOK_SECRET = WEBHOOK_SECRET;
-    gateway = await startGateway(sandbox);
+    gateway = await startGateway(sandbox, 90_000);
     client = await connect(sandbox);
     const [channel] = (await client.callService('channels.status', { id: 'hook' })) as Array<{ transport: { url: string } }>;
     const traceId = 'a'.repeat(16) + 'b'.repeat(16);
@@ -190,7 +190,7 @@ describe('xdog claw doctor / xdog bug-report', { timeout: 180_000 }, () => {
     const sandbox = clawSandbox(`providers:\n  openai: { api_key_env: PLANTED_OPENAI_KEY, headers: { X-Org-Token: "${planted.header}" } }\n`);
     sandbox.env.PLANTED_OPENAI_KEY = planted.env;
     sandbox.env.SOME_SERVICE_TOKEN = planted.token;
-    const gateway = await startGateway(sandbox);
+    const gateway = await startGateway(sandbox, 90_000);
     try {
       // A run whose prompt carries an API key: it reaches the run log, the transcript and maybe the log.
       expect(runCli(['claw', 'send', `run echo ${planted.apiKey}`], { env: sandbox.env, cwd: sandbox.root })).toMatchObject({ status: 0 });
@@ -229,7 +229,7 @@ describe.runIf(testPgUrl())('telemetry across gateway workers [postgres]', { tim
     const sandbox = await clawSandboxOn('postgres', `    g2:\n      workspace: ${workspace}\n      model: faux/demo\n      enabled_tools: [bash, read]\n  lease_seconds: 3\n${telemetryBlock(otlp.url)}`);
     const workers: ClawWorker[] = [];
     try {
-      for (const name of ['w1', 'w2']) workers.push(await startWorker(sandbox, name));
+      for (const name of ['w1', 'w2']) workers.push(await startWorker(sandbox, name, 90_000));
       const [w1] = workers as [ClawWorker, ClawWorker];
       // Wait until each worker holds one group; then w1 sends to the one w2 owns.
       let remote: string | undefined;
