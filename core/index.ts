@@ -11,6 +11,7 @@ export * from './kernel.js';
 export { overrideContributions, ContributionOverrideToken, contributorOf, contributingPackageOf, registerContributionKind, type ContributionOverride, type ContributionOverrides, type ContributionKind } from './contributions.js';
 export * from './discovery.js';
 export * from './config.js';
+export * from './approvals.js';
 export { expandHome, resolveConfigPath } from './config-paths.js';
 export { yamlData, type YamlDataProblem } from './yaml-data.js';
 export { jsonDeeperThan } from './json-depth.js';

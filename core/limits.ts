@@ -434,6 +434,18 @@ export const LIMITS = Object.freeze({
   diagnosticsLogBytes: 256 * KiB,
   /** Diagnostics bundle: slowest recent runs listed. */
   diagnosticsSlowRuns: 10,
+  /** approvals: rules in one `approvals` section. */
+  approvalRules: 500,
+  /** approvals: the longest `expire_minutes` (30 days). */
+  approvalExpireMinutesMax: 43_200,
+  /** approvals: a deny reason a person gives, in bytes. */
+  approvalReasonBytes: 2000,
+  /** approvals: a bash line the policy parses, in bytes (longer lines are asked). */
+  approvalShellBytes: 64 * KiB,
+  /** approvals: nested `sh -c` / wrapper levels the policy sees through (deeper is asked). */
+  approvalShellDepth: 8,
+  /** approvals: rows one `approvals.list` answers (newest first). */
+  approvalsListed: 200,
 });
 
 export type LimitName = keyof typeof LIMITS;

@@ -17,6 +17,7 @@ import { ChannelInbox } from './inbox.js';
 import { Outbox } from './outbox.js';
 import { replyTextOf } from './reply.js';
 import { storedChannelState } from './state.js';
+import { answerFromChannel, parseApprovalReply } from '../approvals/index.js';
 
 /** The group job type of a channel turn. */
 export const CHANNEL_TURN_JOB = 'channel.turn';
@@ -184,6 +185,16 @@ export class ChannelRunner {
   async #admit(message: InboundMessage): Promise<OfferResult> {
     const refused = this.#admission(message);
     if (refused) return refused;
+    // `approve 7` / `deny 7 reason` answers at once: queued, it would wait behind the very run that waits for it.
+    const reply = parseApprovalReply(message.text);
+    if (reply) {
+      const text = await answerFromChannel(this.#host, this.#config.group, reply, `${this.id}:${message.sender}`);
+      const outbox = new Outbox({ transport: this.#transport!, to: message.replyTo, context: { inReplyTo: message.id }, signal: this.#stop.signal, counters: this.#counters, log: (line) => this.#log(line) });
+      outbox.send(text);
+      await outbox.close();
+      this.#counters.accepted++;
+      return 'accepted';
+    }
     if (await this.#isDuplicate(message)) return 'duplicate';
     if (this.#inbox.closed) return 'closed';
     if (!this.#inbox.tryPush(message)) {

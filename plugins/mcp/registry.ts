@@ -7,6 +7,7 @@
  */
 import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource, type Telemetry } from '../../core/index.js';
 import { toolAlias } from './aliases.js';
+import type { McpCredentialStore } from './credential-store.js';
 import type { McpConnection, RequestOptions } from './connection.js';
 import {
   CATALOG_METHODS,
@@ -109,6 +110,8 @@ export interface McpRegistryOptions {
   env?: NodeJS.ProcessEnv;
   /** The telemetry requests are traced with (asked per request; undefined: not traced). */
   telemetry?: () => Telemetry | undefined;
+  /** Where OAuth logins are kept (`mcp_credential_backend`); without it a server with `oauth` cannot connect. */
+  credentials?: McpCredentialStore;
 }
 
 /** An MCP proxy tool, carrying the server and tool it stands for. */
@@ -124,6 +127,7 @@ export class McpRegistry implements AsyncDisposable {
   readonly #cwd: string;
   readonly #env: NodeJS.ProcessEnv;
   readonly #telemetry?: () => Telemetry | undefined;
+  readonly #credentials?: McpCredentialStore;
   #proxies: McpProxyTool[] = [];
   #closed = false;
 
@@ -131,6 +135,7 @@ export class McpRegistry implements AsyncDisposable {
     this.#cwd = options.cwd ?? process.cwd();
     this.#env = options.env ?? process.env;
     this.#telemetry = options.telemetry;
+    this.#credentials = options.credentials;
   }
 
   /** A registry with every server of a config file's `mcp_servers` registered (inert). */
@@ -182,12 +187,24 @@ export class McpRegistry implements AsyncDisposable {
     entry.error = undefined;
     entry.diagnostics = [];
     const attempt = ++entry.attempt;
+    let bearer: string | undefined;
+    try {
+      // Loaded only for a server with oauth (it brings the SDK's auth client).
+      bearer = entry.config.transport === 'http' && entry.config.oauth ? await (await import('./oauth.js')).accessTokenFor(id, entry.config, this.#credentials) : undefined;
+    } catch (error) {
+      if (entry.attempt === attempt) {
+        entry.state = 'failed';
+        entry.error = (error as Error).message;
+      }
+      throw error;
+    }
     const McpConnection = await this.#connectionClass(entry, attempt);
     const connection = McpConnection.create({
       id,
       config: entry.config,
       cwd: this.#cwd,
       env: this.#env,
+      ...(bearer === undefined ? {} : { bearer }),
       onLost: (reason) => this.#lost(entry, connection, reason),
       ...(this.#telemetry ? { telemetry: this.#telemetry } : {}),
     });
