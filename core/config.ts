@@ -311,6 +311,30 @@ export const ClawConfigSchema = z
 export type ClawConfig = z.infer<typeof ClawConfigSchema>;
 export type ClawGroupConfig = z.infer<typeof ClawGroupSchema>;
 
+/** Where traces and metrics go (docs/observability.md); without this section nothing is recorded or loaded. */
+export const TelemetryConfigSchema = z
+  .object({
+    /** `otlp`: OTLP over HTTP (JSON) to `endpoint`; `console`: spans printed to stderr. */
+    exporter: z.enum(['otlp', 'console']),
+    /** The collector's base URL (the exporters append /v1/traces and /v1/metrics); default http://127.0.0.1:4318. */
+    endpoint: HttpUrl.optional(),
+    /** The OTLP wire; only http/json ships with xdog. */
+    protocol: z.literal('http/json').optional(),
+    /** Request headers whose values are read from environment variables (a collector's API key). */
+    headers_env: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name'), EnvName).optional(),
+    /** `service.name` of the resource (default "xdog"). */
+    service_name: z.string().min(1).max(128).optional(),
+    /** Record message and tool contents (bounded, credentials redacted). Default false. */
+    capture_content: z.boolean().optional(),
+    /** Milliseconds between span batches and metric exports (default 2000). */
+    export_interval_ms: z.number().int().min(100).max(600_000).optional(),
+    /** A loopback `/metrics` endpoint in the Prometheus text format. */
+    prometheus: z.object({ port: z.number().int().min(1).max(65535) }).strict().optional(),
+  })
+  .strict();
+
+export type TelemetryConfig = z.infer<typeof TelemetryConfigSchema>;
+
 export const ConfigSchema = z
   .object({
     model: z.string().optional(),
@@ -350,6 +374,8 @@ export const ConfigSchema = z
     extension_sandbox: z.record(z.string(), SandboxConfigSchema).optional(),
     /** Named child-agent settings for `--preset` and the agent tool's `preset` (docs/children.md); checked by the children plugin, an invalid catalog fails. */
     child_presets: z.record(z.string(), z.unknown()).optional(),
+    /** Traces and metrics (docs/observability.md). */
+    telemetry: TelemetryConfigSchema.optional(),
     /** Tool approvals for `xdog agent chat` (docs/approvals.md); claw groups set their own. */
     approvals: ApprovalsConfigSchema.optional(),
   })

@@ -46,3 +46,5 @@ export * from './process-group.js';
 export * from './bounded-read.js';
 export * from './linear-regex.js';
 export * from './line-framer.js';
+export * from './telemetry.js';
+export { configSecrets, environmentSecrets, redact } from './redact.js';

@@ -446,6 +446,16 @@ export const LIMITS = Object.freeze({
   /** generate_image: one provider response body (base64 of the images above, plus JSON), in bytes. */
   imageResponseBytes: 44 * MiB,
 
+  /** Telemetry: bytes of one recorded content attribute (with capture_content); the rest is replaced by a note of its size. */
+  telemetryContentBytes: 16 * KiB,
+  /** Telemetry: milliseconds the exporters get to flush when a process closes its telemetry. */
+  telemetryFlushMs: 5_000,
+  /** Diagnostics bundle: log lines kept from the end of the gateway log. */
+  diagnosticsLogLines: 200,
+  /** Diagnostics bundle: bytes read from the end of the gateway log. */
+  diagnosticsLogBytes: 256 * KiB,
+  /** Diagnostics bundle: slowest recent runs listed. */
+  diagnosticsSlowRuns: 10,
   /** approvals: rules in one `approvals` section. */
   approvalRules: 500,
   /** approvals: the longest `expire_minutes` (30 days). */

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ErrorCodes, LIMITS, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
+import { instrumentAgent } from '../../plugins/telemetry/index.js';
 import { MemoryChildRuntime, ParentContexts, createAgentTool, createSdkChildHost, parseChildPresets } from '../../plugins/children/index.js';
 import { connectMcpServer } from '../../plugins/mcp/index.js';
 import { KernelTodosToken } from '../../plugins/todos/index.js';
@@ -66,7 +67,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
       const skills = capabilities?.composeSkills(SkillRepo.fromConfig(session.kernel.config, cwd));
       const baseTools = capabilities ? capabilities.composeTools(undefined, skills) : session.tools;
       // The `agent` tool: children in memory, built from the parent's tools (never more), ended with the chat; presets from child_presets.
-      const children = flags.tools ? new MemoryChildRuntime(createSdkChildHost({ streamFn, model: model.qualified, parentTools: () => baseTools, presets: parseChildPresets(session.kernel.config.child_presets) })) : undefined;
+      const children = flags.tools ? new MemoryChildRuntime(createSdkChildHost({ streamFn, model: model.qualified, parentTools: () => baseTools, presets: parseChildPresets(session.kernel.config.child_presets), onCreated: (child) => instrumentAgent(session.kernel, child) })) : undefined;
       const contexts = new ParentContexts();
       const todos = session.kernel.isBound(KernelTodosToken) ? session.kernel.get(KernelTodosToken) : undefined;
       const agentTool = children ? createAgentTool(children, { contextOf: (args) => contexts.of(args), ...(todos ? { todosOf: async () => (await todos.read()).items } : {}) }) : undefined;

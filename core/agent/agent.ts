@@ -18,6 +18,7 @@ import { EventBuffer } from './event-buffer.js';
 import type { AgentEvent, AgentEventListener } from './events.js';
 import { base64Bytes, collectImages, findImages, type LocatedImage } from './image-admission.js';
 import { InputQueue, type QueueEntry } from './input-queue.js';
+import { instrumented, type AgentInstrumentation } from './instrumentation.js';
 import { runInputTransform } from './input-transform.js';
 import { runAgentLoop, type AgentLoopConfig } from './loop.js';
 import { MessageSchema, UserMessageSchema, type ImageContent, type Message, type Usage, type UserMessage, zeroUsage } from './messages.js';
@@ -181,6 +182,7 @@ export class Agent {
   readonly hooks: AgentHooks = createAgentHooks();
   #config: AgentConfig;
   #streamFn: ModelStreamFn;
+  #instrumentation: AgentInstrumentation | undefined;
   #messages: Message[] = [];
   /** The images in #messages, kept as history grows so a turn need not scan it all. */
   #images: LocatedImage[] = [];
@@ -287,6 +289,15 @@ export class Agent {
   onClose(listener: () => void): Disposer {
     this.#closeListeners.add(listener);
     return () => void this.#closeListeners.delete(listener);
+  }
+
+  /**
+   * Sets (or, with `undefined`, removes) the wrappers around this agent's
+   * runs, model calls, tool calls and compactions (a tracer's spans); idle only.
+   */
+  setInstrumentation(instrumentation: AgentInstrumentation | undefined): void {
+    this.#assertIdle('setInstrumentation()');
+    this.#instrumentation = instrumentation;
   }
 
   /** Replaces the model stream function; idle only. */
@@ -550,7 +561,7 @@ export class Agent {
     const prepared = this.#preparePrompt(input);
     const run = { controller: new AbortController(), system: options.system === true, buffer: new EventBuffer<AgentEvent>(LIMITS.eventBuffer) } as ActiveRun;
     this.#run = run;
-    run.done = this.#execute(prepared, run);
+    run.done = this.#instrumentation?.run ? this.#instrumentedRun(this.#instrumentation, prepared, run) : this.#execute(prepared, run);
     return new RunStream(run);
   }
 
@@ -732,6 +743,13 @@ export class Agent {
     return built;
   }
 
+  async #instrumentedRun(instrumentation: AgentInstrumentation, messages: PreparedPrompt, run: ActiveRun): Promise<RunOutcome> {
+    let outcome: RunOutcome | undefined;
+    const info = { model: this.#config.model, input: messages, system: run.system };
+    await instrumented(instrumentation.run!.bind(instrumentation), info, async () => (outcome = await this.#execute(messages, run)).result);
+    return outcome!;
+  }
+
   async #execute(messages: PreparedPrompt, run: ActiveRun): Promise<RunOutcome> {
     const newMessages: Message[] = [];
     const commit = (message: Message) => {
@@ -781,6 +799,7 @@ export class Agent {
           emit,
           now: Date.now,
           commit,
+          ...(this.#instrumentation ? { instrumentation: this.#instrumentation } : {}),
           // Automatic compaction happens here, at a turn boundary, where history is always paired.
           buildContext: (turn) => {
             const built = () => (this.#autoCompactionDue() ? this.#autoCompact(run, 'threshold').then(() => turnRequest(turn)) : turnRequest(turn));
@@ -903,7 +922,8 @@ export class Agent {
     await emit({ type: 'compaction_start', reason });
     let result: CompactionResult;
     try {
-      result = await this.#runCompaction(reason, signal, instructions);
+      const wrap = this.#instrumentation?.compaction?.bind(this.#instrumentation);
+      result = await instrumented(wrap, { model: this.#config.model, reason }, () => this.#runCompaction(reason, signal, instructions));
     } catch (error) {
       const failure = XdogError.is(error) ? error : new XdogError(ErrorCodes.INTERNAL, `the compaction failed: ${describeError(error)}`, { cause: error });
       await emit({ type: 'compaction_end', reason, error: { code: failure.code, message: failure.message } });

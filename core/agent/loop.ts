@@ -7,6 +7,7 @@
 import { describeError } from '../errors.js';
 import type { ModelContext, ModelStreamFn } from '../model/types.js';
 import { zeroUsage, type AssistantMessage, type Message, type ToolCall, type ToolResultMessage } from './messages.js';
+import { instrumented } from './instrumentation.js';
 import { isContextOverflow } from './overflow.js';
 import { executeToolBatch, skippedToolResults, type ActiveTool, type ToolBatchConfig } from './tool-execution.js';
 
@@ -90,6 +91,18 @@ async function receiveAssistant(config: AgentLoopConfig, context: ModelContext):
   return { message: final, started };
 }
 
+/** receiveAssistant inside the instrumentation's model-call wrapper. */
+async function instrumentedReceive(config: AgentLoopConfig, turn: number, context: ModelContext): Promise<{ message: AssistantMessage; started: boolean }> {
+  const wrap = config.instrumentation!.modelCall!.bind(config.instrumentation);
+  let started = false;
+  const message = await instrumented(wrap, { model: config.model, turn, context }, async () => {
+    const received = await receiveAssistant(config, context);
+    started = received.started;
+    return received.message;
+  });
+  return { message, started };
+}
+
 /** Ends a received message: its end event, then history. */
 async function finishAssistant(config: AgentLoopConfig, message: AssistantMessage, started: boolean): Promise<void> {
   if (!started) await config.emit({ type: 'message_start', message });
@@ -126,7 +139,7 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<LoopOutcome
     if (config.signal.aborted) return { status: 'aborted', lastMessage };
     const { context, tools } = await config.buildContext(turn);
     await config.emit({ type: 'turn_start', turn });
-    const received = await receiveAssistant(config, context);
+    const received = config.instrumentation?.modelCall ? await instrumentedReceive(config, turn, context) : await receiveAssistant(config, context);
     const message = received.message;
     if (config.recoverOverflow && !overflowRecovered && !config.signal.aborted && isContextOverflow(message)) {
       overflowRecovered = true;

@@ -12,6 +12,7 @@ import { ApprovalAnswerSchema, type ApprovalAnswer, type ApprovalBroker } from '
 import { describeError } from '../errors.js';
 import { ImageContentSchema, TextContentSchema, type TextContent, type ToolCall, type ToolResultMessage } from './messages.js';
 import type { AgentEvent } from './events.js';
+import { instrumented, type AgentInstrumentation } from './instrumentation.js';
 import { snapshotTaps } from './tap-dispatch.js';
 import { checkToolArguments } from './tool-arguments.js';
 import type { AgentTool, AgentToolResult } from './tool-types.js';
@@ -32,6 +33,8 @@ export interface ToolBatchConfig {
   /** Returns a promise when the event must be waited for (a full buffer), else nothing. */
   emit(event: AgentEvent): Promise<void> | undefined;
   now(): number;
+  /** Wraps each tool call (see instrumentation.ts); absent for most agents. */
+  instrumentation?: AgentInstrumentation;
   /** Who is asked when a `beforeToolCall` tap answers `ask`; without one an ask is a denial. */
   approvals?: ApprovalBroker;
 }
@@ -163,7 +166,13 @@ async function prepare(call: ToolCall, config: ToolBatchConfig, tools: ReadonlyM
   return { kind: 'ready', call, active, args: checked.args };
 }
 
-async function execute(prepared: Extract<Prepared, { kind: 'ready' }>, config: ToolBatchConfig): Promise<Outcome> {
+function execute(prepared: Extract<Prepared, { kind: 'ready' }>, config: ToolBatchConfig): Promise<Outcome> {
+  const wrap = config.instrumentation?.toolCall?.bind(config.instrumentation);
+  if (!wrap) return executeReady(prepared, config);
+  return instrumented(wrap, { toolCall: prepared.call, remote: prepared.active.remote }, () => executeReady(prepared, config));
+}
+
+async function executeReady(prepared: Extract<Prepared, { kind: 'ready' }>, config: ToolBatchConfig): Promise<Outcome> {
   const { call, active } = prepared;
   let args = prepared.args;
   if (active.remote) {

@@ -6,7 +6,7 @@
  * allow-list, the one worker per channel and what is sent (docs/channels.md).
  */
 import type { z } from 'zod';
-import { registerContributionKind, token, type Clock } from '../../core/index.js';
+import { registerContributionKind, token, type Clock, type TraceCarrier } from '../../core/index.js';
 
 /** One message from a person, as a channel received it. */
 export interface InboundMessage {
@@ -20,6 +20,8 @@ export interface InboundMessage {
   /** Where the replies go: a user, a room, a chat. */
   replyTo: string;
   text: string;
+  /** The sender's W3C trace context, when the transport carries one (a webhook's `traceparent` header): the turn joins that trace. */
+  trace?: TraceCarrier;
 }
 
 /**

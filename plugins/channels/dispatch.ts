@@ -24,7 +24,7 @@ export async function dispatchToGroup(runtime: GroupRuntime, channelId: string, 
   for (;;) {
     if (signal.aborted) return undefined;
     try {
-      return await runtime.prompt(message.text, [], key, undefined, observer);
+      return await runtime.prompt(message.text, [], key, undefined, observer, { via: 'channel', origin: channelId, ...(message.trace ? { parent: message.trace } : {}) });
     } catch (error) {
       if (!(error instanceof XdogError) || error.code !== ErrorCodes.LIMIT_EXCEEDED) throw error;
       // Not accepted, so offering it again cannot run it twice.

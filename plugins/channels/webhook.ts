@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ErrorCodes, LIMITS, XdogError, describeError, z } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, parseTraceCarrier, z } from '../../core/index.js';
 import { defineChannelType, type OfferResult } from './contract.js';
 
 export const SIGNATURE_HEADER = 'x-xdog-signature';
@@ -99,7 +99,8 @@ export const webhookChannel = defineChannelType('webhook', WebhookSettingsSchema
     } catch {
       return answer(400, { error: 'the body is not JSON' });
     }
-    const result = await context.inbox.tryOffer({ id: parsed.id, sender: parsed.sender, replyTo: parsed.reply_to ?? parsed.sender, text: parsed.text });
+    const trace = parseTraceCarrier({ traceparent: request.headers.traceparent, tracestate: request.headers.tracestate });
+    const result = await context.inbox.tryOffer({ id: parsed.id, sender: parsed.sender, replyTo: parsed.reply_to ?? parsed.sender, text: parsed.text, ...(trace ? { trace } : {}) });
     answer(STATUS_OF[result], { status: result }, result === 'full' || result === 'closed' ? { 'retry-after': '1' } : {});
   }
 

@@ -23,6 +23,8 @@ export interface SdkChildHostOptions {
   presets?: ChildPresets;
   /** Taps the parent's current gates into a child that inherits them. */
   inheritGates?: (hooks: AgentHooks) => void;
+  /** Told of each child agent before its first prompt (the CLI sets the parent's telemetry on it). */
+  onCreated?: (agent: Agent) => void;
 }
 
 /** The system prompt of a child: who it works for, and its instructions. */
@@ -67,6 +69,7 @@ export function createSdkChildHost(options: SdkChildHostOptions): ChildHost {
       if (spec.access === 'read-only') tapReadOnlyGate(agent.hooks, new MemoryAccessScope('read-only'), () => undefined);
       else options.inheritGates?.(agent.hooks);
       seedChild(agent, context);
+      options.onCreated?.(agent);
       return agent;
     },
   };

@@ -19,6 +19,7 @@ import {
   describeError,
   estimateMessageTokens,
   modelRegistryFor,
+  telemetryOf,
   thinkingProblem,
   zeroUsage,
   type Agent,
@@ -50,6 +51,7 @@ import { SessionWriter } from './session-writer.js';
 import { CLAW_TURN_WRITES_TOOL_CTX, TurnWrites, bindTurnWrites, turnWritesOfAgent } from './turn-writes.js';
 import { CLAW_SESSION_TOOL_CTX } from './services.js';
 import { toWireEvent } from './wire-event.js';
+import { observeQueueDepth, traceGroupRun, type RunTrace } from './run-trace.js';
 
 /**
  * What a control changes, so a guard can hold back only what conflicts with it:
@@ -105,6 +107,8 @@ interface PendingPrompt {
   /** Set for a system input: where it came from, the session it runs in, and who waits for its end. */
   system?: { source: SystemInputSource; sessionId?: string; settle(result: SystemRunResult): void };
   observer?: RunObserver;
+  /** Where it came from, for the run's span (with the trace it joins). */
+  trace?: RunTrace;
   /** Set for a run resumed from the stored transcript (its last calls waited for an approval): no new input, `prompt([])`. */
   resume?: true;
 }
@@ -183,6 +187,7 @@ export class GroupRuntime {
   #skills?: SkillRepo;
   /** Prices each ledger row (core/model/prices.ts). */
   readonly #cost: (model: string, usage: Usage) => number | null;
+  #stopQueueGauge?: () => void;
 
   constructor(options: GroupRuntimeOptions) {
     this.name = options.name;
@@ -196,6 +201,9 @@ export class GroupRuntime {
     // A group whose model or tools cannot be served fails the start, not its first prompt.
     this.resolveModel(this.#options.config.model);
     selectTools(this.#options.kernel.getAll(ToolContribution), this.#options.config.enabled_tools, this.name);
+    // The kernel is open now, so its telemetry (if any) is there.
+    const telemetry = telemetryOf(this.#options.kernel);
+    if (telemetry && !this.#stopQueueGauge) this.#stopQueueGauge = observeQueueDepth(telemetry, this.name, () => this.#pendingCount());
     this.#group = await this.#options.store.ensureGroup(this.name);
     const active = this.#group.activeSessionId;
     if (active) {
@@ -285,7 +293,7 @@ export class GroupRuntime {
   // ---- inputs ------------------------------------------------------------
 
   /** Runs a prompt now, or queues it behind the running turn. A repeated idempotency key is acknowledged and not run again. */
-  async prompt(text: string, images: ImageContent[], idempotencyKey: string, expectedSessionId?: string, observer?: RunObserver): Promise<PromptReceipt> {
+  async prompt(text: string, images: ImageContent[], idempotencyKey: string, expectedSessionId?: string, observer?: RunObserver, trace?: RunTrace): Promise<PromptReceipt> {
     this.#assertOpen();
     if (expectedSessionId !== undefined) this.#assertExpected(expectedSessionId);
     if (this.#pendingCount() >= LIMITS.clawQueuedInputs) throw this.#queueFull();
@@ -299,7 +307,7 @@ export class GroupRuntime {
       this.#accepting--;
     }
     if (!fresh) return { status: 'duplicate', group: this.name, sessionId };
-    const pending: PendingPrompt = { id: this.#newInputId('p'), text, images, key: idempotencyKey, ...(observer ? { observer } : {}) };
+    const pending: PendingPrompt = { id: this.#newInputId('p'), text, images, key: idempotencyKey, ...(observer ? { observer } : {}), ...(trace ? { trace } : {}) };
     if (this.#reserved || this.#prompts.length > 0) {
       this.#prompts.push(pending);
       this.#publishState();
@@ -606,6 +614,7 @@ export class GroupRuntime {
     await this.endRuns(why);
     if (this.#kernelClosed) return;
     this.#kernelClosed = true;
+    this.#stopQueueGauge?.();
     await this.#dropLive();
     await this.#options.kernel.close();
   }
@@ -683,6 +692,17 @@ export class GroupRuntime {
   }
 
   async #execute(run: ActiveRun, pending: PendingPrompt): Promise<void> {
+    const telemetry = telemetryOf(this.#options.kernel);
+    if (!telemetry) {
+      await this.#executeRun(run, pending);
+      return;
+    }
+    const trace: RunTrace = pending.trace ?? (pending.system ? { via: pending.system.source.origin, origin: pending.system.source.name ?? pending.system.source.id } : { via: 'client' });
+    await traceGroupRun(telemetry, { group: this.name, sessionId: run.sessionId, inputId: run.inputId, trace }, () => this.#executeRun(run, pending));
+  }
+
+  /** Runs one input and reports its end; returns the run's status. */
+  async #executeRun(run: ActiveRun, pending: PendingPrompt): Promise<string> {
     let status = 'error';
     let errorMessage: string | undefined;
     // A run that failed on a typed error (a damaged store: STORE_CORRUPT) says which, so a client reports it as that, not as a model failure.
@@ -728,6 +748,7 @@ export class GroupRuntime {
     }
     pending.system?.settle({ inputId: run.inputId, sessionId: run.sessionId, status, ...(errorMessage ? { errorMessage } : {}), usage, startedAt: run.startedAt, endedAt });
     this.#tellEnded(run.observer, { status, ...(errorMessage ? { errorMessage } : {}) });
+    return status;
   }
 
   #tellEnded(observer: RunObserver | undefined, outcome: { status: string; errorMessage?: string }): void {

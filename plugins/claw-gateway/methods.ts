@@ -4,7 +4,7 @@
  * allowed while a group runs; changes go through `GroupRuntime.control`.
  */
 import { z } from 'zod';
-import { ErrorCodes, XdogError } from '../../core/index.js';
+import { ErrorCodes, XdogError, parseTraceCarrier } from '../../core/index.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { GroupRuntime } from './group-runtime.js';
 import { MethodParams, type GatewayStatus, type MethodName, type ParamsOf, type WorkersReport } from './protocol.js';
@@ -79,7 +79,10 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
     'group.list': () => [...context.groups.values()].map((runtime) => runtime.status()),
     'group.status': (params) => group(params.group).status(),
 
-    prompt: (params) => group(params.group).prompt(params.text, params.images ?? [], params.idempotencyKey, params.expectedSessionId),
+    prompt: (params) => {
+      const parent = parseTraceCarrier(params._meta);
+      return group(params.group).prompt(params.text, params.images ?? [], params.idempotencyKey, params.expectedSessionId, undefined, { via: 'client', ...(parent ? { parent } : {}) });
+    },
     steer: (params) => group(params.group).queueInput('steer', params.text, params.images ?? [], params.expectedSessionId),
     follow_up: (params) => group(params.group).queueInput('followUp', params.text, params.images ?? [], params.expectedSessionId),
     'queue.list': (params) => group(params.group).queueList(),

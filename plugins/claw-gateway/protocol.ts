@@ -14,7 +14,7 @@ import { textWithin } from '../../core/text-limit.js';
 export const PROTOCOL_VERSION = 1;
 
 /** Feature flags the gateway advertises (`name:version`). */
-export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'workers:1', 'notification-parts:1'] as const;
+export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'workers:1', 'notification-parts:1', 'trace-context:1'] as const;
 
 const Group = ClawGroupNameSchema.optional().describe('the group; default: claw.default_group');
 const SessionId = z.string().uuid();
@@ -22,6 +22,8 @@ const SessionId = z.string().uuid();
 const Expected = z.string().uuid().nullable();
 const InputText = textWithin(LIMITS.clawInputBytes);
 const Checkpoint = z.number().int().positive();
+/** The caller's W3C trace context (`trace-context:1`): the run joins that trace. A malformed value starts a new trace. */
+const TraceMeta = z.object({ traceparent: z.string().max(128).optional(), tracestate: z.string().max(512).optional() }).strict();
 
 export const MethodParams = {
   'gateway.status': z.object({}).strict(),
@@ -37,6 +39,7 @@ export const MethodParams = {
       idempotencyKey: textWithin(LIMITS.clawIdempotencyKeyBytes, { nonEmpty: true }),
       /** When given, the prompt is refused (STALE) unless this is still the active session. */
       expectedSessionId: SessionId.optional(),
+      _meta: TraceMeta.optional(),
     })
     .strict(),
   steer: z.object({ group: Group, text: InputText, images: z.array(ImageContentSchema).max(4).optional(), expectedSessionId: SessionId.optional() }).strict(),

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { messageText, thinkingText, toolCallLine, toolCallsOf, type PathMessage } from './conversation.js';
-import { redact } from './redact.js';
+import { redact } from '../../core/redact.js';
 
 export type ExportFormat = 'text' | 'md' | 'json' | 'html';
 

@@ -14,7 +14,7 @@ import type { ClawTui } from './app.js';
 import { messageText, pathMessages, readTranscriptEntries, type PathMessage } from './conversation.js';
 import { renderConversation, writePrivateFile, type ExportFormat } from './export-formats.js';
 import { SessionBrowser, type SessionRow } from './overlays.js';
-import { environmentSecrets, redact } from './redact.js';
+import { environmentSecrets, redact } from '../../core/redact.js';
 import { runGoalCommand } from './goal-commands.js';
 import { missingMethods, searchCommands } from './slash-commands.js';
 import { runMcpCommand } from './mcp-commands.js';

@@ -10,8 +10,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError, type SandboxConfig } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type SandboxConfig, type Telemetry } from '../../core/index.js';
 import { resolvePolicy } from '../sandbox/index.js';
+import { tracedRequest } from './request-span.js';
 import { createHttpTransport } from './http-transport.js';
 import { timeoutMs, type McpServerConfig } from './server-config.js';
 import { StdioProcessTransport, stderrText } from './stdio-transport.js';
@@ -34,6 +35,8 @@ export interface ConnectionOptions {
   sandbox?: SandboxConfig;
   /** Called once when the connection ends without `close()` being asked for. */
   onLost(reason: string): void;
+  /** The telemetry its requests are traced with, when there is one (asked per request). */
+  telemetry?: () => Telemetry | undefined;
 }
 
 export interface RequestOptions {
@@ -47,12 +50,16 @@ export class McpConnection {
   readonly #id: string;
   readonly #timeout: number;
   readonly #secrets: string[];
+  readonly #telemetry?: () => Telemetry | undefined;
+  readonly #transportKind: 'stdio' | 'http';
   #closing = false;
   #ended?: string;
 
   private constructor(options: ConnectionOptions) {
     const { config } = options;
     this.#id = options.id;
+    this.#telemetry = options.telemetry;
+    this.#transportKind = config.transport === 'stdio' ? 'stdio' : 'http';
     this.#timeout = timeoutMs(config);
     this.#secrets = Object.values(config.transport === 'stdio' ? (config.env ?? {}) : {}).filter((value) => value.length > 0);
     if (config.transport === 'stdio') {
@@ -115,14 +122,19 @@ export class McpConnection {
         hint: `it is never reconnected behind your back: run the command again (xdog agent chat --mcp ${this.#id}, xdog mcp ...), or in the SDK call registry.connect("${this.#id}")`,
       });
     }
-    try {
-      return await this.client.request({ method, ...(params ? { params } : {}) } as never, LooseResult, {
-        timeout: this.#timeout,
-        signal: options.signal,
-      });
-    } catch (error) {
-      throw this.#toError(error, method);
-    }
+    const send = async (sent: Record<string, unknown> | undefined) => {
+      try {
+        return await this.client.request({ method, ...(sent ? { params: sent } : {}) } as never, LooseResult, {
+          timeout: this.#timeout,
+          signal: options.signal,
+        });
+      } catch (error) {
+        throw this.#toError(error, method);
+      }
+    };
+    const telemetry = this.#telemetry?.();
+    if (!telemetry) return send(params);
+    return tracedRequest(telemetry, { server: this.#id, transport: this.#transportKind, ...(this.protocolVersion ? { protocolVersion: this.protocolVersion } : {}) }, method, params, send);
   }
 
   /** Follows `nextCursor` through every page of a list, within the catalog bounds. */

@@ -4,7 +4,7 @@
  * until someone calls `connect`), binds it to each kernel-created agent, and
  * closes it (terminating any server it started) when the kernel closes.
  */
-import { ContainerModule, Config, KernelToken, WorkingDirectory, definePlugin, type Kernel, type PluginContext, type XdogConfig } from '../../core/index.js';
+import { ContainerModule, Config, KernelToken, WorkingDirectory, definePlugin, telemetryOf, type Kernel, type PluginContext, type XdogConfig } from '../../core/index.js';
 import { bindMcpRegistry, type McpBindableAgent } from './agent-binding.js';
 import { credentialStoreOf } from './credential-store.js';
 import { McpRegistry } from './registry.js';
@@ -43,8 +43,9 @@ export default definePlugin({
     bind(McpRegistryToken)
       .toDynamicValue((context) => {
         const config = context.get<XdogConfig>(Config);
-        const registry = McpRegistry.fromConfig(config.mcp_servers, { cwd: context.get<string>(WorkingDirectory), credentials: credentialStoreOf(config), sandbox: config.sandbox });
-        owned.set(context.get<Kernel>(KernelToken), registry);
+        const kernel = context.get<Kernel>(KernelToken);
+        const registry = McpRegistry.fromConfig(config.mcp_servers, { cwd: context.get<string>(WorkingDirectory), credentials: credentialStoreOf(config), sandbox: config.sandbox, telemetry: () => telemetryOf(kernel) });
+        owned.set(kernel, registry);
         return registry;
       })
       .inSingletonScope();

@@ -5,7 +5,7 @@
  * reconnects or replays on its own. Tool proxies bind to an Agent (never a
  * ToolRepo) through `toolSource()` / `bindMcpRegistry()`.
  */
-import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource, type SandboxConfig } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource, type SandboxConfig, type Telemetry } from '../../core/index.js';
 import { toolAlias } from './aliases.js';
 import type { McpCredentialStore } from './credential-store.js';
 import type { McpConnection, RequestOptions } from './connection.js';
@@ -108,6 +108,8 @@ export interface McpRegistryOptions {
   cwd?: string;
   /** Environment that `headers_env` names are read from. Default: process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The telemetry requests are traced with (asked per request; undefined: not traced). */
+  telemetry?: () => Telemetry | undefined;
   /** Where OAuth logins are kept (`mcp_credential_backend`); without it a server with `oauth` cannot connect. */
   credentials?: McpCredentialStore;
   /** The OS sandbox of stdio servers whose entry sets none (the kernel's or group's `sandbox:`; docs/sandbox.md). */
@@ -126,6 +128,7 @@ export class McpRegistry implements AsyncDisposable {
   readonly #listeners = new Set<() => void>();
   readonly #cwd: string;
   readonly #env: NodeJS.ProcessEnv;
+  readonly #telemetry?: () => Telemetry | undefined;
   readonly #credentials?: McpCredentialStore;
   readonly #sandbox?: SandboxConfig;
   #proxies: McpProxyTool[] = [];
@@ -134,6 +137,7 @@ export class McpRegistry implements AsyncDisposable {
   constructor(options: McpRegistryOptions = {}) {
     this.#cwd = options.cwd ?? process.cwd();
     this.#env = options.env ?? process.env;
+    this.#telemetry = options.telemetry;
     this.#credentials = options.credentials;
     this.#sandbox = options.sandbox;
   }
@@ -207,6 +211,7 @@ export class McpRegistry implements AsyncDisposable {
       ...(bearer === undefined ? {} : { bearer }),
       sandbox: this.#sandbox,
       onLost: (reason) => this.#lost(entry, connection, reason),
+      ...(this.#telemetry ? { telemetry: this.#telemetry } : {}),
     });
     // Visible to disconnect()/close() while the handshake runs, so they can stop it.
     entry.connection = connection;

@@ -9,6 +9,7 @@
  */
 import crypto from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
+import { parseTraceCarrier, type TraceCarrier } from '../../../core/telemetry.js';
 import { terminalSafe } from '../../../core/terminal-text.js';
 import type { AgentEvent } from '../../../core/index.js';
 import type { GatewayConnection, WireEvent } from '../../../plugins/claw-gateway/index.js';
@@ -111,6 +112,13 @@ export async function sendPrompt(gateway: GatewayConnection, options: SendOption
   }
 }
 
+/** The shell's trace context (TRACEPARENT, TRACESTATE) for a gateway that takes one, so the run joins the caller's trace. */
+function traceMeta(gateway: GatewayConnection): { _meta?: TraceCarrier } {
+  if (!gateway.hello.capabilities.includes('trace-context:1')) return {};
+  const carrier = parseTraceCarrier({ traceparent: process.env.TRACEPARENT, tracestate: process.env.TRACESTATE });
+  return carrier ? { _meta: carrier } : {};
+}
+
 /** Sends the prompt once, with a fresh idempotency key; a lost receipt is reported, never retried. */
 async function sendOnce(gateway: GatewayConnection, options: SendOptions): Promise<PromptReceipt> {
   try {
@@ -119,6 +127,7 @@ async function sendOnce(gateway: GatewayConnection, options: SendOptions): Promi
       text: options.text,
       idempotencyKey: crypto.randomUUID(),
       expectedSessionId: options.sessionId,
+      ...traceMeta(gateway),
     })) as PromptReceipt;
   } catch (error) {
     if (XdogError.is(error) && !UNCERTAIN.includes(error.code)) throw error;

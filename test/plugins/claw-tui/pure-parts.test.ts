@@ -12,7 +12,7 @@ import { renderConversation, writePrivateFile } from '../../../plugins/claw-tui/
 import { InputQueue } from '../../../plugins/claw-tui/input-queue.js';
 import { defaultBindings, isKeyId, loadKeybindings } from '../../../plugins/claw-tui/keybindings.js';
 import { findMatches } from '../../../plugins/claw-tui/overlays.js';
-import { environmentSecrets, redact } from '../../../plugins/claw-tui/redact.js';
+import { environmentSecrets, redact } from '../../../core/redact.js';
 import { SLASH_COMMANDS, isCommand, parseCommand, searchCommands, unsupported } from '../../../plugins/claw-tui/slash-commands.js';
 import { tempDir } from '../../support/temp.js';
 

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { createKernel, type AgentTool, type Kernel } from '../../../core/index.js';
+import { createFauxStreamFn } from '../../../plugins/faux/index.js';
+import telemetryPlugin, { telemetryOverride } from '../../../plugins/telemetry/index.js';
+
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+const lookup: AgentTool = {
+  name: 'lookup',
+  description: 'returns a key',
+  parameters: { type: 'object', properties: { q: { type: 'string' } } },
+  execute: async () => ({ content: [{ type: 'text', text: 'found sk-ant-api03-abcdefghijklmnopqrstuvwxyz in the vault' }] }),
+};
+
+function stream() {
+  return createFauxStreamFn({
+    responses: (request) => (request.messages.some((message) => message.role === 'toolResult') ? { text: 'the secret is safe' } : { toolCalls: [{ id: 'call-1', name: 'lookup', arguments: { q: 'key' } }] }),
+  });
+}
+
+async function kernelWith(captureContent: boolean): Promise<Kernel> {
+  const kernel = await createKernel({ plugins: [telemetryPlugin], overrides: [await telemetryOverride({ tracerProvider: provider, captureContent })] });
+  await kernel.open();
+  return kernel;
+}
+
+const byName = (spans: ReadableSpan[], prefix: string) => spans.filter((span) => span.name.startsWith(prefix));
+
+describe('GenAI spans of a kernel-built agent', () => {
+  beforeAll(() => provider.register());
+  afterAll(() => provider.shutdown());
+
+  it('nests chat and execute_tool under invoke_agent, with usage and tool attributes and no content by default', async () => {
+    exporter.reset();
+    const kernel = await kernelWith(false);
+    const agent = kernel.createAgent(stream(), { model: 'faux/test' }, { tools: [lookup] });
+    const result = await agent.prompt('find the key').result();
+    expect(result.status).toBe('completed');
+    const spans = exporter.getFinishedSpans();
+    const [root] = byName(spans, 'invoke_agent');
+    expect(root).toBeDefined();
+    const chats = byName(spans, 'chat ');
+    const [tool] = byName(spans, 'execute_tool');
+    expect(chats).toHaveLength(2);
+    for (const span of [...chats, tool!]) {
+      expect(span.spanContext().traceId).toBe(root!.spanContext().traceId);
+      expect(span.parentSpanContext?.spanId).toBe(root!.spanContext().spanId);
+    }
+    expect(root!.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.provider.name': 'faux', 'gen_ai.request.model': 'test', 'xdog.run.status': 'completed' });
+    expect(chats[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.response.finish_reasons': ['tool_call'] });
+    expect(typeof chats[0]!.attributes['gen_ai.usage.input_tokens']).toBe('number');
+    expect(tool!.attributes).toMatchObject({ 'gen_ai.tool.name': 'lookup', 'gen_ai.tool.call.id': 'call-1', 'xdog.tool.outcome': 'ok' });
+    const everything = JSON.stringify(spans.map((span) => span.attributes));
+    expect(everything).not.toContain('find the key');
+    expect(everything).not.toContain('vault');
+    await kernel.close();
+  });
+
+  it('records bounded, redacted contents with capture_content', async () => {
+    exporter.reset();
+    const kernel = await kernelWith(true);
+    const agent = kernel.createAgent(stream(), { model: 'faux/test' }, { tools: [lookup] });
+    await agent.prompt('find the key').result();
+    const spans = exporter.getFinishedSpans();
+    const [tool] = byName(spans, 'execute_tool');
+    const [root] = byName(spans, 'invoke_agent');
+    expect(String(root!.attributes['gen_ai.input.messages'])).toContain('find the key');
+    expect(String(root!.attributes['gen_ai.output.messages'])).toContain('the secret is safe');
+    expect(String(tool!.attributes['gen_ai.tool.call.result'])).toContain('in the vault');
+    expect(JSON.stringify(spans.map((span) => span.attributes))).not.toContain('sk-ant-api03-abcdefghijklmnopqrstuvwxyz');
+    await kernel.close();
+  });
+
+  it('leaves agents alone when telemetry is not configured', async () => {
+    exporter.reset();
+    const kernel = await createKernel({ plugins: [telemetryPlugin] });
+    await kernel.open();
+    const agent = kernel.createAgent(stream(), { model: 'faux/test' }, { tools: [lookup] });
+    await agent.prompt('find the key').result();
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+    await kernel.close();
+  });
+});
