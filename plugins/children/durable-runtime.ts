@@ -27,13 +27,25 @@ export class DurableChildRuntime {
   /** Spawns admitted under the caps whose record is being written: they count as running, so concurrent spawns cannot pass the cap together. */
   #starting = 0;
 
-  constructor(options: { host: ChildHost; records: ChildRecordStore; group: string; parentSessionId?: string | null; log?(line: string): void; cost?(model: string, usage: Usage): number | null }) {
+  constructor(options: {
+    host: ChildHost;
+    records: ChildRecordStore;
+    group: string;
+    parentSessionId?: string | null;
+    log?(line: string): void;
+    cost?(model: string, usage: Usage): number | null;
+    /** Asked before each of a child's model calls; rejects (BUDGET_EXCEEDED) to refuse it, which ends the child failed. */
+    spendCheck?(childId: string): Promise<void>;
+  }) {
     this.#records = options.records;
     this.#group = options.group;
     this.#parentSessionId = options.parentSessionId ?? null;
     this.#live = new MemoryChildRuntime(options.host, {
       started: (id, agent) => this.#follow(id, agent),
-      beforeModelCall: (id) => this.#flushConsumed(id),
+      beforeModelCall: async (id) => {
+        await options.spendCheck?.(id);
+        await this.#flushConsumed(id);
+      },
       modelCalled: async (id, call) => this.#records.recordUsage(await this.#records.get(this.#group, id), { ...call, cost: options.cost?.(call.model, call.usage) ?? null }),
       ended: async (record, transcript) => {
         await this.#flushConsumed(record.id);

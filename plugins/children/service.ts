@@ -13,7 +13,7 @@
  */
 import { ErrorCodes, XdogError, costFunction, textWithin, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { assertSpendAllowed, followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { ChildRecordStore } from './child-records.js';
 import { ChildConfigSchema, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
 import { DurableChildRuntime } from './durable-runtime.js';
@@ -74,6 +74,8 @@ export function createChildrenService(): GatewayService {
       group: group.name,
       log: (line) => gateway.host.log(line),
       cost: costFunction(group.kernel.config),
+      // A child spends the group's budgets like its runs do.
+      spendCheck: (id) => assertSpendAllowed(gateway.host.hooks, { phase: 'call', group: group.name, source: { kind: 'system', origin: 'child', id } }),
       host: createGroupChildHost({
         kernel: group.kernel,
         streamFn: group.streamFn,

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { collect, startGateway, startWorker, until, type ClawSandbox, type ClawWorker, type GatewayProcess } from '../support/claw.js';
+import { collect, connect, startGateway, startWorker, until, type ClawSandbox, type ClawWorker, type GatewayProcess } from '../support/claw.js';
 import { runCli } from '../support/cli.js';
 import { clawSandboxOn, describeStores, type TestDatabase } from '../support/stores.js';
 import { WEBHOOK_SECRET, startReceiver, webhookChannelConfig } from '../support/webhook.js';
@@ -83,5 +83,23 @@ describeStores('claw budgets', (kind) => {
     if (notices) await until(() => notices!.some((notice) => notice.code === 'BUDGET_EXCEEDED'), 'the budget notice on the other worker');
     await until(() => receiver.messages().some((message) => message.to === 'alice' && /BUDGET_EXCEEDED/.test(message.text ?? '')), 'the channel message about the budget');
     expect(receiver.messages().find((message) => /BUDGET_EXCEEDED/.test(message.text ?? ''))!.text).toContain('claw.groups.main.budget.per_day.cost');
+  });
+  it.skipIf(kind !== 'sqlite')('refuses a child agent\'s model call once the daily budget is spent', { timeout: 180_000 }, async () => {
+    const sandbox = await clawSandboxOn(kind, `      budget:\n        per_day:\n          cost: ${DAILY_COST}\n`);
+    fs.appendFileSync(sandbox.configFile, 'models:\n  - { id: faux/demo, price: { input: 2, output: 10 } }\n');
+    sandbox.env.XDOG_FAUX_SCRIPT = GOAL_MODEL;
+    const gateway = await startGateway(sandbox, 120_000);
+    stops.push(() => gateway.stop());
+    const client = await connect(sandbox);
+    stops.push(() => client.close());
+    for (let call = 0; call < 3; call++) expect(runCli(['claw', 'send', `hello ${call}`], { env: sandbox.env, cwd: sandbox.root }).status).toBe(0);
+    expect(sandbox.requests()).toHaveLength(3);
+
+    const child = await client.callService('agents.start', { task: 'look around' });
+    const [ended] = await client.callService('agents.wait', { ids: [child.id] });
+    expect(ended.status).toBe('failed');
+    expect(ended.error).toContain('claw.groups.main.budget.per_day.cost');
+    // The child's call never reached the model.
+    expect(sandbox.requests()).toHaveLength(3);
   });
 });
