@@ -260,6 +260,16 @@ export const ConfigSchema = z
     extension_allow_tools: z.array(z.string().regex(/^ext_/, 'must be an ext_ tool alias')).optional(),
     /** Milliseconds each extension callback (and a provider stream between events) may take before the extension is quarantined. */
     extension_timeout_ms: z.number().int().min(LIMITS.extensionCallbackTimeoutMinMs).max(LIMITS.extensionCallbackTimeoutMaxMs).optional(),
+    /** The capabilities `xdog agent chat` and claw groups open, by name (docs/capabilities.md); absent: every installed one that starts no daemon (Flow). */
+    capabilities: z.array(z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'must be a capability name: lower-case letters, digits, "_" or "-"')).optional(),
+    /** Eyes, the shared observation daemon (docs/eyes.md): host policy for the pages it may open. */
+    eyes: z
+      .object({
+        /** Hosts (besides loopback) pages may be loaded from, e.g. "example.com" or "*.example.com". */
+        allow_hosts: z.array(z.string().regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/, 'must be a host name (optionally "*." in front, ":port" after)')).optional(),
+      })
+      .strict()
+      .optional(),
     /** Named child-agent settings for `--preset` and the agent tool's `preset` (docs/children.md); checked by the children plugin, an invalid catalog fails. */
     child_presets: z.record(z.string(), z.unknown()).optional(),
   })
