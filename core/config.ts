@@ -164,6 +164,8 @@ export const ClawGroupSchema = z
     thinking: z.string().min(1).optional(),
     /** Tools the group's agents get, by name; `[]` is none; absent is every ordinary tool. */
     enabled_tools: z.array(z.string().min(1)).optional(),
+    /** Capabilities the group's agents get (today: `eyes`; docs/eyes.md). With `enabled_tools` set, list their tools there too. */
+    capabilities: z.array(z.literal('eyes')).optional(),
     /** Ids from `mcp_servers` this group may connect. */
     mcp_servers: z.array(McpServerIdSchema).optional(),
     /** Skill slugs new sessions start with. */

@@ -73,17 +73,7 @@ export class EyesBrowser {
   /** The pid of Chromium's browser process (a child of this process), if it runs. */
   browserPid(): number | null {
     if (!this.running) return null;
-    for (const entry of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        if (ppid === process.pid && /chrom/.test(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')))) return Number(entry);
-      } catch {
-        // The process ended while we looked.
-      }
-    }
-    return null;
+    return (childrenByParent().get(process.pid) ?? []).find((pid) => /chrom/.test(commOf(pid))) ?? null;
   }
 
   targets(): Array<{ name: string; url: string; status: 'open' | 'crashed'; problem: string | null }> {
@@ -184,12 +174,31 @@ export class EyesBrowser {
     }
   }
 
+  /** Closes Chromium; one that does not close in time (a hung renderer) is killed with its children. */
   async stop(): Promise<void> {
     const browser = this.#browser;
+    if (!browser) return;
+    const pid = this.browserPid();
+    const children = pid ? descendants(pid) : [];
     this.#browser = undefined;
     this.#starting = undefined;
     this.#targets.clear();
-    await browser?.close().catch((error: unknown) => this.#log(`closing Chromium: ${describeError(error)}`));
+    const closed = await Promise.race([
+      browser.close().then(
+        () => true,
+        (error: unknown) => (this.#log(`closing Chromium: ${describeError(error)}`), false),
+      ),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), STOP_GRACE_MS).unref()),
+    ]);
+    if (closed) return;
+    this.#log(`Chromium did not close within ${STOP_GRACE_MS / 1000} s; killing it`);
+    for (const child of [pid, ...children]) {
+      try {
+        if (child) process.kill(child, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
   }
 
   async #context(): Promise<BrowserContext> {
@@ -303,6 +312,47 @@ export class EyesBrowser {
       if (onCrash) target.page.off('crash', onCrash);
     }
   }
+}
+
+/** How long a closing Chromium gets before it is killed. */
+const STOP_GRACE_MS = 5000;
+
+/** Every process's children, from /proc. */
+function childrenByParent(): Map<number, number[]> {
+  const parents = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // Ended while we looked.
+    }
+  }
+  return parents;
+}
+
+function commOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The pids below `pid`, from /proc. */
+function descendants(pid: number): number[] {
+  const parents = childrenByParent();
+  const found: number[] = [];
+  const visit = (parent: number): void => {
+    for (const child of parents.get(parent) ?? []) {
+      found.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return found;
 }
 
 function refused(url: string, problem: string): XdogError {

@@ -19,7 +19,7 @@ export const eyesCapability: CapabilityProvider = {
     const model = context.host.runtime?.model;
     const info = model ? safeInfo(context.kernel, model) : undefined;
     const tools = createEyesTools({
-      client: () => client,
+      client: async () => client,
       workspace: context.host.cwd ?? process.cwd(),
       images: info ? { accepted: info.input === undefined || info.input.includes('image'), limits: info.images } : undefined,
     });

@@ -27,6 +27,8 @@ export interface EyesConnectOptions {
 /** A connection to the daemon. */
 export interface EyesClient {
   readonly pid: number;
+  /** True once the connection ended (the daemon stopped, or close()). */
+  readonly closed: boolean;
   call(method: EyesMethod, params?: Record<string, unknown>, options?: { timeoutMs?: number }): Promise<any>;
   status(): Promise<EyesStatus>;
   /** Detaches (the daemon and its targets and watches keep running). */
@@ -46,6 +48,9 @@ export async function connectEyes(options: EyesConnectOptions = {}): Promise<Eye
   const rpc = await RpcClient.connect({ socketPath: locations.socket, token, client: options.client ?? 'xdog', protocolVersion: EYES_PROTOCOL_VERSION, timeoutMs: LIMITS.eyesEnsureMs, callTimeoutMs: LIMITS.eyesNavigationMs + LIMITS.eyesActionMs * 4 });
   const client: EyesClient = {
     pid: rpc.hello.server.pid,
+    get closed() {
+      return rpc.closed;
+    },
     call: (method, params, callOptions) => rpc.call(method, params ?? {}, callOptions),
     status: () => rpc.call('status', {}) as Promise<EyesStatus>,
     close: () => rpc.close(),

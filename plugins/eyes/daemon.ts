@@ -75,7 +75,8 @@ export class EyesDaemon {
     this.#stopping ??= (async () => {
       this.#watcher.stop();
       await this.#browser.stop();
-      await this.#server.close();
+      // A client that does not read its last answer must not hold the stop up.
+      await Promise.race([this.#server.close(), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
       this.#store.close();
       fs.rmSync(this.#locations.pidFile, { force: true });
       this.#log('Eyes daemon stopped');

@@ -10,8 +10,8 @@ import type { EyesClient } from './client.js';
 export const EYES_TOOL_NAMES = ['eyes_look', 'eyes_read', 'eyes_console', 'eyes_close', 'eyes_watch'] as const;
 
 export interface EyesToolOptions {
-  /** The daemon connection, made when the capability opened. */
-  client: () => EyesClient;
+  /** The daemon connection (made when the capability opened, or at a group's first call). */
+  client: () => Promise<EyesClient>;
   /** The workspace: `file://` pages and watched paths must be under it. */
   workspace: string;
   /** What the model takes as images (absent: no declared limits). */
@@ -63,7 +63,7 @@ export function createEyesTools(options: EyesToolOptions): AgentTool[] {
     async (args) => {
       if ((args.width === undefined) !== (args.height === undefined)) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'give both width and height, or neither');
       const maxBytes = options.images?.limits?.maxBytes;
-      const result = await options.client().call('look', {
+      const result = await (await options.client()).call('look', {
         target: args.target,
         url: args.url,
         viewport: args.width === undefined ? undefined : { width: args.width, height: args.height },
@@ -89,7 +89,7 @@ export function createEyesTools(options: EyesToolOptions): AgentTool[] {
       },
     },
     async (args) => {
-      const result = await options.client().call('read', { ...args, workspace });
+      const result = await (await options.client()).call('read', { ...args, workspace });
       return { content: [{ type: 'text', text: `target ${result.target}: "${result.title}" ${result.url}\n\n${result.text}` }], details: result };
     },
   );
@@ -100,7 +100,7 @@ export function createEyesTools(options: EyesToolOptions): AgentTool[] {
       parameters: { type: 'object', properties: { target: TARGET }, additionalProperties: false },
     },
     async (args) => {
-      const result = await options.client().call('console', args);
+      const result = await (await options.client()).call('console', args);
       const lines = result.events.map((event: { at: number; kind: string; text: string }) => `${new Date(event.at).toISOString()} ${event.kind}: ${event.text}`);
       if (result.dropped > 0) lines.unshift(`(${result.dropped} older events were dropped: more than the bound arrived between two calls)`);
       return { content: [{ type: 'text', text: `target ${result.target} (${result.status}): ${lines.length ? `\n${lines.join('\n')}` : 'no new events'}` }], details: result };
@@ -109,7 +109,7 @@ export function createEyesTools(options: EyesToolOptions): AgentTool[] {
   const close = tool<{ target?: string }>(
     { name: 'eyes_close', description: 'Close a target (its page) in the shared browser.', parameters: { type: 'object', properties: { target: TARGET }, additionalProperties: false } },
     async (args) => {
-      const result = await options.client().call('close', args);
+      const result = await (await options.client()).call('close', args);
       return { content: [{ type: 'text', text: result.closed ? `closed target ${args.target ?? 'main'}` : `there was no target ${args.target ?? 'main'}` }], details: result };
     },
   );
@@ -134,7 +134,7 @@ export function createEyesTools(options: EyesToolOptions): AgentTool[] {
       },
     },
     async (args) => {
-      const result = await options.client().call('watch', { ...args, workspace });
+      const result = await (await options.client()).call('watch', { ...args, workspace });
       return { content: [{ type: 'text', text: `watching ${result.kind} ${result.subject} every ${result.interval_seconds} s as ${result.id}` }], details: result };
     },
   );
