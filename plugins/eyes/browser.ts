@@ -202,7 +202,8 @@ export class EyesBrowser {
   }
 
   async #context(): Promise<BrowserContext> {
-    if (this.#starting && this.running) return this.#starting;
+    // One launch however many pages ask at once; a Chromium that ended is launched again.
+    if (this.#starting) return this.#starting;
     this.#starting = this.#launch();
     this.#starting.catch(() => (this.#starting = undefined));
     return this.#starting;
@@ -220,6 +221,7 @@ export class EyesBrowser {
       if (this.#browser !== browser) return;
       this.#log('Chromium disconnected; it starts again at the next page');
       this.#browser = undefined;
+      this.#starting = undefined;
       for (const target of this.#targets.values()) this.#crash(target, 'Chromium ended');
     });
     const context = await browser.newContext({ acceptDownloads: false, viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });

@@ -118,12 +118,12 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, deadlineMs = 90_000): Promise<T> {
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, deadlineMs = 120_000): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the watches: ${runCli(['eyes', 'list'], { env }).stdout}; the daemon log:\n${runCli(['eyes', 'logs'], { env }).stdout}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -245,7 +245,9 @@ describe('Eyes', { timeout: 240_000 }, () => {
     expect((JSON.parse(runCli(['eyes', 'list', '--json'], { env }).stdout) as WatchRecord[]).map((watch) => watch.id)).not.toContain(listed[0]!.id);
     // Make sure Chromium runs, then stop.
     const run = chat('before-stop', [{ name: 'eyes_look', arguments: { url: `${base}/` } }]);
-    expect(runCli(run.args, { env: run.runEnv }).status).toBe(0);
+    // Async: the page server lives in this process.
+    expect((await runCliAsync(run.args, { env: run.runEnv })).status).toBe(0);
+    expect(run.results()[0]!.isError, textOf(run.results()[0]!)).toBe(false);
     const status = JSON.parse(runCli(['eyes', 'status', '--json'], { env }).stdout);
     const processes = tree(status.pid);
     expect(processes.length).toBeGreaterThan(1);
