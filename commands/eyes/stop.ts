@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Flags } from '@oclif/core';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { connectEyes } from '../../plugins/eyes/index.js';
@@ -25,11 +26,17 @@ export default class EyesStop extends XdogCommand {
   }
 }
 
+/** True while `pid` runs; an exited process its parent has not reaped yet (a zombie) has ended. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
   }
 }

@@ -109,10 +109,11 @@ function tree(pid: number): number[] {
   return [pid, ...children.flatMap(tree)];
 }
 
+/** True while `pid` runs (a zombie, exited but not yet reaped by this process, has ended). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
@@ -251,7 +252,7 @@ describe('Eyes', { timeout: 240_000 }, () => {
     const status = JSON.parse(runCli(['eyes', 'status', '--json'], { env }).stdout);
     const processes = tree(status.pid);
     expect(processes.length).toBeGreaterThan(1);
-    const stopped = runCli(['eyes', 'stop'], { env });
+    const stopped = await runCliAsync(['eyes', 'stop'], { env });
     expect(stopped.stdout, stopped.stderr).toBe(`Eyes daemon stopped (pid ${status.pid})\n`);
     await until('every Chromium process to exit', () => (processes.some(alive) ? undefined : true), 30_000);
     expect(runCli(['eyes', 'status'], { env }).status).not.toBe(0);
