@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { LineCounter, parseDocument, isMap, isPair, isScalar } from 'yaml';
 import { z } from 'zod';
+import { ApprovalsConfigSchema } from './approvals.js';
 import { readRegularFileSync } from './bounded-read.js';
 import { anchorConfigPaths } from './config-paths.js';
 import { ErrorCodes, XdogError } from './errors.js';
@@ -75,6 +76,33 @@ export const McpStdioServerSchema = z
   })
   .strict();
 
+/**
+ * OAuth 2.1 (authorization code + PKCE) for an HTTP server (docs/mcp.md "OAuth").
+ * A client secret is never written here: `client_secret_env` names the variable.
+ */
+export const McpOAuthSchema = z
+  .object({
+    /** dynamic: RFC 7591 registration; pre-registered: `client_id` given; metadata: `client_metadata_url` is the client id. */
+    registration: z.enum(['dynamic', 'pre-registered', 'metadata']).optional(),
+    client_id: z.string().min(1).optional(),
+    client_secret_env: EnvName.optional(),
+    /** Refused: a secret never lives in the config file. */
+    client_secret: z.never({ error: 'a literal client secret is not allowed in the config file; put it in an environment variable and name that in client_secret_env' }).optional(),
+    client_metadata_url: HttpUrl.optional(),
+    /** What to ask for; a grant wider than this is refused. */
+    scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be one scope token')).max(64).optional(),
+    /** Loopback port of the redirect (http://127.0.0.1:PORT/callback); default: a free one. */
+    redirect_port: z.number().int().min(1024).max(65535).optional(),
+    /** Refresh an expired access token at connect without asking (default false: `xdog mcp login --refresh` does it). */
+    auto_refresh: z.boolean().optional(),
+  })
+  .strict()
+  .superRefine((oauth, context) => {
+    const registration = oauth.registration ?? (oauth.client_metadata_url ? 'metadata' : oauth.client_id ? 'pre-registered' : 'dynamic');
+    if (registration === 'pre-registered' && !oauth.client_id) context.addIssue({ code: 'custom', path: ['client_id'], message: 'registration pre-registered needs client_id' });
+    if (registration === 'metadata' && !oauth.client_metadata_url) context.addIssue({ code: 'custom', path: ['client_metadata_url'], message: 'registration metadata needs client_metadata_url' });
+  });
+
 /** An MCP server reached over Streamable HTTP. */
 export const McpHttpServerSchema = z
   .object({
@@ -85,6 +113,7 @@ export const McpHttpServerSchema = z
     /** Header name → environment variable holding its value, read at connect. */
     headers_env: z.record(z.string().min(1), EnvName).optional(),
     allow_insecure_http: z.boolean().optional(),
+    oauth: McpOAuthSchema.optional(),
     ...mcpShared,
   })
   .strict();
@@ -177,6 +206,8 @@ export const ClawGroupSchema = z
     reset: ClawResetSchema.optional(),
     /** When and how sessions are compacted (docs/automation.md). */
     compaction: ClawCompactionSchema.optional(),
+    /** Tool approvals for this group's agents (docs/approvals.md). */
+    approvals: ApprovalsConfigSchema.optional(),
   })
   .strict();
 
@@ -247,6 +278,8 @@ export const ConfigSchema = z
       .object({ backend: z.literal('searxng'), url: z.string().url(), api_key_env: EnvName.optional() })
       .strict()
       .optional(),
+    /** Where `xdog mcp login` keeps MCP OAuth credentials; absent: nothing is saved or loaded. */
+    mcp_credential_backend: z.enum(['file', 'secret-service']).optional(),
     mcp_servers: z
       .record(McpServerIdSchema, McpServerConfigSchema, {
         error: (issue) => (issue.code === 'invalid_key' ? `server id ${serverIdRule}` : undefined),
@@ -274,6 +307,8 @@ export const ConfigSchema = z
       .optional(),
     /** Named child-agent settings for `--preset` and the agent tool's `preset` (docs/children.md); checked by the children plugin, an invalid catalog fails. */
     child_presets: z.record(z.string(), z.unknown()).optional(),
+    /** Tool approvals for `xdog agent chat` (docs/approvals.md); claw groups set their own. */
+    approvals: ApprovalsConfigSchema.optional(),
   })
   .strict();
 
@@ -291,6 +326,14 @@ export interface LoadedConfig {
  * that was named explicitly is an error. Relative file paths in it are
  * resolved against its folder (config-paths.ts).
  */
+/** The group a request without one goes to: claw.default_group, else the only group, else "main" when configured. */
+export function defaultGroupOf(config: XdogConfig): string | undefined {
+  const groups = Object.keys(config.claw?.groups ?? {});
+  if (config.claw?.default_group) return config.claw.default_group;
+  if (groups.length === 1) return groups[0];
+  return groups.includes('main') ? 'main' : undefined;
+}
+
 export function loadConfig(explicit?: string): LoadedConfig {
   const named = explicit ?? process.env.XDOG_CONFIG;
   const file = configFilePath(explicit);

@@ -43,6 +43,7 @@ const ProvidesSchema = z
     providers: NameList.optional(),
     capabilities: NameList.optional(),
     commands: NameList.optional(),
+    channels: NameList.optional(),
   })
   .strict();
 const PluginEntrySchema = z.object({ name: z.string().min(1), entry: z.string().min(1), provides: ProvidesSchema.optional() }).strict();
@@ -136,6 +137,7 @@ function normaliseProvides(provides: PluginProvides | undefined): Required<Plugi
     providers: provides?.providers ?? [],
     capabilities: provides?.capabilities ?? [],
     commands: provides?.commands ?? [],
+    channels: provides?.channels ?? [],
   };
 }
 

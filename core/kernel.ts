@@ -21,7 +21,7 @@ import { ErrorCodes, XdogError, describeError } from './errors.js';
 import { isXdogPlugin, type XdogPlugin } from './plugin.js';
 import { ContributionOverrideToken, type ContributionOverride, collectContributions, contributionKindOf, guardModule } from './contributions.js';
 import { tapPluginHooks, checkPackagedSkills } from './plugin-shorthands.js';
-import { ClockToken, Config, KernelToken, SystemClockImpl, WorkingDirectory, type Token } from './tokens.js';
+import { ApprovalBrokerToken, ClockToken, Config, KernelToken, SystemClockImpl, WorkingDirectory, type Token } from './tokens.js';
 
 export type PluginState = 'loaded' | 'opening' | 'open' | 'failed' | 'closed';
 
@@ -73,7 +73,9 @@ export class Kernel {
     if (this.#state === 'closed') {
       throw new XdogError(ErrorCodes.CLOSED, 'the kernel is closed; its plugins no longer serve agents', { hint: 'create agents before kernel.close(), or build a new kernel' });
     }
-    const agent = new Agent(streamFn, config, options);
+    // A host-bound broker answers asked tool calls unless the caller brought its own.
+    const approvals = options.approvals ?? (this.container.isBound(ApprovalBrokerToken) ? this.container.get(ApprovalBrokerToken) : undefined);
+    const agent = new Agent(streamFn, config, approvals ? { ...options, approvals } : options);
     this.#agents.add(agent);
     agent.onClose(() => {
       this.#agents.delete(agent);

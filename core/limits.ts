@@ -464,6 +464,19 @@ export const LIMITS = Object.freeze({
   imageGenerationBytes: 32 * MiB,
   /** generate_image: one provider response body (base64 of the images above, plus JSON), in bytes. */
   imageResponseBytes: 44 * MiB,
+
+  /** approvals: rules in one `approvals` section. */
+  approvalRules: 500,
+  /** approvals: the longest `expire_minutes` (30 days). */
+  approvalExpireMinutesMax: 43_200,
+  /** approvals: a deny reason a person gives, in bytes. */
+  approvalReasonBytes: 2000,
+  /** approvals: a bash line the policy parses, in bytes (longer lines are asked). */
+  approvalShellBytes: 64 * KiB,
+  /** approvals: nested `sh -c` / wrapper levels the policy sees through (deeper is asked). */
+  approvalShellDepth: 8,
+  /** approvals: rows one `approvals.list` answers (newest first). */
+  approvalsListed: 200,
 });
 
 export type LimitName = keyof typeof LIMITS;

@@ -17,9 +17,11 @@ export interface PluginProvides {
   providers?: string[];
   capabilities?: string[];
   commands?: string[];
+  /** Channel types (`claw.channels.ID.type`) the plugin binds. */
+  channels?: string[];
 }
 
-export const PROVIDE_KINDS = ['tools', 'skills', 'providers', 'capabilities', 'commands'] as const;
+export const PROVIDE_KINDS = ['tools', 'skills', 'providers', 'capabilities', 'commands', 'channels'] as const;
 export type ProvideKind = (typeof PROVIDE_KINDS)[number];
 
 /** What `open` receives. */

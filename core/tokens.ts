@@ -50,3 +50,5 @@ export const CredentialStoreToken = token<import('./credentials.js').CredentialS
 export const CapabilityContribution = token<import('./capabilities/types.js').CapabilityProvider>('Capability');
 /** The claw store's typeorm DataSource (SQLite by default); a host may rebind it, e.g. to PostgreSQL. */
 export const ClawDataSourceToken = token<import('typeorm').DataSource>('ClawDataSource');
+/** Asks a person about a tool call a `beforeToolCall` tap answered with `ask` (see core/approvals.ts); unbound, an ask is a denial. */
+export const ApprovalBrokerToken = token<import('./approvals.js').ApprovalBroker>('ApprovalBroker');

@@ -13,6 +13,7 @@ import { CLAW_CHANNEL_ENTITIES } from './claw-channel-entities.js';
 import { CLAW_SKILLS_ENTITIES } from './claw-skills-entities.js';
 import { CLAW_RUNS_ENTITIES } from './claw-runs-entities.js';
 import { CLAW_TODOS_ENTITIES } from './claw-todos-entities.js';
+import { CLAW_APPROVALS_ENTITIES } from './claw-approvals-entities.js';
 import { bigintNumber } from './columns.js';
 
 export { bigintNumber } from './columns.js';
@@ -301,4 +302,5 @@ export const CLAW_ENTITIES = [
   ...CLAW_SKILLS_ENTITIES,
   ...CLAW_RUNS_ENTITIES,
   ...CLAW_TODOS_ENTITIES,
+  ...CLAW_APPROVALS_ENTITIES,
 ];

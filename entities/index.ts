@@ -6,6 +6,7 @@ export * from './claw-channel-entities.js';
 export * from './claw-skills-entities.js';
 export * from './claw-runs-entities.js';
 export * from './claw-todos-entities.js';
+export * from './claw-approvals-entities.js';
 export { CLAW_MIGRATIONS, ClawInitial1764547200000 } from './migrations/1764547200000-claw-initial.js';
 export { ClawScheduler1764720000000 } from './migrations/1764720000000-claw-scheduler.js';
 export { ClawAccess1764806400000 } from './migrations/1764806400000-claw-access.js';
@@ -18,3 +19,4 @@ export { ClawTurnSkills1765180800000 } from './migrations/1765180800000-claw-tur
 export { ClawWorkers1765300000000 } from './migrations/1765300000000-claw-workers.js';
 export { ClawRuns1765400000000 } from './migrations/1765400000000-claw-runs.js';
 export { ClawTodos1765500000000 } from './migrations/1765500000000-claw-todos.js';
+export { ClawApprovals1765600000000 } from './migrations/1765600000000-claw-approvals.js';

@@ -18,11 +18,12 @@ export interface BeforeToolCallContext {
   signal: AbortSignal;
 }
 
-/** Return it from `beforeToolCall` to stop the call; the model gets an error tool result with `reason`. */
-export interface BeforeToolCallResult {
-  block: true;
-  reason: string;
-}
+/**
+ * Return it from `beforeToolCall` to stop the call (`block`: the model gets an
+ * error tool result with `reason`) or to have a person decide (`ask`: the
+ * agent's ApprovalBroker is asked with `reason`; without one it is a denial).
+ */
+export type BeforeToolCallResult = { block: true; reason: string } | { ask: true; reason: string };
 
 /** What `afterToolCall` receives and may return (changed fields replace the result's fields whole). */
 export interface AfterToolCallContext {
@@ -110,7 +111,9 @@ export function createAgentHooks() {
      * AsyncSeriesBail. Runs serially before each tool call, after argument
      * validation; sees the actual tool and the final arguments. The first tap
      * returning `{block: true, reason}` stops the call: the executor never runs
-     * and the model gets an error tool result naming the reason.
+     * and the model gets an error tool result naming the reason. The first
+     * returning `{ask: true, reason}` hands the call to the agent's
+     * ApprovalBroker (approve, deny with a reason, or edit the arguments).
      * @since 0.1.0
      */
     beforeToolCall: new AsyncSeriesBailHook<[BeforeToolCallContext], BeforeToolCallResult | undefined>(['context']),

@@ -8,3 +8,10 @@
  * earlier tap rewrote them: a rewrite cannot slip past the gate.
  */
 export const POLICY_GATE_STAGE = 1000;
+
+/**
+ * The approval policy on `beforeToolCall` runs after the policy gates: what
+ * read-only scope or plan mode deny is denied before anyone is asked, so an
+ * approval never grants what they deny.
+ */
+export const APPROVAL_STAGE = 1100;

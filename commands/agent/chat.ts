@@ -5,6 +5,7 @@ import { connectMcpServer } from '../../plugins/mcp/index.js';
 import { KernelTodosToken } from '../../plugins/todos/index.js';
 import { extensionHostOf, extensionToolsOf, localControl, syncExtensionTools } from '../../plugins/extensions/index.js';
 import { XdogCommand } from '../base-command.js';
+import { TtyApprovals } from './_lib/approval-prompt.js';
 import { runInteractive } from './_lib/interactive.js';
 import { EventRenderer, processOutput, terminalOutput } from './_lib/render.js';
 import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
@@ -68,10 +69,12 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
       const contexts = new ParentContexts();
       const todos = session.kernel.isBound(KernelTodosToken) ? session.kernel.get(KernelTodosToken) : undefined;
       const agentTool = children ? createAgentTool(children, { contextOf: (args) => contexts.of(args), ...(todos ? { todosOf: async () => (await todos.read()).items } : {}) }) : undefined;
+      // Asked tool calls (approvals in the config) are asked on the TTY; without one an ask is a denial.
+      const approvals = process.stdin.isTTY === true && !this.jsonEnabled() ? new TtyApprovals(output, prompt === undefined) : undefined;
       const agent = session.kernel.createAgent(
         streamFn,
         { model: model.qualified, systemPrompt: flags.system, thinking: flags.thinking },
-        { tools: [...baseTools, ...(agentTool ? [agentTool] : []), ...(flags.tools ? extensionToolsOf(session.kernel) : [])], toolCtx, skills },
+        { tools: [...baseTools, ...(agentTool ? [agentTool] : []), ...(flags.tools ? extensionToolsOf(session.kernel) : [])], toolCtx, skills, ...(approvals ? { approvals } : {}) },
       );
       if (agentTool) contexts.follow(agent, agentTool);
       try {
@@ -79,7 +82,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
           const host = extensionHostOf(session.kernel);
           // After a reload or unload the agent gets the tools the extensions registered now (between runs).
           const control = host && localControl(host, () => flags.tools && syncExtensionTools(agent, host, session.kernel.config.extension_allow_tools ?? []));
-          return await runInteractive(agent, renderer, output, process.stdin, control);
+          return await runInteractive(agent, renderer, output, process.stdin, control, approvals);
         }
         const stream = agent.prompt(prompt);
         const onSigint = (): void => agent.abort();

@@ -17,7 +17,7 @@ export interface PluginListing {
   dir: string;
 }
 
-const NOTHING_PROVIDED: DiscoveredPlugin['provides'] = { tools: [], skills: [], providers: [], capabilities: [], commands: [] };
+const NOTHING_PROVIDED: DiscoveredPlugin['provides'] = { tools: [], skills: [], providers: [], capabilities: [], commands: [], channels: [] };
 
 export default class PluginsList extends XdogCommand {
   static override summary = 'List installed plugins and extensions (builtin, project and user) without loading them';

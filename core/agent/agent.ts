@@ -7,6 +7,7 @@
  */
 import { createAgentHooks, type AgentHooks, type InputTransformRequest } from '../../hooks/agent.js';
 import type { Disposer } from '../../hooks/tap.js';
+import type { ApprovalBroker } from '../approvals.js';
 import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import { LIMITS, utf8Bytes } from '../limits.js';
 import type { ModelInfo, ModelStreamFn } from '../model/types.js';
@@ -38,7 +39,7 @@ import { ToolRepo, assertAgentTool } from './tool-repo.js';
 import { SkillPlacement, type ActiveSkill, type SkillScope } from '../skills/skill-placement.js';
 import type { SkillRepo } from '../skills/skill-repo.js';
 import type { AgentTool, RemoteToolSource, ToolDefinition } from './tool-types.js';
-import { findPairingProblem } from './transcript.js';
+import { findPairingProblem, unansweredCalls } from './transcript.js';
 import { snapshotTaps } from './tap-dispatch.js';
 import type {
   AgentConfig,
@@ -192,6 +193,7 @@ export class Agent {
   #selection: string[] | null = null;
   #revision = 0;
   readonly #toolCtx: Record<string, unknown>;
+  readonly #approvals: ApprovalBroker | undefined;
   readonly #queue: InputQueue;
   #rejected: RejectedMessage[] = [];
   #handled: HandledInput[] = [];
@@ -220,6 +222,7 @@ export class Agent {
     this.#streamFn = streamFn;
     this.#config = { ...config };
     this.#toolCtx = { ...(options.toolCtx ?? {}) };
+    this.#approvals = options.approvals;
     this.#queue = new InputQueue(options.inputLimits);
     if (options.tools) this.#replaceLocalTools(options.tools instanceof ToolRepo ? options.tools.tools : options.tools);
     if (options.remoteTools) this.#attachRemote(options.remoteTools);
@@ -607,6 +610,7 @@ export class Agent {
       if (messages.length === 0 && this.#messages.length === 0) {
         throw new XdogError(ErrorCodes.INVALID_STATE, 'prompt([]) continues a conversation, but there is none', { hint: 'send a first prompt' });
       }
+
     } else {
       const parsed = UserMessageSchema.safeParse(input);
       if (!parsed.success) {
@@ -615,6 +619,9 @@ export class Agent {
       messages = [parsed.data];
     }
     for (const message of messages) if (message.role === 'user') checkMessageText(textOf(message));
+    if (messages[0] && messages[0].role !== 'toolResult' && unansweredCalls(this.#messages).length > 0) {
+      throw new XdogError(ErrorCodes.INVALID_STATE, 'the last tool calls have no results yet', { hint: 'prompt([]) runs them first' });
+    }
     if (messages.some((message) => message.role !== 'user')) {
       // History is always paired; a list that adds assistant or tool messages must keep it so.
       const problem = findPairingProblem([...this.#messages, ...messages]);
@@ -767,6 +774,8 @@ export class Agent {
           hooks: this.hooks,
           mode: config.toolExecution ?? 'parallel',
           toolCtx: this.#toolCtx,
+          ...(this.#approvals ? { approvals: this.#approvals } : {}),
+          ...(messages.length === 0 && unansweredCalls(this.#messages).length > 0 ? { pendingCalls: { calls: unansweredCalls(this.#messages), tools: this.#activeToolMap().map } } : {}),
           emit,
           now: Date.now,
           commit,

@@ -40,6 +40,12 @@ export interface AgentLoopConfig extends ToolBatchConfig {
    * failed message is then dropped, never committed). Must not throw.
    */
   recoverOverflow?(message: AssistantMessage): Promise<boolean>;
+  /**
+   * Calls of the last assistant message still without results (a restored
+   * run that waited for an approval): they run first, with these tools, and
+   * the loop then goes on as after any tool batch. The model is not asked again.
+   */
+  pendingCalls?: { calls: readonly ToolCall[]; tools: ReadonlyMap<string, ActiveTool> };
 }
 
 /** How the loop ended. */
@@ -109,6 +115,13 @@ async function commitAll(config: AgentLoopConfig, messages: ToolResultMessage[])
 export async function runAgentLoop(config: AgentLoopConfig): Promise<LoopOutcome> {
   let lastMessage: AssistantMessage | undefined;
   let overflowRecovered = false;
+  if (config.pendingCalls?.calls.length) {
+    const pending = config.pendingCalls;
+    await commitAll(config, config.signal.aborted ? skippedToolResults(pending.calls, 'the run was aborted', config.now()) : await executeToolBatch(config, pending.calls, pending.tools));
+    await config.afterTurn();
+    if (config.signal.aborted) return { status: 'aborted' };
+    await config.admitSteer();
+  }
   for (let turn = 1; ; turn++) {
     if (config.signal.aborted) return { status: 'aborted', lastMessage };
     const { context, tools } = await config.buildContext(turn);

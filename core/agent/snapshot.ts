@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { MessageSchema, UsageSchema, type Message, type Usage } from './messages.js';
-import { findPairingProblem } from './transcript.js';
+import { findPairingProblem, unansweredCalls } from './transcript.js';
 import { summaryFromMessage } from './compaction.js';
 import type { CompactionState } from './types.js';
 
@@ -71,6 +71,12 @@ export interface SnapshotState {
 export interface RestoreOptions {
   /** Models the host accepts; default: only the agent's configured model. */
   allowedModels?: readonly string[];
+  /**
+   * Accept a history whose last assistant message has calls without results
+   * (a run that waited for an approval when its process stopped); the next
+   * `prompt([])` runs those calls before it calls the model again.
+   */
+  pendingToolCalls?: boolean;
 }
 
 function invalid(message: string, hint = 'restore from an intact snapshot; the agent was left unchanged'): XdogError {
@@ -131,8 +137,11 @@ function checkModel(model: string, options: RestoreOptions, fallback: string): v
   }
 }
 
-function checkMessages(messages: readonly Message[], compaction: CompactionState | undefined): void {
-  const problem = findPairingProblem(messages);
+function checkMessages(messages: readonly Message[], compaction: CompactionState | undefined, pendingToolCalls = false): void {
+  // Pending calls are checked as if answered: everything before them must pair up.
+  const pending = pendingToolCalls ? unansweredCalls(messages) : [];
+  const answered = pending.map((call): Message => ({ role: 'toolResult', toolCallId: call.id, toolName: call.name, content: [], isError: true, timestamp: 0 }));
+  const problem = findPairingProblem(answered.length ? [...messages, ...answered] : messages);
   if (problem) throw invalid(`the snapshot's messages are not well formed: ${problem}`);
   // The compaction state and the summary message must agree, or a restore would mix two histories.
   const carried = summaryFromMessage(messages[0]);
@@ -177,7 +186,7 @@ export function parseParts(
     throw invalid('the messages do not match the metadata digest (a fragment is missing, extra or changed)');
   }
   checkModel(meta.data.model, options, currentModel);
-  checkMessages(parsed.data, meta.data.compaction);
+  checkMessages(parsed.data, meta.data.compaction, options.pendingToolCalls);
   return { metadata: meta.data, messages: parsed.data };
 }
 

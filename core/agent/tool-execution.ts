@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { AfterToolCallContext, AgentHooks, BeforeToolCallContext } from '../../hooks/agent.js';
+import { ApprovalAnswerSchema, type ApprovalAnswer, type ApprovalBroker } from '../approvals.js';
 import { describeError } from '../errors.js';
 import { ImageContentSchema, TextContentSchema, type TextContent, type ToolCall, type ToolResultMessage } from './messages.js';
 import type { AgentEvent } from './events.js';
@@ -31,6 +32,8 @@ export interface ToolBatchConfig {
   /** Returns a promise when the event must be waited for (a full buffer), else nothing. */
   emit(event: AgentEvent): Promise<void> | undefined;
   now(): number;
+  /** Who is asked when a `beforeToolCall` tap answers `ask`; without one an ask is a denial. */
+  approvals?: ApprovalBroker;
 }
 
 /** A finished call before finalisation. */
@@ -40,7 +43,7 @@ interface Outcome {
 }
 
 type Prepared =
-  | { kind: 'ready'; call: ToolCall; active: ActiveTool; args: Record<string, unknown> }
+  | { kind: 'ready'; call: ToolCall; active: ActiveTool; args: Record<string, unknown>; edited?: boolean }
   | { kind: 'immediate'; call: ToolCall; args: Record<string, unknown>; outcome: Outcome };
 
 /**
@@ -106,6 +109,29 @@ function notExecuted(why: string): string {
 }
 
 const BlockShape = z.object({ block: z.literal(true), reason: z.string() }).strict();
+const AskShape = z.object({ ask: z.literal(true), reason: z.string() }).strict();
+
+/** Hands an asked call to the broker and turns the answer into the call's preparation. */
+async function askPerson(call: ToolCall, active: ActiveTool, args: Record<string, unknown>, reason: string, config: ToolBatchConfig): Promise<Prepared> {
+  const immediate = (text: string): Prepared => ({ kind: 'immediate', call, args, outcome: errorOutcome(text) });
+  if (!config.approvals) return immediate(`Tool call denied: it needs a person's approval (${reason}) and nobody can be asked here`);
+  let answer: ApprovalAnswer;
+  try {
+    const given = await config.approvals.request({ toolCall: call, args: cloneData(args), reason, parameters: active.tool.parameters, toolCtx: { ...config.toolCtx } }, config.signal);
+    const shaped = ApprovalAnswerSchema.safeParse(given);
+    if (!shaped.success) return immediate('Tool call denied: the approval broker gave an invalid answer');
+    answer = shaped.data as ApprovalAnswer;
+  } catch (error) {
+    if (config.signal.aborted) return immediate(notExecuted('the run was aborted'));
+    return immediate(`Tool call denied: asking for approval failed: ${describeError(error)}`);
+  }
+  if (config.signal.aborted) return immediate(notExecuted('the run was aborted'));
+  if (answer.action === 'deny') return immediate(`Tool call denied: ${answer.reason}`);
+  if (answer.action === 'approve') return { kind: 'ready', call, active, args };
+  const edited = checkToolArguments(active.tool, cloneData(answer.args));
+  if (!edited.ok) return immediate(`Tool call not executed: the edited arguments are invalid for tool "${call.name}": ${edited.error}`);
+  return { kind: 'ready', call, active, args: edited.args, edited: true };
+}
 
 async function prepare(call: ToolCall, config: ToolBatchConfig, tools: ReadonlyMap<string, ActiveTool>): Promise<Prepared> {
   // Hooks and the tool get their own copy: changing it in place must not rewrite the call in history.
@@ -128,6 +154,8 @@ async function prepare(call: ToolCall, config: ToolBatchConfig, tools: ReadonlyM
       return { kind: 'immediate', call, args: checked.args, outcome: errorOutcome(`Tool call blocked: permission hook "${tap.name}" failed: ${describeError(error)}`) };
     }
     if (answer === undefined || answer === null) continue;
+    const ask = AskShape.safeParse(answer);
+    if (ask.success) return askPerson(call, active, checked.args, ask.data.reason, config);
     const block = BlockShape.safeParse(answer);
     const reason = block.success ? block.data.reason : `permission hook "${tap.name}" returned an invalid result`;
     return { kind: 'immediate', call, args: checked.args, outcome: errorOutcome(`Tool call blocked: ${reason}`) };
@@ -182,7 +210,11 @@ async function finalise(prepared: Prepared, outcome: Outcome, config: ToolBatchC
     }
   }
   // Built field by field: a spread of the result here was the costliest line of a tool turn.
-  const { content, details } = context.result;
+  const { details } = context.result;
+  let { content } = context.result;
+  if (prepared.kind === 'ready' && prepared.edited) {
+    content = [{ type: 'text', text: `Note: a person edited the arguments before this call ran; it ran with ${JSON.stringify(prepared.args)}` }, ...content];
+  }
   const { isError } = context;
   const result: AgentToolResult = details === undefined ? { content, isError } : { content, details, isError };
   await config.emit({ type: 'tool_end', toolCallId: prepared.call.id, toolName: prepared.call.name, result, isError });

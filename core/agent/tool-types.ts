@@ -36,6 +36,16 @@ export interface AgentTool<TArgs = any, TDetails = unknown> {
   /** A JSON Schema object or a zod schema; arguments are validated against it before any hook sees them. */
   parameters: JsonSchema | ZodType<TArgs>;
   execute(args: TArgs, context: ToolExecuteContext): Promise<AgentToolResult<TDetails>>;
+  /**
+   * Given only where it is named (a claw group's `enabled_tools`): a default of "every installed
+   * tool" leaves it out. For tools that spend money or reach outside, such as `generate_image`.
+   */
+  optIn?: boolean;
+}
+
+/** The tools an "every installed tool" default gives: all but the opt-in ones. */
+export function defaultTools<T extends Pick<AgentTool, 'optIn'>>(tools: readonly T[]): T[] {
+  return tools.filter((tool) => tool.optIn !== true);
 }
 
 /** What a model is told about a tool. */

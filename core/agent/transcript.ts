@@ -3,7 +3,7 @@
  * of the assistant message before it, and every call is answered before the
  * conversation moves on. Used for rendered contexts and snapshots alike.
  */
-import type { Message } from './messages.js';
+import type { Message, ToolCall } from './messages.js';
 
 /** Describes the first pairing problem in `messages`, or undefined when every call and result pair up. */
 export function findPairingProblem(messages: readonly Message[]): string | undefined {
@@ -27,4 +27,20 @@ export function findPairingProblem(messages: readonly Message[]): string | undef
     }
   }
   return open.size ? unanswered() : undefined;
+}
+
+/**
+ * The calls of the last message, when it is an assistant message whose calls
+ * are not all answered yet (a run waiting for an approval when its process
+ * stopped); empty otherwise. Results already there come first in the list.
+ */
+export function unansweredCalls(messages: readonly Message[]): ToolCall[] {
+  let last = messages.length - 1;
+  while (last >= 0 && messages[last]!.role === 'toolResult') last--;
+  const assistant = messages[last];
+  if (!assistant || assistant.role !== 'assistant') return [];
+  const answered = new Set(messages.slice(last + 1).map((message) => (message.role === 'toolResult' ? message.toolCallId : '')));
+  const calls: ToolCall[] = [];
+  for (const part of assistant.content) if (part.type === 'toolCall' && !answered.has(part.id)) calls.push(part);
+  return calls;
 }

@@ -8,6 +8,7 @@ import type { ImageContent, Message, StopReason, UserMessage } from './messages.
 import type { AgentTool, RemoteToolSource } from './tool-types.js';
 import type { ToolRepo } from './tool-repo.js';
 import type { SkillDocument, SkillRepo } from '../skills/skill-repo.js';
+import type { ApprovalBroker } from '../approvals.js';
 
 /** How the tool calls of one assistant message run. */
 export type ToolExecutionMode = 'parallel' | 'sequential';
@@ -41,6 +42,8 @@ export interface AgentOptions {
   preparedSkills?: readonly SkillDocument[];
   /** Compaction settings; without them `compact()` still works with the defaults and nothing is automatic. */
   compaction?: CompactionConfig;
+  /** Asked about calls a `beforeToolCall` tap answers `ask` for; without it such a call is denied. `kernel.createAgent` uses the bound ApprovalBrokerToken. */
+  approvals?: ApprovalBroker;
 }
 
 /**

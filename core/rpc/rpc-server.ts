@@ -51,6 +51,12 @@ export interface RpcServerOptions {
   log?: (line: string) => void;
 }
 
+/** What `ping` answers: the gateway's clock, in ms since the epoch. */
+export interface PingResult {
+  pong: true;
+  time: number;
+}
+
 /** What `hello` answers. */
 export interface HelloResult {
   protocol: number;
@@ -93,8 +99,8 @@ export class RpcServer {
   #nextId = 1;
 
   constructor(options: RpcServerOptions) {
-    if (options.methods.has('hello')) {
-      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'the RPC server provides `hello` itself; remove it from the methods');
+    for (const own of ['hello', 'ping']) {
+      if (options.methods.has(own)) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the RPC server provides \`${own}\` itself; remove it from the methods`);
     }
     this.#options = options;
     this.#log = options.log ?? (() => {});
@@ -110,6 +116,8 @@ export class RpcServer {
             request.id,
             rpcError(RpcErrorCodes.METHOD_NOT_FOUND, ErrorCodes.UNSUPPORTED, `the gateway has no method ${request.method}`, 'hello lists the methods this gateway offers'),
           );
+    // Liveness: answered by the transport itself, so a busy gateway still says pong while its work waits.
+    this.#rpc.addMethod('ping', (): PingResult => ({ pong: true, time: Date.now() }));
     for (const [name, handler] of options.methods) {
       this.#rpc.addMethodAdvanced(name, async (request, connection) => {
         try {
@@ -341,7 +349,7 @@ export class RpcServer {
     const result: HelloResult = {
       protocol: this.#options.protocolVersion,
       capabilities: [...this.#options.capabilities],
-      methods: [...this.#options.methods.keys()].sort(),
+      methods: [...this.#options.methods.keys(), 'ping'].sort(),
       server: { pid: process.pid, version: this.#options.serverVersion },
     };
     return createJSONRPCSuccessResponse(id, result);

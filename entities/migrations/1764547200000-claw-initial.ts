@@ -14,6 +14,7 @@ import { ClawTurnSkills1765180800000 } from './1765180800000-claw-turn-skills.js
 import { ClawWorkers1765300000000 } from './1765300000000-claw-workers.js';
 import { ClawRuns1765400000000 } from './1765400000000-claw-runs.js';
 import { ClawTodos1765500000000 } from './1765500000000-claw-todos.js';
+import { ClawApprovals1765600000000 } from './1765600000000-claw-approvals.js';
 
 const groupName = (name = 'group_name'): TableColumnOptions => ({ name, type: 'varchar', length: '64' });
 const uuid = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'varchar', length: '36', isNullable: nullable });
@@ -180,4 +181,5 @@ export const CLAW_MIGRATIONS = [
   ClawWorkers1765300000000,
   ClawRuns1765400000000,
   ClawTodos1765500000000,
+  ClawApprovals1765600000000,
 ];

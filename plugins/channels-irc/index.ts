@@ -10,7 +10,7 @@ export { ircChannel } from './irc.js';
 
 export default definePlugin({
   name: 'channels-irc',
-  provides: {},
+  provides: { channels: ['irc'] },
   module: new ContainerModule(({ bind }) => {
     bind(ChannelTypeContribution).toConstantValue(ircChannel);
   }),

@@ -12,7 +12,7 @@ export { DEFAULT_ILINK_BASE_URL } from './ilink-client.js';
 
 export default definePlugin({
   name: 'channels-wechat',
-  provides: {},
+  provides: { channels: ['wechat'] },
   module: new ContainerModule(({ bind }) => {
     bind(ChannelTypeContribution).toConstantValue(wechatChannel);
   }),

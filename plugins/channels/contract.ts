@@ -6,7 +6,7 @@
  * allow-list, the one worker per channel and what is sent (docs/channels.md).
  */
 import type { z } from 'zod';
-import { token, type Clock } from '../../core/index.js';
+import { registerContributionKind, token, type Clock } from '../../core/index.js';
 
 /** One message from a person, as a channel received it. */
 export interface InboundMessage {
@@ -106,3 +106,5 @@ export function defineChannelType<S extends z.ZodType>(type: string, settings: S
 }
 
 export const ChannelTypeContribution = token<ChannelType>('channels.ChannelType');
+// A plugin binding a channel type declares it in `provides.channels`; two plugins with one type fail naming both.
+registerContributionKind(ChannelTypeContribution, 'channels', 'channel type', 'type');

@@ -21,7 +21,7 @@ export { SIGNATURE_HEADER, signBody, webhookChannel } from './webhook.js';
 
 export default definePlugin({
   name: 'channels',
-  provides: {},
+  provides: { channels: ['webhook'] },
   module: new ContainerModule(({ bind }) => {
     bind(GatewayServiceContribution).toDynamicValue(() => new ChannelsService());
     bind(ChannelTypeContribution).toConstantValue(webhookChannel);

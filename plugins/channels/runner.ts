@@ -9,7 +9,7 @@
  * message delivered again (a webhook retry, a poll replayed after a crash)
  * never answered twice. The turn itself is `dispatchToGroup` (dispatch.ts).
  */
-import { ErrorCodes, LIMITS, XdogError, describeError, utf8Bytes, withArticle, type ClawChannelConfig } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, contributingPackageOf, contributorOf, describeError, utf8Bytes, withArticle, type ClawChannelConfig } from '../../core/index.js';
 import type { GatewayHost, GroupJobs } from '../claw-gateway/index.js';
 import type { ChannelTransport, ChannelType, InboundMessage, OfferResult } from './contract.js';
 import { channelInputKey, dispatchToGroup } from './dispatch.js';
@@ -17,6 +17,7 @@ import { ChannelInbox } from './inbox.js';
 import { Outbox } from './outbox.js';
 import { replyTextOf } from './reply.js';
 import { storedChannelState } from './state.js';
+import { answerFromChannel, parseApprovalReply } from '../approvals/index.js';
 
 /** The group job type of a channel turn. */
 export const CHANNEL_TURN_JOB = 'channel.turn';
@@ -71,7 +72,7 @@ export class ChannelRunner {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const key = issue?.path.length ? `.${issue.path.join('.')}` : '';
-      throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.channels.${this.id}.settings${key}: ${issue?.message ?? 'invalid'}`, { hint: `see docs/channels.md for the settings of ${withArticle(this.#type.type)} channel` });
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.channels.${this.id}.settings${key}: ${issue?.message ?? 'invalid'}`, { hint: settingsHint(this.#type) });
     }
     this.#host.group(this.#config.group);
     this.#transport = this.#type.create({
@@ -158,7 +159,7 @@ export class ChannelRunner {
       return 'refused';
     }
     if (!message.text.trim()) return 'empty';
-    if (utf8Bytes(message.text) > LIMITS.channelMessageBytes) return 'too_large';
+    if (envelopeBytes(message) > LIMITS.channelMessageBytes) return 'too_large';
     return undefined;
   }
 
@@ -184,6 +185,16 @@ export class ChannelRunner {
   async #admit(message: InboundMessage): Promise<OfferResult> {
     const refused = this.#admission(message);
     if (refused) return refused;
+    // `approve 7` / `deny 7 reason` answers at once: queued, it would wait behind the very run that waits for it.
+    const reply = parseApprovalReply(message.text);
+    if (reply) {
+      const text = await answerFromChannel(this.#host, this.#config.group, reply, `${this.id}:${message.sender}`);
+      const outbox = new Outbox({ transport: this.#transport!, to: message.replyTo, context: { inReplyTo: message.id }, signal: this.#stop.signal, counters: this.#counters, log: (line) => this.#log(line) });
+      outbox.send(text);
+      await outbox.close();
+      this.#counters.accepted++;
+      return 'accepted';
+    }
     if (await this.#isDuplicate(message)) return 'duplicate';
     if (this.#inbox.closed) return 'closed';
     if (!this.#inbox.tryPush(message)) {
@@ -284,8 +295,21 @@ export class ChannelRunner {
   }
 }
 
+/** The size the inbound limit counts: the text and the ids beside it, which are logged and stored too. */
+function envelopeBytes(message: InboundMessage): number {
+  return utf8Bytes(message.text) + utf8Bytes(message.id) + utf8Bytes(message.sender) + utf8Bytes(message.replyTo);
+}
+
 /** Resolves undefined when `signal` aborts (never rejects). */
 function aborted(signal: AbortSignal): Promise<undefined> {
   if (signal.aborted) return Promise.resolve(undefined);
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
+}
+
+/** Where a person reads a channel type's settings: docs/channels.md for xdog's own types, else the plugin that provides it. */
+function settingsHint(type: ChannelType): string {
+  const what = `the settings of ${withArticle(type.type)} channel`;
+  const owner = contributorOf(type);
+  if (owner === undefined || contributingPackageOf(type) === 'xdog') return `see docs/channels.md for ${what}`;
+  return `see the documentation of ${owner} for ${what}`;
 }

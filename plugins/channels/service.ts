@@ -139,12 +139,7 @@ function channelsOf(kernel: Kernel): Record<string, ClawChannelConfig> {
   return kernel.config.claw?.channels ?? {};
 }
 
-/** The channel types the kernel's plugins contribute, by type name; two with one name fail. */
+/** The channel types the kernel's plugins contribute, by type name (the kernel refuses two with one name, naming both plugins). */
 export function channelTypesOf(kernel: Kernel): Map<string, ChannelType> {
-  const types = new Map<string, ChannelType>();
-  for (const type of kernel.getAll(ChannelTypeContribution)) {
-    if (types.has(type.type)) throw new XdogError(ErrorCodes.PLUGIN_INVALID, `two plugins provide the channel type "${type.type}"`, { hint: 'uninstall one of them' });
-    types.set(type.type, type);
-  }
-  return types;
+  return new Map(kernel.getAll(ChannelTypeContribution).map((type) => [type.type, type]));
 }

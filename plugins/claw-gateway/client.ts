@@ -7,7 +7,7 @@
 import { LIMITS } from '../../core/limits.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
 import { PROTOCOL_VERSION, type MethodName, type ParamsOf } from './protocol.js';
-import { RpcClient, checkRuntimeDir, readToken } from './transport/index.js';
+import { RpcClient, checkRuntimeDir, readToken, type PingResult } from './transport/index.js';
 
 export interface ConnectOptions {
   /** Shown to the gateway (logs). */
@@ -24,6 +24,8 @@ export interface GatewayConnection {
   call<M extends MethodName>(method: M, params: ParamsOf<M>, options?: { timeoutMs?: number }): Promise<any>;
   /** Calls a method a gateway service added (docs/claw-services.md); the gateway validates its params. */
   callService(method: string, params: Record<string, unknown>, options?: { timeoutMs?: number }): Promise<any>;
+  /** Liveness: the gateway's transport answers at once, whatever its groups are doing. */
+  ping(options?: { timeoutMs?: number }): Promise<PingResult>;
   on(notification: string, listener: (params: any) => void): () => void;
   /** Runs `listener` once when the connection closes (at once if it already has); returns a disposer. */
   onClose(listener: () => void): () => void;
@@ -39,6 +41,7 @@ export async function connectGateway(options: ConnectOptions = {}): Promise<Gate
     hello: client.hello,
     call: (method, params, callOptions) => client.call(method, params, callOptions),
     callService: (method, params, callOptions) => client.call(method, params, callOptions),
+    ping: (callOptions) => client.call('ping', {}, callOptions) as Promise<PingResult>,
     on: (notification, listener) => client.on(notification, listener),
     onClose: (listener) => client.onClose(listener),
     close: async () => client.close(),

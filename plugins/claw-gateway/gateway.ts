@@ -20,6 +20,7 @@ import {
   XdogError,
   createGatewayHooks,
   createKernel,
+  defaultGroupOf,
   describeError,
   resolveConfigPath,
   type ClawGroupConfig,
@@ -79,14 +80,6 @@ export function resolveWorkspace(group: string, workspace: string): string {
     throw new XdogError(ErrorCodes.CONFIG_INVALID, `claw.groups.${group}.workspace: ${absolute} is not a directory`, { hint: 'create it, or point the group at an existing directory' });
   }
   return absolute;
-}
-
-/** The group a request without one goes to: claw.default_group, else the only group, else "main" when configured. */
-export function defaultGroupOf(config: XdogConfig): string | undefined {
-  const groups = Object.keys(config.claw?.groups ?? {});
-  if (config.claw?.default_group) return config.claw.default_group;
-  if (groups.length === 1) return groups[0];
-  return groups.includes('main') ? 'main' : undefined;
 }
 
 function checkConfig(config: XdogConfig): Record<string, ClawGroupConfig> {

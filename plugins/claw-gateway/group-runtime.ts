@@ -14,6 +14,7 @@ import {
   ToolContribution,
   XdogError,
   buildMetadata,
+  defaultTools,
   describeError,
   estimateMessageTokens,
   modelRegistryFor,
@@ -97,6 +98,8 @@ interface PendingPrompt {
   /** Set for a system input: where it came from, the session it runs in, and who waits for its end. */
   system?: { source: SystemInputSource; sessionId?: string; settle(result: SystemRunResult): void };
   observer?: RunObserver;
+  /** Set for a run resumed from the stored transcript (its last calls waited for an approval): no new input, `prompt([])`. */
+  resume?: true;
 }
 
 /** An input from the host itself (a scheduled job), not from a person. */
@@ -199,6 +202,24 @@ export class GroupRuntime {
 
   get activeSessionId(): string | null {
     return this.#group.activeSessionId;
+  }
+
+  /** True once the gateway ends this group's runs (stopping, handing the group over): a run cut now was not aborted by anyone. */
+  get ending(): boolean {
+    return this.#endedBecause !== undefined;
+  }
+
+  /**
+   * Queues a run that continues the active session from its stored
+   * transcript, whose last tool calls have no results yet (they waited for
+   * an approval when the gateway stopped): the calls run, then the next model
+   * call. It goes first in the queue, so prompts wait behind it.
+   */
+  resume(): void {
+    this.#assertOpen();
+    const pending: PendingPrompt = { id: this.#newInputId('p'), text: '', images: [], resume: true };
+    if (this.#reserved) this.#prompts.unshift(pending);
+    else this.#startRun(pending);
   }
 
   /** The group's own kernel (services reach the group's plugins through it). */
@@ -662,11 +683,11 @@ export class GroupRuntime {
         content: pending.images.length ? [{ type: 'text', text: pending.text }, ...pending.images] : pending.text,
         timestamp: this.#options.clock.now(),
       };
-      await this.#compactBeforeTurn(live, input);
+      if (!pending.resume) await this.#compactBeforeTurn(live, input);
       await this.#options.onRunStarting?.({ group: this.name, sessionId: run.sessionId, inputId: run.inputId, agent: live.agent });
       live.writer.labelNextInput(pending.system?.source);
       prompted = true;
-      const result = await live.agent.prompt(input, { system: pending.system !== undefined }).result();
+      const result = await live.agent.prompt(pending.resume ? [] : input, { system: pending.system !== undefined }).result();
       await live.writer.flush();
       status = result.status;
       errorMessage = result.errorMessage;
@@ -747,7 +768,8 @@ export class GroupRuntime {
         ...(thinking ? { thinking } : {}),
         ...(context.compaction ? { compaction: context.compaction } : {}),
       };
-      agent.restoreParts(buildMetadata(state), context.messages);
+      // Calls still without results waited for an approval (init closed every other unanswered call): the next run runs them.
+      agent.restoreParts(buildMetadata(state), context.messages, { pendingToolCalls: true });
     } catch (error) {
       await agent.close();
       throw error;
@@ -813,9 +835,9 @@ function usageOf(messages: readonly Message[]): Usage {
 /** The tool the memory flush gives the agent (the memory plugin provides it). */
 const MEMORY_WRITE_TOOL = 'memory_write';
 
-/** The group's tools: `enabled_tools` by name (`[]` is none; absent is every contributed tool); an unknown name is a config error. */
+/** The group's tools: `enabled_tools` by name (`[]` is none; absent is every contributed tool but the opt-in ones); an unknown name is a config error. */
 export function selectTools(tools: readonly AgentTool[], enabled: readonly string[] | undefined, group: string): AgentTool[] {
-  if (enabled === undefined) return [...tools];
+  if (enabled === undefined) return defaultTools(tools);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return enabled.map((name) => {
     const tool = byName.get(name);

@@ -6,7 +6,7 @@
  */
 import { definePlugin } from '../../core/index.js';
 
-export { Gateway, defaultGroupOf, leaseMsOf, resolveWorkspace, type GatewayOptions } from './gateway.js';
+export { Gateway, leaseMsOf, resolveWorkspace, type GatewayOptions } from './gateway.js';
 export { workersReport } from './workers-report.js';
 export { planShare, type ShareInput, type SharePlan } from './worker-pool.js';
 export { GroupRuntime, selectTools, type ControlGuard, type ControlKind, type ControlRefusal, type RunObserver, type SystemInput, type SystemRunResult } from './group-runtime.js';

@@ -26,6 +26,7 @@ import { SessionCommands } from './session-commands.js';
 import { InputQueue, checkInputText, type QueuedTurn } from './input-queue.js';
 import { ACTIONS, loadKeybindings, type Action, type Bindings } from './keybindings.js';
 import { Pager } from './overlays.js';
+import { TuiApprovals } from './approvals-view.js';
 import { isCommand, parseCommand, unsupported } from './slash-commands.js';
 import { TuiExtensions } from './extension-commands.js';
 import { isExtensionSlash } from '../extensions/index.js';
@@ -65,6 +66,7 @@ export class ClawTui {
   readonly #bindings: Bindings;
   readonly #commands: SessionCommands;
   readonly #extensions: TuiExtensions;
+  readonly #approvals = new TuiApprovals(this);
 
   connection: GatewayConnection | undefined;
   methods = new Set<string>();
@@ -197,12 +199,15 @@ export class ClawTui {
     connection.on('run.end', (params) => this.#onRunEnd(params));
     connection.on('group.changed', (params) => this.#onGroupChanged(params));
     connection.on('todos.changed', (params: TodoView) => this.#showTodos(params));
+    connection.on('mcp.authorized', (params: { group: string; status: string; message: string }) => params.group === this.group?.name && this.notice(`MCP: ${params.message}`, params.status === 'failed' ? 'error' : 'notice'));
     const subscribed = (await connection.call('subscribe', { group: this.options.group })) as { group: GroupStatus };
     this.connection = connection;
     this.group = subscribed.group;
     connection.onClose(() => this.#onClose(connection));
     if (wasConnected && this.queue.size) this.#queueHeld = true;
     await this.reload();
+    // Calls waiting for a person open their dialog (pending ones from before, too).
+    void this.#approvals.attach(connection, this.group.name).catch((error: unknown) => this.error(error));
     if (this.#startupNotice) this.notice(this.#startupNotice, 'error');
     this.#startupNotice = undefined;
     if (wasConnected) this.notice(`reconnected; nothing was resent${this.queue.size ? `; ${this.queue.size} queued turn(s) are held: /queue resume sends them` : ''}`);

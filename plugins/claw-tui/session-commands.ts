@@ -16,6 +16,7 @@ import { renderConversation, writePrivateFile, type ExportFormat } from './expor
 import { SessionBrowser, type SessionRow } from './overlays.js';
 import { environmentSecrets, redact } from './redact.js';
 import { missingMethods, searchCommands } from './slash-commands.js';
+import { runMcpCommand } from './mcp-commands.js';
 
 const usage = (message: string, hint?: string): XdogError => new XdogError(ErrorCodes.USAGE, message, hint ? { hint } : {});
 
@@ -208,6 +209,18 @@ export class SessionCommands {
         this.app.notice(list.length ? list.map((item) => `${item.id} ${item.path} ${item.image.mimeType} ${item.bytes} bytes`).join('\n') : 'no attachments');
       }
     },
+    mcp: (args) =>
+      runMcpCommand(
+        {
+          call: (method, params) => this.app.call(method, params),
+          notice: (text) => this.app.notice(text),
+          draft: () => this.app.editor.getText(),
+          setDraft: (text) => this.app.editor.setText(text),
+          expectedSessionId: () => this.#expected,
+          busy: () => this.app.group?.busy === true,
+        },
+        args,
+      ),
     quit: () => this.app.quit(),
   };
 

@@ -46,6 +46,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   command('attach', 'PATH', 'attach a PNG, JPEG or WebP image to the draft'),
   command('attachments', '[remove ID|clear]', "list or drop the draft's images"),
   command('extensions', '[list|reload ID|unload ID]', 'start and list the enabled extensions, or reload/unload one (idle); /ext-ID-NAME ARGS runs an extension command (Tab completes)', ['extensions.list']),
+  command('mcp', 'ACTION ...', "the group's MCP servers: list, connect/disconnect/refresh SERVER, tools, resources, prompts, read/prompt previews, insert (into the draft, labelled untrusted)", ['mcp.list']),
   command('quit', '', 'leave the TUI (the gateway keeps running)'),
 ];
 

@@ -12,6 +12,9 @@ import { confinedPath, createOutputDirectory, plannedOutputDirectory, saveNewIma
 
 export const IMAGE_SIZES = ['1K', '2K', '4K'] as const;
 export const DEFAULT_OUTPUT_DIR = 'generated-images';
+/** What a request that names none gets, as the seed says: portrait, about one megapixel. */
+export const DEFAULT_ASPECT_RATIO = '9:16';
+export const DEFAULT_IMAGE_SIZE = '1K';
 const ASPECT_RATIO = /^[1-9]\d{0,2}:[1-9]\d{0,2}$/;
 
 export interface GenerateImageInput {
@@ -50,7 +53,7 @@ export async function generateImages(input: GenerateImageInput, env: GenerateIma
   const signal = env.signal ? AbortSignal.any([env.signal, deadline]) : deadline;
   let images: ImageBytes[];
   try {
-    images = await generator.generate({ provider, model: id, prompt: input.prompt, aspectRatio: input.aspectRatio, imageSize: input.imageSize, references, maxImages: LIMITS.imagesPerGeneration, signal });
+    images = await generator.generate({ provider, model: id, prompt: input.prompt, aspectRatio: input.aspectRatio ?? DEFAULT_ASPECT_RATIO, imageSize: input.imageSize ?? DEFAULT_IMAGE_SIZE, references, maxImages: LIMITS.imagesPerGeneration, signal });
   } catch (error) {
     if (deadline.aborted) throw new XdogError(ErrorCodes.MODEL_FAILED, `${qualified} made no image within ${LIMITS.imageGenerationTimeoutMs / 1000} s`, { hint: 'try again later or with a smaller image size; nothing was retried' });
     if (env.signal?.aborted) throw new XdogError(ErrorCodes.ABORTED, 'image generation was cancelled');

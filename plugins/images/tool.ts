@@ -9,8 +9,8 @@ import { DEFAULT_OUTPUT_DIR, IMAGE_SIZES, generateImages, type GenerateImageEnvi
 const GenerateImageArgs = z
   .object({
     prompt: z.string().min(1).describe('What the image should show, in detail.'),
-    aspect_ratio: z.string().optional().describe('Width:height, e.g. "1:1", "16:9", "9:16".'),
-    image_size: z.enum(IMAGE_SIZES).optional().describe('Resolution class: 1K, 2K or 4K.'),
+    aspect_ratio: z.string().optional().describe('Width:height, e.g. "1:1", "16:9" (default "9:16").'),
+    image_size: z.enum(IMAGE_SIZES).optional().describe('Resolution class: 1K (default), 2K or 4K, as the model allows.'),
     references: z
       .array(z.string().min(1))
       .max(LIMITS.imageReferences)
@@ -29,6 +29,8 @@ export function createGenerateImageTool(environment: GenerateImageEnvironmentSou
       'Generate images from a prompt (optionally from reference images in the workspace) with the image model the user configured. ' +
       'Saves new files in the workspace and returns their paths. Costs money: call it once per request; it is never retried automatically.',
     parameters: GenerateImageArgs,
+    // Spends money: only a group that names it in enabled_tools gets it.
+    optIn: true,
     async execute(args, context) {
       try {
         const env = environment();

@@ -27,6 +27,8 @@ export interface ConnectionOptions {
   config: McpServerConfig;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** An OAuth access token for an HTTP server (sent as `Authorization: Bearer`; never logged). */
+  bearer?: string;
   /** Called once when the connection ends without `close()` being asked for. */
   onLost(reason: string): void;
 }
@@ -59,7 +61,7 @@ export class McpConnection {
       });
       this.#transport = this.stdio;
     } else {
-      this.#transport = createHttpTransport(config, options.env);
+      this.#transport = createHttpTransport(config, options.env, options.bearer);
     }
     const roots = config.roots ?? [];
     this.client = new Client(CLIENT_INFO, {

@@ -73,7 +73,7 @@ function hasControlCharacter(value: string): boolean {
 }
 
 /** A fetch that refuses redirects, names auth failures and bounds bodies. */
-export function guardedFetch(base: typeof fetch = fetch): typeof fetch {
+export function guardedFetch(base: typeof fetch = fetch, authHint = 'check the credentials named in headers_env'): typeof fetch {
   return async (input, init) => {
     const where = new URL(String(input instanceof Request ? input.url : input)).origin;
     let response: Response;
@@ -95,7 +95,7 @@ export function guardedFetch(base: typeof fetch = fetch): typeof fetch {
     if (response.status === 401 || response.status === 403) {
       await response.body?.cancel();
       throw new XdogError(ErrorCodes.AUTH_FAILED, `MCP server at ${where} refused the request (HTTP ${response.status})`, {
-        hint: 'check the credentials named in headers_env',
+        hint: authHint,
       });
     }
     if (!response.body) return response;
@@ -167,11 +167,19 @@ export function clampRetry(): TransformStream<string, string> {
 }
 
 /** Builds the SDK transport for one configured HTTP server. */
-export function createHttpTransport(config: McpHttpConfig, env: NodeJS.ProcessEnv): StreamableHTTPClientTransport {
+export function createHttpTransport(config: McpHttpConfig, env: NodeJS.ProcessEnv, bearer?: string): StreamableHTTPClientTransport {
   const url = checkEndpoint(config.url, config.allow_insecure_http);
+  const headers = resolveHeaders(config, env);
+  if (bearer !== undefined) {
+    if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, 'an MCP server with oauth may not also configure an Authorization header', { hint: 'remove Authorization from headers / headers_env' });
+    }
+    headers.Authorization = `Bearer ${bearer}`;
+  }
   return new StreamableHTTPClientTransport(url, {
-    requestInit: { headers: resolveHeaders(config, env), redirect: 'manual' },
-    fetch: guardedFetch(),
+    requestInit: { headers, redirect: 'manual' },
+    // An OAuth server's 401: the token expired or was revoked; refreshing is the user's call.
+    fetch: guardedFetch(fetch, bearer === undefined ? undefined : 'the OAuth access token was refused: run xdog mcp login SERVER --refresh, or log in again'),
     reconnectionOptions: RECONNECTION,
   });
 }

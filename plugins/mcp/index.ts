@@ -6,6 +6,7 @@
  */
 import { ContainerModule, Config, KernelToken, WorkingDirectory, definePlugin, type Kernel, type PluginContext, type XdogConfig } from '../../core/index.js';
 import { bindMcpRegistry, type McpBindableAgent } from './agent-binding.js';
+import { credentialStoreOf } from './credential-store.js';
 import { McpRegistry } from './registry.js';
 import { McpRegistryToken } from './session.js';
 
@@ -28,6 +29,10 @@ export { compileSchema, schemaDialect, type SchemaDialect } from './schema.js';
 export { parseServerConfig, type McpServerConfig } from './server-config.js';
 export { connectMcpServer, McpRegistryToken, parseJsonObject, withConfiguredServer } from './session.js';
 export { formatDocument, formatToolResult } from './text.js';
+export { FileCredentialStore, SecretServiceCredentialStore, credentialStoreOf, type McpCredentialRecord, type McpCredentialStore } from './credential-store.js';
+/** OAuth (login, explicit refresh): loaded on demand, it brings the SDK's auth client. */
+export { authStatusOf, oauthServerOf, type McpAuthStatus } from './oauth-server.js';
+export const loadMcpOAuth = () => import('./oauth.js');
 
 /** Registries this plugin built, by kernel: closing one kernel closes only its own. */
 const owned = new Map<Kernel, McpRegistry>();
@@ -38,7 +43,7 @@ export default definePlugin({
     bind(McpRegistryToken)
       .toDynamicValue((context) => {
         const config = context.get<XdogConfig>(Config);
-        const registry = McpRegistry.fromConfig(config.mcp_servers, { cwd: context.get<string>(WorkingDirectory) });
+        const registry = McpRegistry.fromConfig(config.mcp_servers, { cwd: context.get<string>(WorkingDirectory), credentials: credentialStoreOf(config) });
         owned.set(context.get<Kernel>(KernelToken), registry);
         return registry;
       })

@@ -7,6 +7,7 @@
  */
 import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource } from '../../core/index.js';
 import { toolAlias } from './aliases.js';
+import type { McpCredentialStore } from './credential-store.js';
 import type { McpConnection, RequestOptions } from './connection.js';
 import {
   CATALOG_METHODS,
@@ -107,6 +108,8 @@ export interface McpRegistryOptions {
   cwd?: string;
   /** Environment that `headers_env` names are read from. Default: process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Where OAuth logins are kept (`mcp_credential_backend`); without it a server with `oauth` cannot connect. */
+  credentials?: McpCredentialStore;
 }
 
 /** An MCP proxy tool, carrying the server and tool it stands for. */
@@ -121,12 +124,14 @@ export class McpRegistry implements AsyncDisposable {
   readonly #listeners = new Set<() => void>();
   readonly #cwd: string;
   readonly #env: NodeJS.ProcessEnv;
+  readonly #credentials?: McpCredentialStore;
   #proxies: McpProxyTool[] = [];
   #closed = false;
 
   constructor(options: McpRegistryOptions = {}) {
     this.#cwd = options.cwd ?? process.cwd();
     this.#env = options.env ?? process.env;
+    this.#credentials = options.credentials;
   }
 
   /** A registry with every server of a config file's `mcp_servers` registered (inert). */
@@ -178,12 +183,24 @@ export class McpRegistry implements AsyncDisposable {
     entry.error = undefined;
     entry.diagnostics = [];
     const attempt = ++entry.attempt;
+    let bearer: string | undefined;
+    try {
+      // Loaded only for a server with oauth (it brings the SDK's auth client).
+      bearer = entry.config.transport === 'http' && entry.config.oauth ? await (await import('./oauth.js')).accessTokenFor(id, entry.config, this.#credentials) : undefined;
+    } catch (error) {
+      if (entry.attempt === attempt) {
+        entry.state = 'failed';
+        entry.error = (error as Error).message;
+      }
+      throw error;
+    }
     const McpConnection = await this.#connectionClass(entry, attempt);
     const connection = McpConnection.create({
       id,
       config: entry.config,
       cwd: this.#cwd,
       env: this.#env,
+      ...(bearer === undefined ? {} : { bearer }),
       onLost: (reason) => this.#lost(entry, connection, reason),
     });
     // Visible to disconnect()/close() while the handshake runs, so they can stop it.

@@ -4,6 +4,7 @@
  * action, and always disconnect (terminating a stdio server) afterwards.
  */
 import { ErrorCodes, XdogError, token, type Kernel, type XdogConfig } from '../../core/index.js';
+import { credentialStoreOf } from './credential-store.js';
 import { McpRegistry } from './registry.js';
 
 /** The kernel's McpRegistry (the mcp plugin binds it, built from the config's `mcp_servers`). */
@@ -16,7 +17,7 @@ export async function withConfiguredServer<T>(
   cwd: string,
   action: (registry: McpRegistry) => Promise<T>,
 ): Promise<T> {
-  const registry = McpRegistry.fromConfig(config.mcp_servers, { cwd });
+  const registry = McpRegistry.fromConfig(config.mcp_servers, { cwd, credentials: credentialStoreOf(config) });
   try {
     if (!registry.servers().includes(server)) {
       throw new XdogError(ErrorCodes.NOT_FOUND, `no MCP server "${server}" in the config file`, {

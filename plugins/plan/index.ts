@@ -4,7 +4,8 @@
  * the model keeps its steps with `update_plan`; while the plan is being
  * planned a gate holds the group's tools to reading. The state is the
  * session's `plan` sidecar, so it survives restarts and a branch forked
- * from the session starts with the plan it had (docs/plan-mode.md).
+ * from the session starts with the plan it had (docs/plan-mode.md). It also
+ * ships the `plan` skill (planning instructions, loaded only when asked).
  */
 import { ContainerModule, ToolContribution, definePlugin, type Kernel } from '../../core/index.js';
 import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
@@ -19,7 +20,7 @@ export { PlanStateSchema, decodePlan, renderPlan, type PlanState, type PlanStep 
 
 export default definePlugin({
   name: 'plan',
-  provides: { tools: ['update_plan'] },
+  provides: { tools: ['update_plan'], skills: ['plan'] },
   module: new ContainerModule(({ bind }) => {
     bind(GatewayServiceContribution).toConstantValue(createPlanService());
   }),

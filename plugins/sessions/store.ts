@@ -236,6 +236,9 @@ export class TypeormSessionStore implements SessionStore {
       const session = await catalog.requireSession(sql, sessionId);
       const now = this.now();
       const results = tree.interruptedResults(await tree.pathRows(sql, sessionId, session.leafEntryId), now);
+      // Calls waiting for an approval (plugins/approvals) are not interrupted: their run resumes once answered.
+      const waiting = await sql.all<{ tool_call_id: string }>("SELECT tool_call_id FROM claw_approvals WHERE session_id = :id AND run_state = 'waiting'", { id: sessionId });
+      if (waiting.length && results.some((entry) => waiting.some((row) => row.tool_call_id === (entry.payload as { message: { toolCallId: string } }).message.toolCallId))) return [];
       return results.length ? tree.appendEntries(sql, session, results, now) : [];
     });
   }

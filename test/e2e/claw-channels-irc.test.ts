@@ -9,7 +9,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import type { ChannelStatus } from '../../plugins/channels/index.js';
-import { clawSandbox, connect, startGateway, until, type GatewayProcess } from '../support/claw.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { clawSandbox, collect, connect, startGateway, until, type GatewayProcess } from '../support/claw.js';
 import { ircUser, startIrcServer, type IrcServer, type IrcUser } from '../support/ngircd.js';
 
 describe('channels: IRC against ngircd', { timeout: 120_000 }, () => {
@@ -90,5 +92,34 @@ describe('channels: IRC against ngircd', { timeout: 120_000 }, () => {
     expect(prompts).not.toContain('pwned');
     expect(prompts).not.toContain('just chatting');
     expect((await status()).counters).toMatchObject({ accepted: 1, refused: 1, answered: 1, sent: 2, failed: 0 });
+  });
+
+  it('answers an approval from an allowed nick ("deny 7 reason"), not from another nick', async () => {
+    server = await startIrcServer();
+    const sandbox = clawSandbox(
+      ['      approvals: { mode: mutating }', '  channels:', '    irc:', '      type: irc', '      group: main', '      allow_from: [alice]', '      settings:', '        host: 127.0.0.1', `        port: ${server.port}`, '        tls: false', '        nick: xdogbot', ''].join('\n'),
+    );
+    fs.writeFileSync(path.join(sandbox.workspace, 'victim.txt'), 'precious');
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const requested = collect(client, 'approval.requested');
+    await client.call('subscribe', {});
+    const status = async () => ((await client!.callService('channels.status', { id: 'irc' })) as ChannelStatus[])[0]!;
+    await until(async () => (await status()).transport.state === 'registered', 'the bot to register');
+    const alice = await ircUser(server.port, 'alice');
+    const mallory = await ircUser(server.port, 'mallory');
+    users.push(alice, mallory);
+
+    alice.say('xdogbot', 'run rm victim.txt');
+    await until(() => requested.length === 1, 'the approval request');
+    const id = requested[0]!.approval.id as number;
+    mallory.say('xdogbot', `approve ${id}`);
+    await until(async () => (await status()).counters.refused === 1, 'the refusal of mallory');
+    alice.say('xdogbot', `deny ${id} keep victim.txt`);
+    await until(() => alice.received.length === 2, 'the approval reply and the run reply');
+    expect(alice.received[0]).toEqual({ from: 'xdogbot', text: `approval ${id} (bash): denied`, notice: false });
+    expect(alice.received[1]!.text).toContain('irc:alice denied it: keep victim.txt');
+    expect(fs.readFileSync(path.join(sandbox.workspace, 'victim.txt'), 'utf8')).toBe('precious');
+    expect(mallory.received).toEqual([]);
   });
 });

@@ -70,6 +70,27 @@ describe('channels: the webhook channel', { timeout: 180_000 }, () => {
 
   const repliesTo = (id: string) => receiver!.messages().filter((item) => item.in_reply_to === id);
 
+  it('a signed webhook callback "approve 7" answers an approval of its group; a wrong signature changes nothing', async () => {
+    receiver = await startReceiver();
+    const sandbox = clawSandbox(`      approvals: { mode: mutating }\n${webhookChannelConfig(receiver.url, ['alice'])}`);
+    sandbox.env.XDOG_TEST_WEBHOOK_SECRET = WEBHOOK_SECRET;
+    fs.writeFileSync(path.join(sandbox.workspace, 'gone.txt'), 'unwanted');
+    const url = await start(sandbox);
+    const requested: Array<Record<string, any>> = [];
+    client!.on('approval.requested', (params) => requested.push(params));
+    await client!.call('subscribe', {});
+    expect(await deliver(url, { id: 'a1', sender: 'alice', text: 'run rm gone.txt' })).toEqual({ status: 202, body: { status: 'accepted' } });
+    await until(() => requested.length === 1, 'the approval request');
+    const id = requested[0]!.approval.id as number;
+    expect((await deliver(url, { id: 'a2', sender: 'alice', text: `approve ${id}` }, 'wrong-secret')).status).toBe(401);
+    expect((await client!.callService('approvals.show', { id })).approval.status).toBe('pending');
+    expect(await deliver(url, { id: 'a3', sender: 'alice', text: `approve ${id}` })).toEqual({ status: 202, body: { status: 'accepted' } });
+    await until(() => repliesTo('a3').length === 1, 'the approval reply');
+    expect(repliesTo('a3')[0]!.text).toBe(`approval ${id} (bash): approved`);
+    await until(() => !fs.existsSync(path.join(sandbox.workspace, 'gone.txt')), 'the approved call to run');
+    await until(() => repliesTo('a1').length === 1, 'the run reply');
+  });
+
   it('sends each completed assistant text as it exists, never reasoning or tool output, with typing on until the turn ends (scenario 5)', async () => {
     const sandbox = await setup(['alice']);
     const url = await start(sandbox);
@@ -96,10 +117,12 @@ describe('channels: the webhook channel', { timeout: 180_000 }, () => {
     expect((await deliver(url, { id: 'x1', sender: 'alice', text: 'hi' }, 'wrong-secret')).status).toBe(401);
     expect(await deliver(url, { id: 'x2', sender: 'mallory', text: 'hi' })).toEqual({ status: 403, body: { status: 'refused' } });
     expect((await deliver(url, { id: 'x3', sender: 'alice', text: '   ' })).status).toBe(400);
+    // The 64 KiB limit counts the ids beside the text: a text under it alone is over it with a 200-byte id.
+    expect(await deliver(url, { id: `x4${'i'.repeat(198)}`, sender: 'alice', text: 'a'.repeat(64 * 1024 - 100) })).toEqual({ status: 413, body: { status: 'too_large' } });
 
     // xdog claw channels list | status | test
     const listed = await cli(['claw', 'channels', 'list', '--json'], sandbox.env);
-    expect(JSON.parse(listed.stdout)).toEqual([{ id: 'hook', type: 'webhook', group: 'main', allowFrom: ['alice'] }]);
+    expect(JSON.parse(listed.stdout)).toEqual([{ id: 'hook', type: 'webhook', group: 'main', allowFrom: ['alice'], providedBy: 'xdog' }]);
     const shown = await cli(['claw', 'channels', 'status', 'hook'], sandbox.env);
     expect(shown.stdout).toContain('hook (webhook → group main): running, idle, inbox 0/50');
     expect(shown.stdout).toContain('accepted 1, refused 1');

@@ -79,7 +79,7 @@ describeStores('claw store under kill -9', (kind) => {
       await checkStore(sandbox, kind, acknowledged);
     }
     expect(acknowledged.size).toBeGreaterThan(0);
-  }, 240_000);
+  }, 600_000); // 20 gateway starts: on a loaded 2-core machine each takes over 10 s
 
   it('closes a tool call cut by a crash with an "interrupted" result, and the next prompt runs', async () => {
     const sandbox = await clawSandboxOn(kind);

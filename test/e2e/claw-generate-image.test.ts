@@ -53,6 +53,23 @@ describe('xdog claw generate-image', { timeout: 120_000 }, () => {
     expect(standIn.requests[0]!.files).toEqual([{ field: 'image[]', type: 'image/png', bytes: TINY_PNG.length }]);
   });
 
+  it('works in the default group\'s workspace, relative paths included, wherever it is run from', async () => {
+    standIn = await startImagesStandIn([{ images: [TINY_PNG] }]);
+    const { root, workspace, env } = home();
+    const configFile = path.join(root, 'config/xdog/config.yaml');
+    fs.appendFileSync(configFile, `  groups:\n    main:\n      workspace: ${workspace}\n      model: faux/demo\n`);
+    fs.writeFileSync(path.join(workspace, 'cat.png'), TINY_PNG);
+    const run = await runCliAsync(['claw', 'generate-image', 'the cat again', '--reference', 'cat.png'], { env, cwd: root });
+    expect(run.stderr).toBe('');
+    const printed = JSON.parse(run.stdout) as { paths: string[] };
+    expect(path.dirname(printed.paths[0]!)).toBe(path.join(fs.realpathSync(workspace), 'generated-images'));
+    expect(standIn.requests[0]).toMatchObject({ url: '/v1/images/edits' });
+    const unknown = await runCliAsync(['claw', 'generate-image', 'x', '--group', 'nope'], { env, cwd: root });
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.stderr).toContain('no claw group "nope" is configured');
+    expect(standIn.requests).toHaveLength(1);
+  });
+
   it('refuses an output directory outside the workspace with one line and no request', async () => {
     standIn = await startImagesStandIn([{ images: [TINY_PNG] }]);
     const { root, workspace, env } = home();

@@ -66,7 +66,7 @@ describe('xdog claw skills', { timeout: 300_000 }, () => {
     send(sandbox, 'hello');
     const listed = json(sandbox, 'skills', 'list');
     expect(listed).toMatchObject({ group: 'main', session: [], turn: [], runActive: false });
-    expect(listed.available.map((skill: { slug: string; source: string }) => `${skill.slug}@${skill.source}`)).toEqual(['flow@plugin:flow', 'review@team', 'style@team']);
+    expect(listed.available.map((skill: { slug: string; source: string }) => `${skill.slug}@${skill.source}`)).toEqual(['flow@plugin:flow', 'plan@plugin:plan', 'review@team', 'style@team']);
 
     const loaded = claw(sandbox, 'skills', 'load', 'style');
     expect(loaded.status, loaded.stderr).toBe(0);
@@ -153,7 +153,7 @@ describe('xdog claw skills', { timeout: 300_000 }, () => {
     const unknown = claw(sandbox, 'skills', 'load', 'style', 'nope', 'nada');
     expect(unknown.status).not.toBe(0);
     expect(unknown.stderr).toContain('unknown skills "nope", "nada"');
-    expect(unknown.stderr).toMatch(/available: big1, .*flow, review, s01, .*s33, style/);
+    expect(unknown.stderr).toMatch(/available: big1, .*flow, plan, review, s01, .*s33, style/);
     const unknownJson = claw(sandbox, 'skills', 'load', 'nope', '--json');
     expect(JSON.parse(unknownJson.stdout)).toMatchObject({ error: { code: 'NOT_FOUND' } });
 

@@ -25,6 +25,7 @@ const MIGRATIONS = [
   'ClawWorkers1765300000000',
   'ClawRuns1765400000000',
   'ClawTodos1765500000000',
+  'ClawApprovals1765600000000',
 ];
 
 /** A fresh, empty location of the kind (a new database on PostgreSQL, dropped after the test). */
@@ -100,6 +101,7 @@ describe('the claw store on SQLite', () => {
     const tables = (await dataSource.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'claw_%' ORDER BY name`)) as { name: string }[];
     expect(tables.map((t) => t.name)).toEqual([
       'claw_access_scopes',
+      'claw_approvals',
       'claw_channel_state',
       'claw_child_inputs',
       'claw_child_transcript_chunks',

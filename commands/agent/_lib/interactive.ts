@@ -8,6 +8,7 @@
 import readline from 'node:readline';
 import { ErrorCodes, XdogError, type Agent, type RunResult } from '../../../core/index.js';
 import { changesExtensions, completeExtensionSlash, isExtensionSlash, runExtensionSlash, type ExtensionControl } from '../../../plugins/extensions/index.js';
+import type { TtyApprovals } from './approval-prompt.js';
 import type { EventRenderer, Output } from './render.js';
 
 const HELP = 'commands: /steer TEXT (add to the running turn), /follow-up TEXT (after it), /extensions [list|reload ID|unload ID], /ext-ID-NAME ARGS (Tab completes), /quit; Ctrl+C aborts a run, twice exits';
@@ -27,7 +28,14 @@ function queueRefusal(error: unknown): unknown {
   return new XdogError(error.code, error.message, { hint: 'send it as its own message once this run has finished', cause: error });
 }
 
-export async function runInteractive(agent: Agent, renderer: EventRenderer, output: Output, input: NodeJS.ReadableStream = process.stdin, extensions?: ExtensionControl): Promise<void> {
+export async function runInteractive(
+  agent: Agent,
+  renderer: EventRenderer,
+  output: Output,
+  input: NodeJS.ReadableStream = process.stdin,
+  extensions?: ExtensionControl,
+  approvals?: TtyApprovals,
+): Promise<void> {
   const completer = (line: string, done: (error: null, result: [string[], string]) => void): void => {
     if (!extensions) return done(null, [[], line]);
     completeExtensionSlash(extensions, line).then(
@@ -83,6 +91,11 @@ export async function runInteractive(agent: Agent, renderer: EventRenderer, outp
       }
     });
     const onLine = (line: string): void => {
+      // A tool call waits for a person: this line is the answer.
+      if (approvals?.pending) {
+        approvals.answer(line);
+        return;
+      }
       const text = line.trim();
       const [command, ...rest] = text.split(/\s+/);
       const argument = rest.join(' ');

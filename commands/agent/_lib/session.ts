@@ -10,6 +10,7 @@ import {
   ToolContribution,
   XdogError,
   bootKernel,
+  defaultTools,
   modelRegistryFor,
   thinkingProblem,
   type AgentTool,
@@ -60,7 +61,7 @@ export async function openChatSession(options: SessionOptions): Promise<ChatSess
     const registry = modelRegistryFor(kernel);
     return {
       kernel,
-      tools: options.tools ? kernel.getAll(ToolContribution) : [],
+      tools: options.tools ? defaultTools(kernel.getAll(ToolContribution)) : [],
       resolve: (model) => registry.resolve(model),
       streamFn: registry.streamFn,
       close: () => kernel.close(),

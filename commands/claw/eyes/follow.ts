@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
-import { defaultGroupOf } from '../../../plugins/claw-gateway/index.js';
+import { defaultGroupOf } from '../../../core/config.js';
 import { connectEyes, type WatchRecord } from '../../../plugins/eyes/index.js';
 import { XdogCommand } from '../../base-command.js';
 

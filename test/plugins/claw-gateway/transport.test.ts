@@ -67,7 +67,7 @@ describe('hello', () => {
     expect(client.hello).toEqual({
       protocol: PROTOCOL,
       capabilities: ['session-control:1'],
-      methods: ['echo', 'session.list'],
+      methods: ['echo', 'ping', 'session.list'],
       server: { pid: process.pid, version: '9.9.9' },
     });
     expect(await client.call('echo', { n: 1 })).toEqual({ n: 1 });
@@ -101,7 +101,8 @@ describe('hello', () => {
     const refused = await raw.request(1, 'echo', 'x');
     expect(refused).toMatchObject({ id: 1, error: { code: -32000, data: { code: 'UNAUTHENTICATED' } } });
     raw.send({ jsonrpc: '2.0', method: 'echo', params: 'notification' }); // ignored: no answer, not run
-    expect((await raw.hello()).result.methods).toEqual(['echo']);
+    expect(await raw.request(3, 'ping', {})).toMatchObject({ id: 3, error: { data: { code: 'UNAUTHENTICATED' } } });
+    expect((await raw.hello()).result.methods).toEqual(['echo', 'ping']);
     expect(await raw.request(2, 'echo', 'y')).toMatchObject({ id: 2, result: 'y' });
     expect(ran).toBe(1);
   });
@@ -243,6 +244,26 @@ describe('methods', () => {
     const waiting = client.call('wait');
     expect(await client.call('release')).toBe('released');
     expect(await waiting).toBe('waited');
+  });
+
+  it('answers ping with pong and its clock while a call on the same connection still waits', async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { socketPath: at } = await startServer({ wait: async () => (await released, 'waited') });
+    const client = await connect(at);
+    const waiting = client.call('wait');
+    const before = Date.now();
+    const pong = (await client.call('ping', {})) as { pong: boolean; time: number };
+    expect(pong.pong).toBe(true);
+    expect(pong.time).toBeGreaterThanOrEqual(before);
+    release();
+    expect(await waiting).toBe('waited');
+  });
+
+  it('refuses methods named hello or ping: the server provides both', () => {
+    for (const own of ['hello', 'ping']) {
+      expect(() => new RpcServer({ socketPath: socketPath(), token: TOKEN, protocolVersion: PROTOCOL, capabilities: [], methods: new Map([[own, echo]]), serverVersion: '1' })).toThrow(`provides \`${own}\` itself`);
+    }
   });
 
   it('runs a client notification only when a handler exists', async () => {

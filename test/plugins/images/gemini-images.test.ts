@@ -53,6 +53,8 @@ describe('generate_image with a Gemini image model against a local generateConte
     expect(text).toMatch(/returned no image \(IMAGE_SAFETY\)/);
     expect(paths).toEqual([]);
     expect(server!.requests).toHaveLength(1);
+    // Named nothing, the request carries the seed's defaults.
+    expect(server!.requests[0]!.body).toMatchObject({ generationConfig: { imageConfig: { aspectRatio: '9:16', imageSize: '1K' } } });
   });
 
   it('reports a server error once, with the key redacted', async () => {

@@ -71,7 +71,9 @@ describe('generate_image against a local OpenAI Images stand-in', () => {
       fields: { model: 'gpt-image-1', prompt: 'a red fox in snow', size: '1024x1536', n: 1 },
     });
 
+    // Named nothing, a request gets the seed's defaults: portrait 9:16 at 1K.
     const second = await run({ prompt: 'a red fox in snow' });
+    expect(standIn!.requests[1]).toMatchObject({ fields: { size: '1024x1536' } });
     expect(second.paths[0]).not.toBe(file);
     expect(savedFiles(workspace)).toHaveLength(2);
     expect(fs.readFileSync(file)).toEqual(TINY_PNG);

@@ -1,0 +1,44 @@
+/**
+ * Approvals answered from a chat: a message `approve 7` or `deny 7 REASON`
+ * from an allowed sender of a channel answers approval 7 of that channel's
+ * group at once (it never waits in the channel's inbox behind the run that
+ * waits for it). The reply says what happened, or who answered first.
+ */
+import { ErrorCodes, XdogError, describeError, type ApprovalAnswer } from '../../core/index.js';
+import type { GatewayHost } from '../claw-gateway/index.js';
+import { answerApproval, getApproval } from './approval-store.js';
+import { ApprovalNotifications } from './claw-broker.js';
+
+export interface ApprovalReply {
+  id: number;
+  answer: ApprovalAnswer;
+}
+
+/** The approval command a chat message is, or undefined for an ordinary message. */
+export function parseApprovalReply(text: string): ApprovalReply | undefined {
+  const match = /^\s*(approve|deny)\s+#?(\d{1,12})(?:\s+([\s\S]*\S))?\s*$/i.exec(text);
+  if (!match) return undefined;
+  const id = Number(match[2]);
+  if (match[1]!.toLowerCase() === 'approve') return match[3] ? undefined : { id, answer: { action: 'approve' } };
+  return { id, answer: { action: 'deny', reason: match[3] ?? 'denied from the chat' } };
+}
+
+/** Answers in the store (compare-and-set) and tells subscribers; a stored answer is published like any client's. */
+export async function answerAndPublish(host: GatewayHost, id: number, answer: ApprovalAnswer, by: string) {
+  const record = await answerApproval(host.store, id, answer, by, host.clock.now());
+  host.publish(record.group, record.sessionId, ApprovalNotifications.resolved, { group: record.group, approval: record });
+  return record;
+}
+
+/** Answers `reply` for `group` as `by`; returns the text to send back. */
+export async function answerFromChannel(host: GatewayHost, group: string, reply: ApprovalReply, by: string): Promise<string> {
+  try {
+    const record = await getApproval(host.store, reply.id);
+    if (record.group !== group) return `approval ${reply.id} belongs to another group; answer it there`;
+    const answered = await answerAndPublish(host, reply.id, reply.answer, by);
+    return `approval ${answered.id} (${answered.toolName}): ${answered.status}`;
+  } catch (error) {
+    if (XdogError.is(error, ErrorCodes.CONFLICT) || XdogError.is(error, ErrorCodes.NOT_FOUND)) return error.message;
+    return `approval ${reply.id} could not be answered: ${describeError(error)}`;
+  }
+}

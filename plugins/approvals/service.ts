@@ -1,0 +1,98 @@
+/**
+ * The gateway's approvals: the `approvals.*` methods (list, show, approve,
+ * deny, edit), the broker each group with an `approvals` section gets, and
+ * the resume after a restart. Any client, through any worker, answers by
+ * compare-and-set in the store; the group's owner, polling the row, runs the
+ * call. A group whose active session stopped while a call waited (gateway
+ * killed or stopped) gets a resumed run first in its queue: it restores the
+ * stored transcript, asks the same approval row again (never the model) and
+ * continues with the next model call once the call ran.
+ */
+import { ApprovalBrokerToken, ErrorCodes, LIMITS, ToolContribution, XdogError, checkToolArguments, describeError, z, type ApprovalAnswer } from '../../core/index.js';
+import { CLAW_SESSION_TOOL_CTX, followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { getApproval, listApprovals, waitingApprovals, type ApprovalRecord } from './approval-store.js';
+import { answerAndPublish } from './channel-reply.js';
+import { ClawApprovalBroker } from './claw-broker.js';
+
+const DEFAULT_EXPIRE_MINUTES = 60;
+const By = z.string().min(1).max(200).optional();
+const Id = z.number().int().positive();
+
+/** Who answered, as a client names itself (the CLI sends cli:$USER). */
+function byOf(by: string | undefined): string {
+  return by ?? 'a client';
+}
+
+export function createApprovalsService(): GatewayService {
+  let host: GatewayHost | undefined;
+  const started = (): GatewayHost => {
+    if (!host) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the approvals service has not started', { hint: 'retry once the gateway is ready' });
+    return host;
+  };
+
+  const answer = (id: number, given: ApprovalAnswer, by: string | undefined): Promise<ApprovalRecord> => answerAndPublish(started(), id, given, byOf(by));
+
+  /** Edited arguments must fit the tool's schema before they are stored (the owner checks them again before the call runs). */
+  const checkEdit = async (id: number, args: Record<string, unknown>): Promise<void> => {
+    const gateway = started();
+    const record = await getApproval(gateway.store, id);
+    const tool = gateway.kernel.getAll(ToolContribution).find((candidate) => candidate.name === record.toolName);
+    if (!tool) return;
+    const checked = checkToolArguments(tool, structuredClone(args));
+    if (!checked.ok) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the edited arguments do not fit tool "${record.toolName}": ${checked.error}`, { hint: 'nothing changed; give arguments that match its schema' });
+  };
+
+  const ready = async (gateway: GatewayHost, group: GroupRuntime): Promise<void> => {
+    const policy = gateway.kernel.config.claw?.groups?.[group.name]?.approvals;
+    if (!policy) return;
+    const broker = new ClawApprovalBroker({
+      store: gateway.store,
+      group: group.name,
+      clock: gateway.clock,
+      expireMinutes: policy.expire_minutes ?? DEFAULT_EXPIRE_MINUTES,
+      sessionKey: CLAW_SESSION_TOOL_CTX,
+      publish: (sessionId, method, params) => gateway.publish(group.name, sessionId, method, params),
+      ending: () => group.ending,
+    });
+    const container = group.kernel.container;
+    if (container.isBound(ApprovalBrokerToken)) await container.unbind(ApprovalBrokerToken);
+    container.bind(ApprovalBrokerToken).toConstantValue(broker);
+    const sessionId = group.activeSessionId;
+    if (!sessionId) return;
+    const waiting = await waitingApprovals(gateway.store, sessionId);
+    if (waiting.length === 0) return;
+    gateway.log(`group ${group.name}: session ${sessionId} stopped while approval ${waiting.map((row) => row.id).join(', ')} waited; its run resumes from the stored transcript`);
+    group.resume();
+  };
+
+  return {
+    name: 'approvals',
+    capabilities: ['approvals:1'],
+    methods: {
+      'approvals.list': gatewayMethod(z.object({ group: z.string().optional(), all: z.boolean().optional() }).strict(), async (params) => {
+        const gateway = started();
+        const group = params.group === undefined ? undefined : gateway.group(params.group).name;
+        return { approvals: await listApprovals(gateway.store, { ...(group ? { group } : {}), pendingOnly: params.all !== true, limit: LIMITS.approvalsListed }) };
+      }),
+      'approvals.show': gatewayMethod(z.object({ id: Id }).strict(), async (params) => ({ approval: await getApproval(started().store, params.id) })),
+      'approvals.approve': gatewayMethod(z.object({ id: Id, by: By }).strict(), async (params) => ({ approval: await answer(params.id, { action: 'approve' }, params.by) })),
+      'approvals.deny': gatewayMethod(z.object({ id: Id, reason: z.string().min(1).max(LIMITS.approvalReasonBytes), by: By }).strict(), async (params) => ({
+        approval: await answer(params.id, { action: 'deny', reason: params.reason }, params.by),
+      })),
+      'approvals.edit': gatewayMethod(z.object({ id: Id, args: z.record(z.string(), z.unknown()), by: By }).strict(), async (params) => {
+        await checkEdit(params.id, params.args);
+        return { approval: await answer(params.id, { action: 'edit', args: params.args }, params.by) };
+      }),
+    },
+    async start(gatewayHost) {
+      host = gatewayHost;
+      await followGroups(gatewayHost, 'approvals', {
+        ready: (group) =>
+          ready(gatewayHost, group).catch((error: unknown) => gatewayHost.log(`group ${group.name}: approvals could not be set up: ${describeError(error)}`)),
+      });
+    },
+    stop() {
+      host = undefined;
+    },
+  };
+}

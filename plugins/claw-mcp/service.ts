@@ -1,0 +1,150 @@
+/**
+ * The gateway's `mcp.*` methods: a group's MCP servers, connected on request
+ * and owned by the group (docs/mcp.md "In claw groups"). Connect, refresh and
+ * disconnect change what the group's agents may call, so they are controls:
+ * they need an idle group and the active session the client saw. The rest are
+ * reads, inert previews that never reach a model. In a pool of workers a call
+ * naming a group is handed to the group's owner, so a connection lives in the
+ * one process that runs the group.
+ */
+import { ErrorCodes, XdogError, z, type XdogConfig } from '../../core/index.js';
+import { ClawGroupNameSchema } from '../../core/config.js';
+import { LIMITS } from '../../core/limits.js';
+import { textWithin } from '../../core/text-limit.js';
+import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { GroupLogins } from './group-logins.js';
+import { disconnectGroup, groupServers, serverOfGroup, type GroupMcpServer } from './group-servers.js';
+
+export const McpNotifications = {
+  /** `{ group, server, state }`: a server of the group was connected, refreshed or disconnected. */
+  changed: 'mcp.changed',
+  /** `{ group, server, status: "authorized" | "failed", message }`: an `mcp.authorize` login ended. */
+  authorized: 'mcp.authorized',
+} as const;
+
+/** One tool of a group's server as `mcp.tools` shows it: what the model sees and what the host's policy says. */
+export interface GroupMcpTool {
+  server: string;
+  name: string;
+  alias: string;
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** The server's `allow_tools` (host policy). */
+  allowed: boolean;
+  /** Listed in the server's `read_only_tools` (callable under a read-only scope). */
+  readOnly: boolean;
+  /** The server's own hints; they grant nothing. */
+  annotations?: Record<string, unknown>;
+}
+
+const Group = ClawGroupNameSchema.optional();
+const Server = z.string().min(1).max(LIMITS.mcpServerIdLength);
+const Expected = z.string().uuid().nullable();
+const GroupParams = z.object({ group: Group }).strict();
+const ControlParams = z.object({ group: Group, server: Server, expectedSessionId: Expected }).strict();
+const ServerParams = z.object({ group: Group, server: Server }).strict();
+const ToolsParams = z.object({ group: Group, server: Server.optional() }).strict();
+const ResourcesParams = z.object({ group: Group, server: Server, templates: z.boolean().optional() }).strict();
+const ReadParams = z.object({ group: Group, server: Server, uri: textWithin(LIMITS.mcpMessageBytes, { nonEmpty: true }) }).strict();
+const PromptParams = z.object({ group: Group, server: Server, name: z.string().min(1), arguments: z.record(z.string(), z.string()).optional() }).strict();
+const CompleteParams = z
+  .object({
+    group: Group,
+    server: Server,
+    kind: z.enum(['prompt', 'resource']),
+    name: z.string().min(1),
+    argument: z.string().min(1),
+    prefix: z.string(),
+    context: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
+/** The MCP service of the gateway. */
+export function createClawMcpService(): GatewayService {
+  let host: GatewayHost | undefined;
+  const started = (): GatewayHost => {
+    if (!host) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the MCP service has not started', { hint: 'retry once the gateway is ready' });
+    return host;
+  };
+  const config = (): XdogConfig => started().kernel.config;
+  const resolve = (group: string | undefined, server: string) => {
+    const runtime = started().group(group);
+    return { runtime, registry: serverOfGroup(config(), runtime, server) };
+  };
+  /** A change of the group's tools, run as a control of `kind`, announced once it took effect. */
+  const control = async (params: z.infer<typeof ControlParams>, kind: 'loosen' | 'tighten', change: (runtime: GroupRuntime) => Promise<unknown>): Promise<GroupMcpServer> => {
+    const { runtime, registry } = resolve(params.group, params.server);
+    await runtime.control(params.expectedSessionId, () => change(runtime), kind);
+    const status = registry.status(params.server)[0]!;
+    started().publish(runtime.name, null, McpNotifications.changed, { group: runtime.name, server: params.server, state: status.state });
+    return status;
+  };
+
+  const logins = new GroupLogins();
+
+  return {
+    name: 'claw-mcp',
+    capabilities: ['mcp:1'],
+    methods: {
+      'mcp.list': gatewayMethod(GroupParams, (params) => groupServers(config(), started().group(params.group))),
+      // A new server's tools widen what the group's agents may do: like read-only off, it waits for an idle group.
+      // A server that failed or was lost connects anew; one that is up is refused (disconnect it first).
+      'mcp.connect': gatewayMethod(ControlParams, (params) => control(params, 'loosen', (runtime) => resolve(runtime.name, params.server).registry.connect(params.server))),
+      'mcp.refresh': gatewayMethod(ControlParams, (params) => control(params, 'loosen', (runtime) => resolve(runtime.name, params.server).registry.refresh(params.server))),
+      'mcp.disconnect': gatewayMethod(ControlParams, (params) => control(params, 'tighten', (runtime) => resolve(runtime.name, params.server).registry.disconnect(params.server))),
+      'mcp.tools': gatewayMethod(ToolsParams, (params): GroupMcpTool[] => {
+        const runtime = started().group(params.group);
+        const ids = params.server === undefined ? groupServers(config(), runtime).map((server) => server.id) : [params.server];
+        return ids.flatMap((id) => {
+          const registry = serverOfGroup(config(), runtime, id);
+          const serverConfig = config().mcp_servers?.[id];
+          const readOnly = new Set(serverConfig?.read_only_tools ?? []);
+          return registry.tools(id).map((tool) => ({
+            server: id,
+            name: tool.name,
+            alias: tool.alias,
+            ...(tool.title === undefined ? {} : { title: tool.title }),
+            description: tool.description,
+            inputSchema: tool.inputSchema,
+            allowed: registry.allowsTools(id),
+            readOnly: readOnly.has(tool.name),
+            ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+          }));
+        });
+      }),
+      'mcp.resources': gatewayMethod(ResourcesParams, (params) => {
+        const { registry } = resolve(params.group, params.server);
+        return params.templates ? registry.catalog(params.server, 'template') : registry.catalog(params.server, 'resource');
+      }),
+      'mcp.prompts': gatewayMethod(ServerParams, (params) => resolve(params.group, params.server).registry.catalog(params.server, 'prompt')),
+      'mcp.read': gatewayMethod(ReadParams, (params) => resolve(params.group, params.server).registry.resource(params.server, params.uri)),
+      'mcp.prompt': gatewayMethod(PromptParams, (params) => resolve(params.group, params.server).registry.prompt(params.server, params.name, params.arguments ?? {})),
+      // Starts a login on this (the owning) host and answers the URL to open; its end is announced.
+      'mcp.authorize': gatewayMethod(ServerParams, (params) => {
+        const runtime = started().group(params.group);
+        serverOfGroup(config(), runtime, params.server);
+        const announce = (status: 'authorized' | 'failed', message: string): void => started().publish(runtime.name, null, McpNotifications.authorized, { group: runtime.name, server: params.server, status, message });
+        return logins.start(config(), params.server, announce);
+      }),
+      'mcp.complete': gatewayMethod(CompleteParams, (params) => {
+        const { registry } = resolve(params.group, params.server);
+        return registry.complete(params.server, { kind: params.kind, name: params.name, argument: params.argument, prefix: params.prefix, ...(params.context ? { context: params.context } : {}) });
+      }),
+    },
+    async start(gatewayHost) {
+      host = gatewayHost;
+      // A group given up (gateway stop, a move to another worker, a fence) ends its servers first.
+      await followGroups(gatewayHost, 'claw-mcp', {
+        ready: () => undefined,
+        closing: (runtime) => disconnectGroup(gatewayHost.kernel.config, runtime, (line) => gatewayHost.log(line)),
+      });
+    },
+    stopping() {
+      logins.stop();
+    },
+    stop() {
+      host = undefined;
+    },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * Durable tool approvals against a real gateway on the faux model
+ * (test/fixtures/claw/faux-model.mjs logs each request): asked from one
+ * client, answered from another, after a kill -9, by two at once, and on expiry
+ * (the testclock fixture's fake clock).
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { GatewayConnection } from '../../plugins/claw-gateway/client.js';
+import { repoRoot, runCli } from '../support/cli.js';
+import { collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { clawSandboxOn, describeStores } from '../support/stores.js';
+
+let sandbox: ClawSandbox;
+let gateway: GatewayProcess;
+let asker: GatewayConnection;
+let answerer: GatewayConnection;
+let requested: Array<Record<string, any>>;
+
+const approvalsConfig = '      approvals:\n        mode: mutating\n        expire_minutes: 5\n        rules:\n          - { allow: bash, command: "echo" }\n';
+
+async function open(): Promise<void> {
+  gateway = await startGateway(sandbox);
+  asker = await connect(sandbox, 'asker');
+  answerer = await connect(sandbox, 'answerer');
+  requested = collect(answerer, 'approval.requested');
+  await answerer.call('subscribe', {});
+}
+
+/** Sends `text` and waits for the approval it asks for (seen by the second client). */
+async function ask(text: string): Promise<Record<string, any>> {
+  const before = requested.length;
+  await asker.call('prompt', { text, idempotencyKey: randomUUID() });
+  await until(() => requested.length > before, `an approval for "${text}"`, 60_000);
+  return requested.at(-1)!.approval;
+}
+
+const lastToolResult = (): string => {
+  const request = sandbox.requests().at(-1);
+  const message = request?.messages.at(-1);
+  return message?.role === 'toolResult' ? JSON.stringify(message.content) : '';
+};
+
+const idle = () => until(async () => !((await asker.call('group.status', {})) as { busy: boolean }).busy, 'the group to be idle', 60_000);
+const claw = (...args: string[]) => runCli(['claw', 'approvals', ...args], { env: sandbox.env, cwd: sandbox.root });
+
+describeStores('claw approvals', (kind) => {
+  beforeAll(async () => {
+    sandbox = await clawSandboxOn(kind, approvalsConfig);
+    sandbox.env.XDOG_TEST_CLOCK_START = '2026-12-01T03:00:00Z';
+    const installed = runCli(['plugins', 'install', path.join(repoRoot, 'test/fixtures/claw/testclock-plugin')], { env: sandbox.env, cwd: sandbox.root });
+    expect(installed.status, installed.stderr).toBe(0);
+    fs.writeFileSync(path.join(sandbox.workspace, 'victim.txt'), 'precious');
+    await open();
+  }, 120_000);
+
+  afterAll(async () => {
+    await gateway?.kill9();
+  });
+
+  it('a bash rm is asked, denied from a second client, and the next model request carries the reason', { timeout: 120_000 }, async () => {
+    const approval = await ask('run rm victim.txt');
+    expect(approval).toMatchObject({ status: 'pending', toolName: 'bash', args: { command: 'rm victim.txt' } });
+    expect(approval.reason).toContain('"rm victim.txt" is not covered by a rule');
+    const denied = await answerer.callService('approvals.deny', { id: approval.id, reason: 'keep victim.txt, it is the only copy', by: 'bob' });
+    expect(denied.approval.status).toBe('denied');
+    await idle();
+    expect(lastToolResult()).toContain('bob denied it: keep victim.txt, it is the only copy');
+    expect(fs.readFileSync(path.join(sandbox.workspace, 'victim.txt'), 'utf8')).toBe('precious');
+  });
+
+  it('an edit runs the call with the new arguments and the model sees them', { timeout: 120_000 }, async () => {
+    const approval = await ask('run rm victim.txt');
+    const refused = await answerer.callService('approvals.edit', { id: approval.id, args: { command: 42 } }).catch((error: Error) => error);
+    expect(String(refused)).toContain('the edited arguments do not fit tool "bash"');
+    await answerer.callService('approvals.edit', { id: approval.id, args: { command: 'echo edited >> edited.txt' }, by: 'carol' });
+    await idle();
+    expect(lastToolResult()).toContain('a person edited the arguments before this call ran');
+    expect(lastToolResult()).toContain('echo edited >> edited.txt');
+    expect(fs.readFileSync(path.join(sandbox.workspace, 'edited.txt'), 'utf8')).toBe('edited\n');
+    expect(fs.existsSync(path.join(sandbox.workspace, 'victim.txt'))).toBe(true);
+  });
+
+  it('two clients answering at once: one wins, the other is refused naming the winner', { timeout: 120_000 }, async () => {
+    const approval = await ask('run rm victim.txt');
+    const answers = await Promise.allSettled([
+      asker.callService('approvals.deny', { id: approval.id, reason: 'no', by: 'alice' }),
+      answerer.callService('approvals.deny', { id: approval.id, reason: 'also no', by: 'bob' }),
+    ]);
+    const won = answers.filter((answer) => answer.status === 'fulfilled');
+    const lost = answers.filter((answer): answer is PromiseRejectedResult => answer.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    const winner = (won[0] as PromiseFulfilledResult<any>).value.approval.answeredBy;
+    expect(String(lost[0]!.reason)).toContain(`approval ${approval.id} was already answered: denied by ${winner}`);
+    // A late answer from the CLI is refused the same way, with a non-zero exit.
+    const late = claw('approve', String(approval.id));
+    expect(late.status).not.toBe(0);
+    expect(late.stderr).toContain(`was already answered: denied by ${winner}`);
+    await idle();
+  });
+
+  it('approve after kill -9 while pending: the call runs exactly once and the run finishes', { timeout: 120_000 }, async () => {
+    const approval = await ask('run echo ran >> counter.txt && rm victim.txt');
+    await gateway.kill9();
+    await open();
+    const listed = JSON.parse(claw('list', '--json').stdout);
+    expect(listed.approvals.map((row: { id: number; status: string }) => [row.id, row.status])).toEqual([[approval.id, 'pending']]);
+    expect(claw('show', String(approval.id)).stdout).toContain('"command": "echo ran >> counter.txt && rm victim.txt"');
+    const requestsBefore = sandbox.requests().length;
+    const approved = claw('approve', String(approval.id));
+    expect(approved.status, approved.stderr).toBe(0);
+    await until(() => !fs.existsSync(path.join(sandbox.workspace, 'victim.txt')), 'the approved call to run', 60_000);
+    await idle();
+    expect(fs.readFileSync(path.join(sandbox.workspace, 'counter.txt'), 'utf8')).toBe('ran\n');
+    // The run went on from the stored transcript: one more model request, answering the tool result (the model was not asked for the call again).
+    const after = sandbox.requests().slice(requestsBefore);
+    expect(after).toHaveLength(1);
+    expect(after[0]!.messages.at(-1)!.role).toBe('toolResult');
+    // A later restart runs nothing again.
+    await gateway.stop();
+    await open();
+    await idle();
+    expect(fs.readFileSync(path.join(sandbox.workspace, 'counter.txt'), 'utf8')).toBe('ran\n');
+  });
+
+  it('an approval nobody answers expires: denied with "no answer in N minutes"', { timeout: 120_000 }, async () => {
+    fs.writeFileSync(path.join(sandbox.workspace, 'victim.txt'), 'precious again');
+    const approval = await ask('run rm victim.txt');
+    const resolved = collect(answerer, 'approval.resolved');
+    await answerer.callService('testclock.set', { at: '2026-12-01T03:06:00Z' });
+    await until(() => resolved.some((event) => event.approval.id === approval.id), 'the expiry', 60_000);
+    await idle();
+    expect(lastToolResult()).toContain('no answer in 5 minutes');
+    expect(JSON.parse(claw('show', String(approval.id), '--json').stdout).approval).toMatchObject({ status: 'expired', answeredBy: 'gateway' });
+    expect(fs.existsSync(path.join(sandbox.workspace, 'victim.txt'))).toBe(true);
+  });
+});
