@@ -7,6 +7,7 @@
  * crashed; the daemon keeps serving. Downloads are refused.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
@@ -214,7 +215,8 @@ export class EyesBrowser {
     if (!fs.existsSync(executablePath)) {
       throw new XdogError(ErrorCodes.UNAVAILABLE, `there is no Chromium at ${executablePath}`, { hint: 'install Debian\'s chromium (`apt-get install chromium`) or point XDOG_CHROMIUM at one' });
     }
-    const { chromium } = await import('playwright-core');
+    // The CommonJS entry, required: its exports are all there whatever the ESM loader's static analysis of it finds.
+    const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core');
     const browser = await chromium.launch({ executablePath, args: LAUNCH_ARGS, proxy: networkGuard(this.#allowHosts), timeout: LIMITS.eyesEnsureMs });
     this.#browser = browser;
     browser.on('disconnected', () => {
