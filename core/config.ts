@@ -240,6 +240,8 @@ export const ClawGroupSchema = z
     thinking: z.string().min(1).optional(),
     /** Tools the group's agents get, by name; `[]` is none; absent is every ordinary tool. */
     enabled_tools: z.array(z.string().min(1)).optional(),
+    /** Capabilities the group's agents get (today: `eyes`; docs/eyes.md). With `enabled_tools` set, list their tools there too. */
+    capabilities: z.array(z.literal('eyes')).optional(),
     /** Ids from `mcp_servers` this group may connect. */
     mcp_servers: z.array(McpServerIdSchema).optional(),
     /** Skill slugs new sessions start with. */
@@ -372,6 +374,16 @@ export const ConfigSchema = z
     sandbox: SandboxConfigSchema.optional(),
     /** The OS sandbox of an extension's worker, per extension id (default: the kernel's or group's sandbox). */
     extension_sandbox: z.record(z.string(), SandboxConfigSchema).optional(),
+    /** The capabilities `xdog agent chat` and claw groups open, by name (docs/capabilities.md); absent: every installed one that starts no daemon (Flow). */
+    capabilities: z.array(z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'must be a capability name: lower-case letters, digits, "_" or "-"')).optional(),
+    /** Eyes, the shared observation daemon (docs/eyes.md): host policy for the pages it may open. */
+    eyes: z
+      .object({
+        /** Hosts (besides loopback) pages may be loaded from, e.g. "example.com" or "*.example.com". */
+        allow_hosts: z.array(z.string().regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/, 'must be a host name (optionally "*." in front, ":port" after)')).optional(),
+      })
+      .strict()
+      .optional(),
     /** Named child-agent settings for `--preset` and the agent tool's `preset` (docs/children.md); checked by the children plugin, an invalid catalog fails. */
     child_presets: z.record(z.string(), z.unknown()).optional(),
     /** Traces and metrics (docs/observability.md). */

@@ -143,6 +143,47 @@ export const LIMITS = Object.freeze({
   /** One rendered Flow value (a prompt, tool arguments, the result), in bytes of JSON. */
   flowValueBytes: 1 * MiB,
 
+  /** Eyes: named targets (open pages) the per-user daemon keeps at once. */
+  eyesTargets: 8,
+  /** Eyes: watches one user keeps (durable, in the daemon's store). */
+  eyesWatches: 32,
+  /** Eyes: the shortest watch interval, in seconds. */
+  eyesWatchMinIntervalSeconds: 10,
+  /** Eyes: the longest watch interval, in seconds (one day). */
+  eyesWatchMaxIntervalSeconds: 86_400,
+  /** Eyes: milliseconds a navigation (until "load") may take before the page is killed. */
+  eyesNavigationMs: 15_000,
+  /** Eyes: milliseconds one screenshot, text read or outline may take before the page is killed. */
+  eyesActionMs: 10_000,
+  /** Eyes: the JavaScript heap of one page's renderer, in MiB (over it the renderer dies, its target is marked crashed). */
+  eyesPageHeapMiB: 128,
+  /** Eyes: the largest viewport side, in CSS pixels. */
+  eyesViewportMax: 4096,
+  /** Eyes: the tallest full-page screenshot, in CSS pixels. */
+  eyesFullPageHeight: 16_384,
+  /** Eyes: one screenshot, in bytes of PNG (a model's own image limit may be lower). */
+  eyesScreenshotBytes: 5 * MiB,
+  /** Eyes: text or outline one eyes_read returns, in characters. */
+  eyesReadChars: 64_000,
+  /** Eyes: console, error and network events one target keeps between two eyes_console calls (older ones are counted as dropped). */
+  eyesConsoleEvents: 200,
+  /** Eyes: one console event's text, in characters. */
+  eyesConsoleEventChars: 2000,
+  /** Eyes: the file (or the output of a command) a watch compares, in bytes. */
+  eyesWatchBytes: 1 * MiB,
+  /** Eyes: entries of a watched folder (recursive). */
+  eyesWatchFolderEntries: 5000,
+  /** Eyes: milliseconds a watched command may run. */
+  eyesWatchCommandMs: 30_000,
+  /** Eyes: the diff one observation records, in lines (the rest are counted, not shown). */
+  eyesDiffLines: 200,
+  /** Eyes: observations kept per watch (the oldest are deleted first). */
+  eyesObservationsPerWatch: 500,
+  /** Eyes: milliseconds `ensure` waits for a daemon to answer (its start included). */
+  eyesEnsureMs: 30_000,
+  /** Eyes: the daemon's log before it is rotated, in bytes. */
+  eyesLogBytes: 4 * MiB,
+
   /** ACP: one newline-delimited JSON-RPC message from the client, in bytes. */
   acpMessageBytes: 32 * MiB,
 

@@ -60,9 +60,9 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
       const output = this.jsonEnabled() ? processOutput : terminalOutput;
       const renderer = new EventRenderer(output, this.jsonEnabled());
       const streamFn = session.streamFn;
-      // Installed capabilities (Flow, ...) open unless --no-tools; their tools and skills join the built-in ones.
+      // Capabilities open unless --no-tools (the config's `capabilities:`, else every installed one that starts no daemon); their tools and skills join the built-in ones.
       capabilities = flags.tools
-        ? await openInstalledCapabilities(session.kernel, { scope: 'application', id: 'application', cwd, runtime: { streamFn, model: model.qualified } }, { toolRepo: new ToolRepo(session.tools) })
+        ? await openInstalledCapabilities(session.kernel, { scope: 'application', id: 'application', cwd, runtime: { streamFn, model: model.qualified } }, { toolRepo: new ToolRepo(session.tools) }, session.kernel.config.capabilities)
         : undefined;
       const skills = capabilities?.composeSkills(SkillRepo.fromConfig(session.kernel.config, cwd));
       const baseTools = capabilities ? capabilities.composeTools(undefined, skills) : session.tools;

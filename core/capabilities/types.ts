@@ -69,6 +69,12 @@ export interface CapabilityProvider {
   /** Equals the name in the plugin's `provides.capabilities`. */
   readonly name: string;
   readonly description?: string;
+  /**
+   * True for a capability that starts something outside the process (Eyes
+   * ensures a daemon): it opens only when a host names it (config
+   * `capabilities:`), never as one of "every installed capability".
+   */
+  readonly explicit?: boolean;
   /** Scopes it may be opened in (default: all three). */
   readonly scopes?: readonly CapabilityScope[];
   open(context: CapabilityContext): Promise<CapabilityBinding> | CapabilityBinding;

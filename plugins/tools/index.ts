@@ -29,7 +29,7 @@ export { createEditTool, createLsTool, createReadTool, createWriteTool } from '.
 export { createFindTool, createGrepTool } from './search-tools.js';
 export { SearxngBackend, createWebSearchTool, type WebSearchBackend, type WebSearchResult } from './web-search.js';
 export { compileGlob, IGNORED_DIRS } from './walk.js';
-export { isLocalReadOnlyTool } from './read-only.js';
+export { isLocalReadOnlyTool, markReadOnly } from './read-only.js';
 
 type ToolFactory = (options: { cwd: string; clock?: Clock; sandbox?: SandboxPolicy }) => AgentTool;
 

@@ -1,11 +1,6 @@
 /**
- * The claw gateway's transport: JSON-RPC 2.0 (json-rpc-2.0) as NDJSON, one
- * bounded message per line, over a Unix socket in a private directory, with
- * a token `hello` handshake. See docs/protocol.md, "Transport".
+ * The claw gateway's transport: the shared local RPC transport of core/rpc
+ * (JSON-RPC 2.0 as bounded NDJSON frames over a private Unix socket, token
+ * `hello`). See docs/protocol.md, "Transport".
  */
-export { checkRuntimeDir, ensurePrivateDir, ensureRuntimeDir, readOrCreateToken, readToken } from './private-files.js';
-export { LineFramer, type LineFramerEvents } from './line-framer.js';
-export { RpcServer, type RpcHandler, type RpcServerOptions, type HelloResult, type PingResult } from './rpc-server.js';
-export type { Mergeable, RpcConnection } from './rpc-connection.js';
-export { RpcClient, type RpcClientOptions, type CallOptions } from './rpc-client.js';
-export { RpcErrorCodes, fromRpcError, toRpcError, type RpcErrorData } from './rpc-errors.js';
+export * from '../../../core/rpc/index.js';

@@ -14,8 +14,8 @@
  */
 import type net from 'node:net';
 import { createJSONRPCNotification } from 'json-rpc-2.0';
-import { describeError } from '../../../core/errors.js';
-import { LIMITS } from '../../../core/limits.js';
+import { describeError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import { NOTIFICATION_PART, encodeJson, withNewline, type NotificationPart } from './frames.js';
 
 /**

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ErrorCodes, XdogError } from '../../../core/errors.js';
+import { ErrorCodes, XdogError } from '../errors.js';
 
 const TOKEN_PATTERN = /^[0-9a-f]{64}$/;
 const START_HINT = 'is the gateway running? start it with `xdog claw gateway start`';

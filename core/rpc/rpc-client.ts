@@ -16,10 +16,10 @@ import {
   type JSONRPCResponse,
 } from 'json-rpc-2.0';
 import { z } from 'zod';
-import { ErrorCodes, XdogError, describeError } from '../../../core/errors.js';
-import { LIMITS } from '../../../core/limits.js';
+import { ErrorCodes, XdogError, describeError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import { NOTIFICATION_PART, decodeFrame, encodeFrame, oversizedFrameMessage } from './frames.js';
-import { LineFramer } from './line-framer.js';
+import { LineFramer } from '../line-framer.js';
 import { PartAssembler } from './part-assembler.js';
 import { RpcErrorCodes, fromRpcError, rpcError } from './rpc-errors.js';
 import type { HelloResult } from './rpc-server.js';

@@ -1,6 +1,6 @@
 /** Unix socket path checks shared by the server and the client. */
 import net from 'node:net';
-import { ErrorCodes, XdogError } from '../../../core/errors.js';
+import { ErrorCodes, XdogError } from '../errors.js';
 
 /** sun_path holds 108 bytes on Linux, the terminating NUL included. */
 const MAX_SOCKET_PATH_BYTES = 107;

@@ -3,8 +3,8 @@
  * LIMITS.clawFrameBytes; a sender refuses to write a larger one, since the
  * receiver would refuse to read it.
  */
-import { LIMITS } from '../../../core/limits.js';
-import { ErrorCodes, XdogError } from '../../../core/errors.js';
+import { LIMITS } from '../limits.js';
+import { ErrorCodes, XdogError } from '../errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -23,10 +23,10 @@ import {
   type JSONRPCResponse,
 } from 'json-rpc-2.0';
 import { z } from 'zod';
-import { ErrorCodes, XdogError, describeError } from '../../../core/errors.js';
-import { LIMITS } from '../../../core/limits.js';
+import { ErrorCodes, XdogError, describeError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import { decodeFrame, oversizedFrameMessage } from './frames.js';
-import { LineFramer } from './line-framer.js';
+import { LineFramer } from '../line-framer.js';
 import { ServerConnection, type RpcConnection } from './rpc-connection.js';
 import { RpcErrorCodes, rpcError, stackOf, toRpcError } from './rpc-errors.js';
 import { ensurePrivateDir } from './private-files.js';

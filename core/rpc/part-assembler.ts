@@ -4,8 +4,8 @@
  * which arrive in order and back to back, into its JSON bytes. Bounded by
  * LIMITS.clawNotificationBytes; parts out of order are a broken connection.
  */
-import { ErrorCodes, XdogError } from '../../../core/errors.js';
-import { LIMITS } from '../../../core/limits.js';
+import { ErrorCodes, XdogError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import type { NotificationPart } from './frames.js';
 
 function broken(problem: string): XdogError {

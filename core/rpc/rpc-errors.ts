@@ -5,7 +5,7 @@
  * code an xdog client turns back into the same XdogError.
  */
 import type { JSONRPCError } from 'json-rpc-2.0';
-import { ErrorCodes, XdogError, isErrorCode, type ErrorCode } from '../../../core/errors.js';
+import { ErrorCodes, XdogError, isErrorCode, type ErrorCode } from '../errors.js';
 
 /** JSON-RPC error codes the transport uses (-32000 is the "server error" range for XdogError). */
 export const RpcErrorCodes = {
