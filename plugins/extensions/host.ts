@@ -343,7 +343,7 @@ export class ExtensionHost {
     record.found = found;
     let launch: Launch;
     try {
-      launch = await workerLaunch(this.#options.cwd, this.#options.sandboxOf?.(record.id) ?? SANDBOX_OFF, record.id);
+      launch = await workerLaunch(this.#options.cwd, this.#options.sandboxOf?.(record.id) ?? SANDBOX_OFF, record.id, found.dir);
     } catch (error) {
       // Fail closed: an unenforceable sandbox never becomes an unsandboxed worker.
       record.state = 'quarantined';

@@ -20,8 +20,8 @@ export function workerEntry(): string {
 }
 
 /** How one worker starts: Node on the built entry, inside the sandbox `policy` asks for (fd 3 stays the channel). */
-export function workerLaunch(cwd: string, policy: SandboxPolicy, id: string): Promise<Launch> {
-  return prepareLaunch({ command: process.execPath, args: [workerEntry()], cwd, workspace: cwd, policy, stdioCount: 4, what: `the worker of extension "${id}"` });
+export function workerLaunch(cwd: string, policy: SandboxPolicy, id: string, packageDir?: string): Promise<Launch> {
+  return prepareLaunch({ command: process.execPath, args: [workerEntry()], cwd, workspace: cwd, policy, stdioCount: 4, what: `the worker of extension "${id}"`, readable: packageDir ? [packageDir] : [] });
 }
 
 export class ExtensionWorker {

@@ -7,6 +7,7 @@
  * most one more grace period. Under a sandbox policy the server runs inside
  * bubblewrap (plugins/sandbox); a policy that cannot be enforced refuses the start.
  */
+import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -69,6 +70,8 @@ export class StdioProcessTransport implements Transport {
       policy: this.params.sandbox ?? SANDBOX_OFF,
       stdioCount: 3,
       what: `MCP server "${this.params.command}"`,
+      // The server's own files (a script given by absolute path) stay readable wherever they are.
+      readable: [this.params.command, ...this.params.args].filter((arg) => path.isAbsolute(arg)),
     });
     const child = spawn(launch.command, launch.args, {
       cwd: this.params.cwd,

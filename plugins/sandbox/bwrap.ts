@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { credentialsFilePath } from '../../core/index.js';
+import { credentialsFilePath, xdogInstallRoot } from '../../core/index.js';
 import type { SandboxPolicy } from './policy.js';
 
 export interface BwrapOptions {
@@ -21,12 +21,22 @@ export interface BwrapOptions {
   seccompFd: number;
   /** Host directory holding the allow-list proxy's socket, bound read-only at `proxyDirInside`. */
   proxyDir?: string;
+  /** Paths the process must read even where the view hides their parent (xdog's own files, an extension's package under /tmp). */
+  readable?: readonly string[];
 }
 
 /** Where the proxy's socket directory appears inside the sandbox. */
 export const PROXY_DIR_INSIDE = '/tmp/.xdog-proxy';
 
 /** True when `child` is `parent` or beneath it (both absolute, already resolved). */
+function realPathOr(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
 export function isWithin(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
@@ -63,7 +73,13 @@ export function bwrapArgs(options: BwrapOptions): string[] {
     if (hidden.kind === 'dir') args.push('--tmpfs', hidden.path);
     else args.push('--ro-bind', '/dev/null', hidden.path);
   }
-  // After the tmpfs mounts, so a workspace under /tmp is still there (bwrap creates the mount point in the tmpfs).
+  // After the tmpfs mounts, so a path under /tmp is still there (bwrap creates the mount point in the tmpfs).
+  // What xdog runs inside (its install, Node) stays readable wherever it is installed.
+  const hidden = hiddenPaths(roots).filter((entry) => entry.kind === 'dir').map((entry) => entry.path);
+  const readable = [xdogInstallRoot(), path.dirname(process.execPath), ...(options.readable ?? [])];
+  for (const needed of new Set(readable.flatMap((file) => [file, realPathOr(file)]))) {
+    if (hidden.some((dir) => isWithin(needed, dir)) && !roots.some((root) => isWithin(needed, root)) && fs.existsSync(needed)) args.push('--ro-bind', needed, needed);
+  }
   const bind = policy.mode === 'workspace-write' ? '--bind' : '--ro-bind';
   for (const root of roots) {
     if (fs.existsSync(root)) args.push(bind, root, root);

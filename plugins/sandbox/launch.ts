@@ -28,6 +28,8 @@ export interface LaunchSpec {
   stdioCount: number;
   /** What starts (for messages): "bash", "MCP server files", ... */
   what: string;
+  /** Paths it must read wherever they are (see BwrapOptions.readable). */
+  readable?: readonly string[];
 }
 
 /** One entry of a spawn's stdio array. */
@@ -83,7 +85,7 @@ export async function prepareLaunch(spec: LaunchSpec): Promise<Launch> {
     if (allow) inner = [process.execPath, forwarderEntry(), `${PROXY_DIR_INSIDE}/proxy.sock`, String(FORWARDER_PORT), String(spec.stdioCount - 3), '--', ...inner];
     // RLIMIT_NPROC inside the sandbox's own user namespace counts only its processes; bash sets it for good (soft and hard).
     if (probe.pids === 'rlimit') inner = ['bash', '-c', `ulimit -u ${LIMITS.sandboxPids} && exec "$@"`, 'xdog-sandbox', ...inner];
-    const bwrap = [...bwrapArgs({ policy, workspace: spec.workspace, cwd: spec.cwd, seccompFd: spec.stdioCount, proxyDir }), '--', ...inner];
+    const bwrap = [...bwrapArgs({ policy, workspace: spec.workspace, cwd: spec.cwd, seccompFd: spec.stdioCount, proxyDir, readable: spec.readable }), '--', ...inner];
     let command = probe.bwrap;
     let args = bwrap;
     if (probe.pids === 'cgroup') {
