@@ -75,7 +75,7 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   }
   // After the tmpfs mounts, so a path under /tmp is still there (bwrap creates the mount point in the tmpfs).
   // What xdog runs inside (its install, Node) stays readable wherever it is installed.
-  const hidden = hiddenPaths(roots).filter((entry) => entry.kind === 'dir').map((entry) => entry.path);
+  const hidden = ['/tmp', ...hiddenPaths(roots).filter((entry) => entry.kind === 'dir').map((entry) => entry.path)];
   const readable = [xdogInstallRoot(), path.dirname(process.execPath), ...(options.readable ?? [])];
   for (const needed of new Set(readable.flatMap((file) => [file, realPathOr(file)]))) {
     if (hidden.some((dir) => isWithin(needed, dir)) && !roots.some((root) => isWithin(needed, root)) && fs.existsSync(needed)) args.push('--ro-bind', needed, needed);
