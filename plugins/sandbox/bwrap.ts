@@ -77,7 +77,8 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   // What xdog runs inside (its install, Node) stays readable wherever it is installed.
   const hidden = ['/tmp', ...hiddenPaths(roots).filter((entry) => entry.kind === 'dir').map((entry) => entry.path)];
   const readable = [xdogInstallRoot(), path.dirname(process.execPath), ...(options.readable ?? [])];
-  for (const needed of new Set(readable.flatMap((file) => [file, realPathOr(file)]))) {
+  // By real path: a path through a symlink is bound where the link points (binding the link's own path could not be made).
+  for (const needed of new Set(readable.map(realPathOr))) {
     if (hidden.some((dir) => isWithin(needed, dir)) && !roots.some((root) => isWithin(needed, root)) && fs.existsSync(needed)) args.push('--ro-bind', needed, needed);
   }
   const bind = policy.mode === 'workspace-write' ? '--bind' : '--ro-bind';
