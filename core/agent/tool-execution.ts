@@ -148,22 +148,30 @@ async function prepare(call: ToolCall, config: ToolBatchConfig, tools: ReadonlyM
     return { kind: 'immediate', call, args: given, outcome: errorOutcome(`Invalid arguments for tool "${call.name}": ${checked.error}`) };
   }
   const context: BeforeToolCallContext = { toolCall: call, tool: active.tool, args: checked.args, remote: active.remote, signal: config.signal };
+  let edited = false;
   for (const tap of snapshotTaps(config.hooks.beforeToolCall)) {
     let answer: unknown;
     try {
       answer = await tap.call(context);
     } catch (error) {
       // Fail closed: a broken permission hook blocks the call.
-      return { kind: 'immediate', call, args: checked.args, outcome: errorOutcome(`Tool call blocked: permission hook "${tap.name}" failed: ${describeError(error)}`) };
+      return { kind: 'immediate', call, args: context.args, outcome: errorOutcome(`Tool call blocked: permission hook "${tap.name}" failed: ${describeError(error)}`) };
     }
     if (answer === undefined || answer === null) continue;
     const ask = AskShape.safeParse(answer);
-    if (ask.success) return askPerson(call, active, checked.args, ask.data.reason, config);
+    if (ask.success) {
+      const asked = await askPerson(call, active, context.args, ask.data.reason, config);
+      if (asked.kind === 'immediate') return asked;
+      // Approved (perhaps edited): the taps after this one still judge the call, with the arguments it will run with.
+      context.args = asked.args;
+      edited ||= asked.edited === true;
+      continue;
+    }
     const block = BlockShape.safeParse(answer);
     const reason = block.success ? block.data.reason : `permission hook "${tap.name}" returned an invalid result`;
-    return { kind: 'immediate', call, args: checked.args, outcome: errorOutcome(`Tool call blocked: ${reason}`) };
+    return { kind: 'immediate', call, args: context.args, outcome: errorOutcome(`Tool call blocked: ${reason}`) };
   }
-  return { kind: 'ready', call, active, args: checked.args };
+  return { kind: 'ready', call, active, args: context.args, ...(edited ? { edited } : {}) };
 }
 
 function execute(prepared: Extract<Prepared, { kind: 'ready' }>, config: ToolBatchConfig): Promise<Outcome> {

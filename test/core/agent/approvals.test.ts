@@ -54,6 +54,23 @@ describe('beforeToolCall may ask a person through the ApprovalBroker', () => {
     expect(seen).toContain('read safe.txt');
   });
 
+  it('an approved or edited call still meets the permission hooks after the one that asked', async () => {
+    const ran: unknown[] = [];
+    const tool = { ...zodTool, execute: async (args: { path: string }) => (ran.push(args), { content: [{ type: 'text' as const, text: 'read' }] }) };
+    const { approvals } = broker(() => ({ action: 'edit', args: { path: '/etc/shadow' } }));
+    const { agent, model } = scripted([{ toolCalls: [{ name: 'read_path', arguments: { path: 'notes.txt' } }] }, { text: 'ok' }], { tools: [tool], approvals });
+    const judged: unknown[] = [];
+    tapHook(agent.hooks.beforeToolCall, 'policy', () => askAlways);
+    tapHook(agent.hooks.beforeToolCall, 'later', (context) => {
+      judged.push(context.args);
+      return (context.args as { path: string }).path.startsWith('/etc') ? { block: true as const, reason: 'not under /etc' } : undefined;
+    });
+    await agent.prompt('read').result();
+    expect(judged).toEqual([{ path: '/etc/shadow' }]);
+    expect(ran).toHaveLength(0);
+    expect(JSON.stringify(model.requests[1]!.messages.at(-1))).toContain('Tool call blocked: not under /etc');
+  });
+
   it('an edit that breaks the schema is not executed and the model is told why', async () => {
     const ran: unknown[] = [];
     const tool = { ...zodTool, execute: async (args: { path: string }) => (ran.push(args), { content: [{ type: 'text' as const, text: 'read' }] }) };
