@@ -61,7 +61,8 @@ describeStores('claw group jobs (scheduler and channels on the job queue)', (kin
     receiver = await startReceiver();
     const box = await sandbox(webhookChannelConfig(receiver.url, ['alice']));
     box.env.XDOG_TEST_WEBHOOK_SECRET = WEBHOOK_SECRET;
-    const hold = path.join(box.root, 'hold');
+    // In the workspace: a group a channel feeds runs bash in the sandbox, which does not see the host's /tmp.
+    const hold = path.join(box.workspace, 'hold');
     const { client } = await boot(box);
     await addJob(client, 'hold', holdPrompt(hold));
     await runNow(client, 'hold');
