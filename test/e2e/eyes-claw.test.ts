@@ -10,11 +10,12 @@ import { afterAll, expect, it } from 'vitest';
 import { ensureEyes, type WatchRecord } from '../../plugins/eyes/index.js';
 import { clawSandbox, startGateway, until } from '../support/claw.js';
 import { runCli } from '../support/cli.js';
+import { useEnv } from '../support/env.js';
 
 const box = clawSandbox();
 fs.mkdirSync(box.env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
 // This process ensures the daemon, so it must see the sandbox's directories.
-Object.assign(process.env, box.env);
+useEnv(box.env);
 
 afterAll(() => {
   runCli(['eyes', 'stop'], { env: box.env });

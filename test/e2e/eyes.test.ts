@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectEyes, ensureEyes, eyesLocations, type EyesClient, type WatchRecord } from '../../plugins/eyes/index.js';
 import { runCli, runCliAsync } from '../support/cli.js';
 import { tempDir, writeTree } from '../support/temp.js';
+import { useEnv } from '../support/env.js';
 
 const root = tempDir('xdog-eyes-');
 const work = path.join(root, 'work');
@@ -23,7 +24,7 @@ const env = {
   XDOG_CONFIG: path.join(root, 'config.yaml'),
 };
 // The daemon this process ensures (watch tests) must be the one the CLI's agents ensure.
-Object.assign(process.env, env);
+useEnv(env);
 
 let counter = 'one';
 const server = http.createServer((request, response) => {
