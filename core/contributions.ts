@@ -47,11 +47,6 @@ export function contributionKindOf(service: symbol): ContributionKind | undefine
   return KIND_OF_TOKEN.get(service)?.kind;
 }
 
-function specOf(kind: ContributionKind): KindSpec {
-  for (const spec of KIND_OF_TOKEN.values()) if (spec.kind === kind) return spec;
-  throw new XdogError(ErrorCodes.INTERNAL, `no token is registered for the contribution kind "${kind}"`);
-}
-
 /** Who bound a contribution value: "plugin "x" (package@1.0.0)". */
 const contributors = new WeakMap<object, string>();
 
@@ -193,11 +188,14 @@ function replacementOf(override: ContributionOverride, get: <S>(service: Token<S
 }
 
 /**
- * The contributions of one kind after the host's overrides, in binding order.
- * Two contributions with one name fail naming both plugins.
+ * The values bound to `service` after the host's overrides, in binding order,
+ * when it is a contribution kind (else as bound). Two contributions with one
+ * name fail naming both plugins.
  */
-export function collectContributions<T>(kind: ContributionKind, values: readonly T[], overrides: readonly ContributionOverride[], get: <S>(service: Token<S>) => S): T[] {
-  const { singular, key } = specOf(kind);
+export function collectContributions<T>(service: symbol, values: readonly T[], overrides: readonly ContributionOverride[], get: <S>(service: Token<S>) => S): T[] {
+  const spec = KIND_OF_TOKEN.get(service);
+  if (!spec) return [...values];
+  const { kind, singular, key } = spec;
   const mine = overrides.filter((override) => override.kind === kind);
   const byName = new Map(mine.map((override) => [override.name, override]));
   if (byName.size !== mine.length) {

@@ -102,10 +102,9 @@ export class Kernel {
    */
   getAll<T>(service: Token<T>): T[] {
     const values = this.container.isBound(service) ? this.container.getAll<T>(service) : [];
-    const kind = contributionKindOf(service);
-    if (!kind) return values;
+    if (!contributionKindOf(service)) return values;
     const overrides = this.container.isBound(ContributionOverrideToken) ? this.container.getAll<ContributionOverride>(ContributionOverrideToken) : [];
-    return collectContributions(kind, values, overrides, (token) => this.get(token));
+    return collectContributions(service, values, overrides, (token) => this.get(token));
   }
 
   isBound(service: Token<unknown>): boolean {

@@ -47,7 +47,8 @@ export class ClawApprovalBroker implements ApprovalBroker {
   async request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const { store, group, clock, expireMinutes, sessionKey } = this.options;
     const sessionId = request.toolCtx[sessionKey];
-    if (typeof sessionId !== 'string') throw new XdogError(ErrorCodes.INTERNAL, 'the call carries no claw session, so its approval cannot be stored');
+    // An agent outside the group's sessions (a child agent) has no transcript to hold a pending approval: nobody can be asked.
+    if (typeof sessionId !== 'string') return { action: 'deny', reason: `it needs a person's approval (${request.reason}), but this agent runs outside a claw session, where an approval cannot be kept; ask the group's agent to make the call` };
     const now = clock.now();
     const record = await insertApproval(store, {
       group,
