@@ -223,6 +223,22 @@ export const LIMITS = Object.freeze({
   mcpCompletionValues: 100,
   /** MCP: completion requests per server at once (one running, one waiting). */
   mcpCompletionsPending: 2,
+  /** MCP 2026-07-28: `input_required` rounds one request may take before it fails. */
+  mcpInputRounds: 8,
+  /** MCP 2026-07-28: input requests one `input_required` result may carry. */
+  mcpInputRequests: 16,
+  /** MCP: bytes of a CA file (`ca_file`). */
+  mcpCaFileBytes: 1 * MiB,
+  /** MCP: seconds a person gets to answer one elicitation (also bounded by the request's own timeout). */
+  mcpElicitationSeconds: 300,
+  /** MCP: fields one elicitation form may ask for. */
+  mcpElicitationFields: 32,
+  /** MCP: characters of one elicitation message or answer field. */
+  mcpElicitationChars: 4000,
+  /** MCP: the largest `maxTokens` a server's sampling request may ask for. */
+  mcpSamplingMaxTokens: 8192,
+  /** MCP: messages one sampling request may carry. */
+  mcpSamplingMessages: 64,
   /** MCP: milliseconds a stdio server gets after SIGTERM before SIGKILL. */
   mcpKillGraceMs: 2000,
   /** claw: a session name, in UTF-8 bytes (control and bidi characters are refused). */
