@@ -21,6 +21,7 @@ export type {
   McpToolInfo,
 } from './registry.js';
 export type { McpBlock, McpBlockType } from './content.js';
+export type { McpClientHandlers, McpElicitation, McpElicitationAnswer, McpElicitationField, McpSamplingAnswer, McpSamplingRequest } from './client-requests.js';
 export { draftText } from './documents.js';
 export type { McpCatalogKind, McpCompletion, McpDocument, McpPromptEntry, McpResourceEntry, McpTemplateEntry } from './documents.js';
 export type { McpToolDetails } from './tool-result.js';
