@@ -17,7 +17,8 @@ export interface McpElicitation {
 }
 
 export interface McpElicitationField {
-  type: 'string' | 'number' | 'integer' | 'boolean';
+  /** `choices`: several of `enum` (a multi-select). */
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'choices';
   title?: string;
   description?: string;
   enum?: string[];
@@ -25,8 +26,10 @@ export interface McpElicitationField {
 }
 
 export type McpElicitationAnswer =
-  | { action: 'accept'; content: Record<string, string | number | boolean> }
+  | { action: 'accept'; content: Record<string, McpElicitationValue> }
   | { action: 'decline' | 'cancel'; reason?: string };
+
+export type McpElicitationValue = string | number | boolean | string[];
 
 /** A sampling request as the host runs it (already bounded and validated). */
 export interface McpSamplingRequest {
@@ -113,31 +116,47 @@ export function parseElicitation(server: string, params: unknown): McpElicitatio
   const fields: Record<string, McpElicitationField> = {};
   for (const name of names) {
     const field = properties[name] ?? {};
-    const type = field.type;
-    if (type !== 'string' && type !== 'number' && type !== 'integer' && type !== 'boolean') {
-      return { declined: `field "${name}" is not a primitive (string, number, integer, boolean): xdog shows flat forms only` };
+    const items = (field.items ?? {}) as Record<string, unknown>;
+    const multi = field.type === 'array';
+    const type = multi ? 'choices' : field.type;
+    if (type !== 'string' && type !== 'number' && type !== 'integer' && type !== 'boolean' && type !== 'choices') {
+      return { declined: `field "${name}" is not a primitive (string, number, integer, boolean) or a multi-select: xdog shows flat forms only` };
     }
-    const options = Array.isArray(field.enum) ? field.enum.filter((value): value is string => typeof value === 'string') : undefined;
+    const options = enumOf(multi ? items : field);
+    if (multi && !options) return { declined: `field "${name}" is an array without a list of choices: xdog shows flat forms only` };
     fields[name] = {
       type,
       ...(typeof field.title === 'string' ? { title: field.title.slice(0, 200) } : {}),
       ...(typeof field.description === 'string' ? { description: field.description.slice(0, 1000) } : {}),
       ...(options && options.length > 0 ? { enum: options } : {}),
       ...(['string', 'number', 'boolean'].includes(typeof field.default) ? { default: field.default as string | number | boolean } : {}),
+      ...(multi && Array.isArray(field.default) ? { default: field.default.filter((value) => typeof value === 'string').join(',') } : {}),
     };
   }
   const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string' && name in fields) : [];
   return { server, message, fields, required };
 }
 
+/** The choices of a (single or multi) select: `enum`, or titled `oneOf`/`anyOf` consts. */
+function enumOf(schema: Record<string, unknown>): string[] | undefined {
+  if (Array.isArray(schema.enum)) {
+    const values = schema.enum.filter((value): value is string => typeof value === 'string');
+    return values.length > 0 ? values.slice(0, 100) : undefined;
+  }
+  const titled = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
+  const values = titled?.map((option) => (option as { const?: unknown })?.const).filter((value): value is string => typeof value === 'string');
+  return values && values.length > 0 ? values.slice(0, 100) : undefined;
+}
+
 /** The person's answer, checked against the form before it leaves (a typo never reaches the server as junk). */
-function checkAnswer(server: string, request: McpElicitation, content: Record<string, string | number | boolean>): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = {};
+function checkAnswer(server: string, request: McpElicitation, content: Record<string, McpElicitationValue>): Record<string, McpElicitationValue> {
+  const out: Record<string, McpElicitationValue> = {};
   for (const [name, value] of Object.entries(content)) {
     const field = request.fields[name];
     if (!field) continue;
     const ok =
       (field.type === 'string' && typeof value === 'string' && value.length <= LIMITS.mcpElicitationChars && (!field.enum || field.enum.includes(value))) ||
+      (field.type === 'choices' && Array.isArray(value) && value.every((item) => field.enum!.includes(item))) ||
       (field.type === 'boolean' && typeof value === 'boolean') ||
       (field.type === 'number' && typeof value === 'number' && Number.isFinite(value)) ||
       (field.type === 'integer' && typeof value === 'number' && Number.isInteger(value));
@@ -152,7 +171,7 @@ function checkAnswer(server: string, request: McpElicitation, content: Record<st
 
 async function sample(server: string, params: unknown, context: { handlers: McpClientHandlers; signal: AbortSignal; deadlineMs: number }): Promise<Record<string, unknown>> {
   if (!context.handlers.sample) {
-    throw refusal(server, 'asked for sampling (a call on your model), which is off', 'enable it with mcp_sampling: true in the config (it spends your model budget)');
+    throw refusal(server, 'asked for sampling (a call on your model), which this host has not enabled', 'sampling spends your model budget: only a host that passes a sampling handler (McpRegistry handlers.sample) answers it');
   }
   const request = parseSampling(server, params);
   const answer = await withDeadline(context.signal, context.deadlineMs, (signal) => context.handlers.sample!(request, signal));

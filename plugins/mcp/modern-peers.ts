@@ -108,7 +108,9 @@ export class StdioPeer implements ModernPeer {
         reject: (error) => (cleanup(), reject(error)),
       });
       this.#transport.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage).catch((error: Error) => {
-        if (this.#pending.delete(id)) (cleanup(), reject(error));
+        if (!this.#pending.delete(id)) return;
+        cleanup();
+        reject(error);
       });
     });
   }

@@ -140,7 +140,7 @@ export class McpRegistry implements AsyncDisposable {
   readonly #telemetry?: () => Telemetry | undefined;
   readonly #credentials?: McpCredentialStore;
   readonly #sandbox?: SandboxConfig;
-  readonly #handlers?: McpClientHandlers;
+  #handlers?: McpClientHandlers;
   #proxies: McpProxyTool[] = [];
   #closed = false;
 
@@ -189,6 +189,15 @@ export class McpRegistry implements AsyncDisposable {
   /** Registered server ids, in registration order. */
   servers(): string[] {
     return [...this.#servers.keys()];
+  }
+
+  /**
+   * How servers' elicitation and sampling requests are answered from the next
+   * connect on (a host that learns late whether a person is present, like the
+   * chat on a TTY). Connections already open keep what they had.
+   */
+  setHandlers(handlers: McpClientHandlers | undefined): void {
+    this.#handlers = handlers;
   }
 
   /** Starts (stdio) or opens (http) the server, runs the handshake and discovers its tools. */
