@@ -22,7 +22,7 @@ export interface McpElicitationField {
   title?: string;
   description?: string;
   enum?: string[];
-  default?: string | number | boolean;
+  default?: McpElicitationValue;
 }
 
 export type McpElicitationAnswer =
@@ -130,7 +130,7 @@ export function parseElicitation(server: string, params: unknown): McpElicitatio
       ...(typeof field.description === 'string' ? { description: field.description.slice(0, 1000) } : {}),
       ...(options && options.length > 0 ? { enum: options } : {}),
       ...(['string', 'number', 'boolean'].includes(typeof field.default) ? { default: field.default as string | number | boolean } : {}),
-      ...(multi && Array.isArray(field.default) ? { default: field.default.filter((value) => typeof value === 'string').join(',') } : {}),
+      ...(multi && Array.isArray(field.default) ? { default: field.default.filter((value): value is string => typeof value === 'string') } : {}),
     };
   }
   const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string' && name in fields) : [];
@@ -163,6 +163,8 @@ function checkAnswer(server: string, request: McpElicitation, content: Record<st
     if (!ok) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the answer for "${name}" is not a valid ${field.enum ? `choice (${field.enum.join(', ')})` : field.type}`, { hint: `MCP server "${server}" asked for it` });
     out[name] = value;
   }
+  // A field left out takes the default the form offered (SEP-1034), so the server sees what the person saw.
+  for (const [name, field] of Object.entries(request.fields)) if (!(name in out) && field.default !== undefined) out[name] = field.default;
   for (const name of request.required) {
     if (!(name in out)) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the answer lacks the required field "${name}"`, { hint: `MCP server "${server}" asked for it` });
   }

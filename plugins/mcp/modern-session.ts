@@ -80,6 +80,8 @@ export async function probe(peer: ModernPeer, options: SessionOptions & { transp
     }
     throw error;
   }
+  // An initialize-era server that answers any method (the conformance runner's does) returns no DiscoverResult shape at all.
+  if (result.supportedVersions === undefined && result.resultType === undefined) return { era: 'legacy', why: 'its answer to server/discover is not a DiscoverResult (no supportedVersions, no resultType)' };
   const discover = parseDiscover(options.server, result);
   if (discover.supportedVersions.includes(MODERN_VERSION)) return { era: 'modern', discover };
   if (discover.supportedVersions.some((version) => SUPPORTED_PROTOCOL_VERSIONS.includes(version))) {
