@@ -60,7 +60,7 @@ describe('the flat JSON Schema fast path', () => {
         const check = checkToolArguments({ name: 't', description: 't', parameters: schema, execute: async () => ({ content: [] }) }, value);
         expect(check).toEqual(expected.length === 0 ? { ok: true, args: value } : { ok: false, error: describeViolations(ajvValidate.errors) });
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   });
 
