@@ -128,6 +128,27 @@ describe('what each command loads', () => {
   });
 });
 
+describe('the SDK entry', () => {
+  it('xdog/agent gives the Agent without loading the kernel, config or plugin machinery', () => {
+    const record = path.join(tempDir('xdog-imports-'), 'record.tsv');
+    fs.writeFileSync(record, '');
+    const script = "const { Agent } = await import('xdog/agent'); const root = await import('xdog'); console.log(Agent === root.Agent);";
+    // Run from the repository, so `xdog` resolves to this package through its own exports.
+    const out = execFileSync(process.execPath, ['--import', REGISTER, '--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, XDOG_MODULE_RECORD: record }, encoding: 'utf8' });
+    expect(out.trim()).toBe('true');
+    // What the subpath alone pulled in: everything before the `xdog` root entry was imported.
+    const lines = fs.readFileSync(record, 'utf8').split('\n');
+    const rootAt = lines.findIndex((line) => line.endsWith('/dist/core/index.js'));
+    expect(rootAt).toBeGreaterThan(0);
+    const before = new Set(lines.slice(0, rootAt).map((line) => line.split('\t')[1] ?? ''));
+    const packages = packagesOf(before);
+    for (const name of ['inversify', 'yaml', 'reflect-metadata']) expect(packages.has(name), name).toBe(false);
+    const files = distFilesOf(before);
+    expect(files).toContain('core/agent/agent.js');
+    for (const file of ['core/kernel.js', 'core/config.js', 'core/discovery.js']) expect(files, file).not.toContain(file);
+  });
+});
+
 describe('what the built CLI loads when it runs', () => {
   const env = (): NodeJS.ProcessEnv => {
     const home = tempDir('xdog-imports-home-');
