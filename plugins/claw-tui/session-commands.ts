@@ -5,8 +5,6 @@
  * (`expectedSessionId`), so a change made meanwhile by another client is
  * refused (STALE) instead of applied to a session the user did not see.
  */
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
@@ -14,6 +12,11 @@ import type { ClawTui } from './app.js';
 import { messageText, pathMessages, readTranscriptEntries, type PathMessage } from './conversation.js';
 import { renderConversation, writePrivateFile, type ExportFormat } from './export-formats.js';
 import { SessionBrowser, type SessionRow } from './overlays.js';
+import { copyText, describeCopy } from './clipboard.js';
+import { Picker } from './picker.js';
+import { ModelCommands } from './model-commands.js';
+import { ClawInspectors } from './claw-inspectors.js';
+import { DraftCommands } from './draft-commands.js';
 import { environmentSecrets, redact } from '../../core/redact.js';
 import { runGoalCommand } from './goal-commands.js';
 import { missingMethods, searchCommands } from './slash-commands.js';
@@ -35,10 +38,18 @@ interface SessionRecord {
 }
 
 export class SessionCommands {
-  constructor(private readonly app: ClawTui) {}
+  readonly models: ModelCommands;
+  readonly inspectors: ClawInspectors;
+  readonly drafts: DraftCommands;
+
+  constructor(private readonly app: ClawTui) {
+    this.models = new ModelCommands(app);
+    this.inspectors = new ClawInspectors(app);
+    this.drafts = new DraftCommands(app);
+  }
 
   async run(name: string, rest: string): Promise<void> {
-    const handler = this.#handlers[name];
+    const handler: ((args: string, raw: string) => Promise<void> | void) | undefined = this.inspectors.handlers[name] ?? this.#handlers[name];
     if (!handler) throw usage(`/${name} is not available`);
     await handler(rest.trim(), rest);
   }
@@ -139,17 +150,9 @@ export class SessionCommands {
       if (this.app.session) this.app.session.name = session.name;
       this.app.notice(session.name ? `the session is now named "${session.name}"` : 'the session name was cleared');
     },
-    model: async (id) => {
-      const answer = (await this.app.call('session.model', id ? { model: id, expectedSessionId: this.#expected } : {})) as { model: string };
-      this.app.model = answer.model;
-      this.app.notice(`model: ${answer.model}`);
-    },
-    thinking: async (level) => {
-      const thinking = level === 'off' ? null : level;
-      const answer = (await this.app.call('session.thinking', level ? { thinking, expectedSessionId: this.#expected } : {})) as { thinking: string | null };
-      this.app.thinking = answer.thinking;
-      this.app.notice(`thinking: ${answer.thinking ?? 'off'}`);
-    },
+    model: (id) => this.models.model(id),
+    thinking: (level) => this.models.thinking(level),
+    draft: (args) => this.drafts.run(args),
     compact: async (focus) => {
       this.#idle('/compact');
       const receipt = (await this.app.call('session.compact', { expectedSessionId: this.#expected, ...(focus ? { focus } : {}) })) as { status: 'compacted'; recoveryLabel: string } | { status: 'skipped'; reason: string };
@@ -280,23 +283,55 @@ export class SessionCommands {
   }
 
   async #copy(what: string): Promise<void> {
-    const messages = await this.#conversation();
-    let text: string;
-    if (what === 'response') text = messages.findLast((entry) => entry.message.role === 'assistant' && messageText(entry.message)) ? messageText(messages.findLast((entry) => entry.message.role === 'assistant' && messageText(entry.message))!.message) : '';
-    else if (what === 'entry') text = messages.at(-1) ? messageText(messages.at(-1)!.message) : '';
-    else if (what === 'conversation') text = renderConversation(messages, 'text', []);
-    else throw usage(`/copy takes response, entry or conversation, not "${what}"`);
-    if (!text) throw new XdogError(ErrorCodes.NOT_FOUND, `there is no ${what} to copy yet`);
-    text = redact(text, environmentSecrets());
-    const copier = await clipboardCommand();
-    if (copier) {
-      await pipeTo(copier, text);
-      this.app.notice(`copied the ${what} with ${copier[0]}`);
+    if (what === 'cancel') {
+      if (!this.#copyPicker) throw usage('there is no copy to cancel', '/copy selection opens one');
+      this.#copyPicker = undefined;
+      this.app.closeOverlay();
+      this.app.notice('copy cancelled; nothing was copied');
       return;
     }
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-copy-'));
-    const file = writePrivateFile(path.join(dir, `${what}.txt`), text);
-    this.app.notice(`no clipboard tool (wl-copy, xclip) found: the ${what} is in ${file} (0600)`);
+    const messages = await this.#conversation();
+    const lastText = (role?: string) => messages.findLast((entry) => (!role || entry.message.role === role) && messageText(entry.message));
+    let text: string;
+    if (what === 'response') text = lastText('assistant') ? messageText(lastText('assistant')!.message) : '';
+    else if (what === 'entry') text = messages.at(-1) ? messageText(messages.at(-1)!.message) : '';
+    else if (what === 'conversation' || what === 'all') text = renderConversation(messages, 'text', []);
+    else if (what === 'selection') return this.#copySelection(messages);
+    else throw usage(`/copy takes response, entry, selection, all (conversation) or cancel, not "${what}"`);
+    if (!text) throw new XdogError(ErrorCodes.NOT_FOUND, `there is no ${what} to copy yet`);
+    await this.#copyOut(text, what);
+  }
+
+  async #copyOut(text: string, what: string): Promise<void> {
+    const outcome = await copyText(redact(text, environmentSecrets()), (data) => this.app.tui.terminal.write(data), what);
+    this.app.notice(describeCopy(outcome, what));
+  }
+
+  #copyPicker: Picker | undefined;
+
+  /** `/copy selection`: pick one message (newest first); Esc or `/copy cancel` copies nothing. */
+  #copySelection(messages: PathMessage[]): void {
+    const shown = messages.filter((entry) => messageText(entry.message)).reverse();
+    if (!shown.length) throw new XdogError(ErrorCodes.NOT_FOUND, 'there is no message to copy yet');
+    const close = (): void => {
+      this.#copyPicker = undefined;
+      this.app.closeOverlay();
+    };
+    this.#copyPicker = new Picker({
+      title: 'copy which message? (Esc cancels)',
+      items: shown.map((entry) => ({ value: String(entry.index), label: `#${entry.index} ${entry.message.role}`, detail: messageText(entry.message).replace(/\s+/g, ' ').slice(0, 120) })),
+      height: () => this.app.tui.terminal.rows - 2,
+      close: () => {
+        close();
+        this.app.notice('copy cancelled; nothing was copied');
+      },
+      pick: (item) => {
+        close();
+        const entry = shown.find((candidate) => String(candidate.index) === item.value)!;
+        this.#copyOut(messageText(entry.message), `message #${entry.index}`).catch((error: unknown) => this.app.error(error));
+      },
+    });
+    this.app.showOverlay(this.#copyPicker);
   }
 }
 
@@ -308,29 +343,4 @@ function formatOf(file: string): ExportFormat {
 
 function expandHome(file: string): string {
   return file === '~' || file.startsWith('~/') ? path.join(os.homedir(), file.slice(1)) : file;
-}
-
-/** wl-copy under Wayland, xclip under X11, when installed; never OSC 52. */
-async function clipboardCommand(): Promise<string[] | undefined> {
-  const onPath = (name: string): boolean => (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, name)));
-  if (process.env.WAYLAND_DISPLAY && onPath('wl-copy')) return ['wl-copy'];
-  if (process.env.DISPLAY && onPath('xclip')) return ['xclip', '-selection', 'clipboard'];
-  return undefined;
-}
-
-function pipeTo(command: string[], text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command[0]!, command.slice(1), { stdio: ['pipe', 'ignore', 'ignore'] });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(new XdogError(ErrorCodes.INVALID_STATE, `${command[0]} failed: ${error.message}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve();
-      else reject(new XdogError(ErrorCodes.INVALID_STATE, `${command[0]} exited with ${code}; nothing was copied`));
-    });
-    child.stdin!.end(text);
-  });
 }
