@@ -10,13 +10,14 @@ import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ClawTui } from './app.js';
 import { messageText, pathMessages, readTranscriptEntries, type PathMessage } from './conversation.js';
-import { renderConversation, writePrivateFile, type ExportFormat } from './export-formats.js';
-import { SessionBrowser, type SessionRow } from './overlays.js';
+import { renderConversation } from './export-formats.js';
+import { BackPager, Pager, SessionBrowser, type SessionRow } from './overlays.js';
 import { copyText, describeCopy } from './clipboard.js';
 import { Picker } from './picker.js';
 import { ModelCommands } from './model-commands.js';
 import { ClawInspectors } from './claw-inspectors.js';
 import { DraftCommands } from './draft-commands.js';
+import { ExportCommands } from './export-commands.js';
 import { environmentSecrets, redact } from '../../core/redact.js';
 import { runGoalCommand } from './goal-commands.js';
 import { missingMethods, searchCommands } from './slash-commands.js';
@@ -46,7 +47,10 @@ export class SessionCommands {
     this.models = new ModelCommands(app);
     this.inspectors = new ClawInspectors(app);
     this.drafts = new DraftCommands(app);
+    this.#exports = new ExportCommands(app, () => this.#conversation(), () => this.#title());
   }
+
+  readonly #exports: ExportCommands;
 
   async run(name: string, rest: string): Promise<void> {
     const handler: ((args: string, raw: string) => Promise<void> | void) | undefined = this.inspectors.handlers[name] ?? this.#handlers[name];
@@ -94,14 +98,7 @@ export class SessionCommands {
     queue: (args) => this.#queue(args),
     sessions: (query) => this.#sessions(query),
     tree: async () => {
-      // Loaded at use: the sessions plugin's face brings the store's modules, which the chat never needs otherwise.
-      const { readWholeTree, treeOutline } = await import('../sessions/index.js');
-      const tree = await readWholeTree((next) => this.app.call('session.tree', next ? { sessionId: next.sessionId, cursor: next.cursor } : {}));
-      const lines = treeOutline(tree.entries).map(
-        ({ entry, depth }) =>
-          `${'  '.repeat(depth)}${entry.onPath ? '*' : ' '} ${entry.id} ${entry.kind}${entry.kind === 'message' ? ` ${entry.payload.message.role}: ${messageText(entry.payload.message).replace(/\s+/g, ' ').slice(0, 80)}` : ''}`,
-      );
-      this.app.page('session tree (* on the active path; /branch ENTRY moves there)', lines.join('\n') || '(empty)');
+      this.app.page('session tree (* on the active path; /branch ENTRY moves there)', await this.#treeText());
     },
     new: async (name) => {
       this.#idle('/new');
@@ -177,23 +174,13 @@ export class SessionCommands {
       this.app.page('status', [...head, ...list].join('\n'));
     },
     transcript: async (query) => {
-      const text = renderConversation(await this.#conversation(), 'text', environmentSecrets());
-      const pager = this.app.page(`transcript (redacted)`, text, query);
+      const text = renderConversation(await this.#conversation(), 'source', environmentSecrets());
+      const pager = this.app.page(`transcript (redacted; reasoning and full tool arguments)`, text, query);
       if (query && pager.matchCount === 0) this.app.notice(`"${query}" is not in the transcript`);
     },
     copy: (what) => this.#copy(what || 'response'),
-    export: async (args) => {
-      const match = /^(\S+)(?:\s+(text|md|json))?$/.exec(args);
-      if (!match) throw usage('/export needs PATH and optionally a format: text, md or json');
-      const format = (match[2] ?? formatOf(match[1]!)) as ExportFormat;
-      const file = writePrivateFile(expandHome(match[1]!), renderConversation(await this.#conversation(), format, environmentSecrets(), this.#title()));
-      this.app.notice(`exported to ${file} (${format}, 0600)`);
-    },
-    share: async (target) => {
-      if (!target || /\s/.test(target)) throw usage('/share needs one PATH');
-      const file = writePrivateFile(expandHome(target), renderConversation(await this.#conversation(), 'html', environmentSecrets(), this.#title()));
-      this.app.notice(`shared page written to ${file} (standalone HTML, no scripts, secrets redacted; review before sending)`);
-    },
+    export: (args) => this.#exports.run('export', args),
+    share: (args) => this.#exports.run('share', args),
     attach: (file) => {
       if (!file) throw usage('/attach needs a PATH');
       const attachment = this.app.attachments.add(expandHome(file));
@@ -228,6 +215,18 @@ export class SessionCommands {
       ),
     quit: () => this.app.quit(),
   };
+
+  /** A session's entry tree as indented lines (default: the active session). */
+  async #treeText(sessionId?: string): Promise<string> {
+    // Loaded at use: the sessions plugin's face brings the store's modules, which the chat never needs otherwise.
+    const { readWholeTree, treeOutline } = await import('../sessions/index.js');
+    const tree = await readWholeTree((next) => this.app.call('session.tree', next ? { sessionId: next.sessionId, cursor: next.cursor } : sessionId ? { sessionId } : {}));
+    const lines = treeOutline(tree.entries).map(
+      ({ entry, depth }) =>
+        `${'  '.repeat(depth)}${entry.onPath ? '*' : ' '} ${entry.id} ${entry.kind}${entry.kind === 'message' ? ` ${entry.payload.message.role}: ${messageText(entry.payload.message).replace(/\s+/g, ' ').slice(0, 80)}` : ''}`,
+    );
+    return lines.join('\n') || '(empty)';
+  }
 
   #title(): string {
     return `xdog · ${this.app.group?.name ?? ''} · ${this.app.session?.name ?? this.app.session?.id ?? ''}`;
@@ -278,6 +277,16 @@ export class SessionCommands {
         void this.app.submit('/new', '');
       },
       close: () => this.app.closeOverlay(),
+      tree: (row) => {
+        this.#treeText(row.id).then(
+          (text) => {
+            // ← (or q, Escape) goes back to the browser, where it was.
+            const back = (): void => this.app.showOverlay(browser);
+            this.app.showOverlay(new BackPager(new Pager(`tree of session ${row.id.slice(0, 8)} (* its path) · ← back`, text, () => this.app.tui.terminal.rows - 2, back), back));
+          },
+          (error: unknown) => this.app.error(error),
+        );
+      },
     }, () => this.app.tui.requestRender());
     this.app.showOverlay(browser);
   }
@@ -333,12 +342,6 @@ export class SessionCommands {
     });
     this.app.showOverlay(this.#copyPicker);
   }
-}
-
-function formatOf(file: string): ExportFormat {
-  if (file.endsWith('.md')) return 'md';
-  if (file.endsWith('.json')) return 'json';
-  return 'text';
 }
 
 function expandHome(file: string): string {

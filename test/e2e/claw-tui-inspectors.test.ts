@@ -132,6 +132,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: inspectors and commands of the claw fe
     await shows(/›\* style {2}loaded · the style skill/);
     expect(JSON.parse(claw('skills', 'list', '--json').stdout).session).toEqual(['style']);
     tty.keys('Escape');
+    await until(() => !tty.screen().includes('skills (* loaded)'), 'the skills list to close');
     tty.keys('/skills unload style', 'Enter');
     await shows(/skills: none loaded \(\d+ available\)/);
   });
@@ -226,5 +227,64 @@ describe.skipIf(!hasTmux)('xdog claw tui: inspectors and commands of the claw fe
     tty.keys('Enter');
     await shows(/copied the message #\d+ through the terminal \(OSC 52/);
     await until(() => tty.tmux('show-buffer') === 'hello', `tmux to get the OSC 52 text:\n${history()}`);
+  });
+
+  it('Alt+H shows the transcript in full; /export and /share show a review first: user and assistant text by default, full adds the tool calls, a range narrows it; q writes nothing', async () => {
+    await openTui();
+    // Alt+H: the transcript with every tool call's whole arguments.
+    tty.keys('M-h');
+    await shows(/transcript \(redacted; reasoning and full tool arguments\)[^]*\[tool call\] update_plan \{[^]*"revision": 1/);
+    tty.keys('q');
+    await until(() => !tty.screen().includes('transcript (redacted'), 'the transcript to close');
+    const plain = path.join(sandbox.root, 'plain.txt');
+    tty.keys(`/export ${plain}`, 'Enter');
+    const review = await shows(/review before writing .*plain\.txt \(text; \d+ message\(s\), user and assistant text only\)[^]*echo: hello/);
+    expect(review).not.toContain('[tool call]');
+    tty.keys('q');
+    await shows('/export cancelled; nothing was written');
+    expect(fs.existsSync(plain)).toBe(false);
+    tty.keys(`/export ${plain}`, 'Enter');
+    await shows('w writes it');
+    tty.keys('w');
+    await shows(`exported to ${plain}`);
+    const text = fs.readFileSync(plain, 'utf8');
+    expect(text).toContain('echo: hello');
+    // The person's words stay (they named update_plan); the call itself and its result do not.
+    expect(text).not.toContain('[tool call]');
+    expect(text).not.toContain('tool result');
+
+    const full = path.join(sandbox.root, 'full.md');
+    tty.keys(`/export ${full} full`, 'Enter');
+    await shows('with reasoning and tool calls');
+    tty.keys('w');
+    await shows(`exported to ${full}`);
+    expect(fs.readFileSync(full, 'utf8')).toContain('[tool call] update_plan');
+
+    const page = path.join(sandbox.root, 'page.html');
+    tty.keys(`/share ${page} 1-2`, 'Enter');
+    await shows(/review before writing .*page\.html \(html; 2 message\(s\), user and assistant text only, messages 1-2\)/);
+    tty.keys('w');
+    await shows(`shared page written to ${page}`);
+    const html = fs.readFileSync(page, 'utf8');
+    expect(html).toContain('Content-Security-Policy');
+    expect(html).toContain('echo: hello');
+    expect(html).not.toContain('calls [');
+    expect(fs.statSync(page).mode & 0o777).toBe(0o600);
+  });
+
+  it('Alt+R opens the session browser: r shows a session made meanwhile, → its tree and ← back', async () => {
+    await openTui();
+    tty.keys('M-r');
+    await shows('sessions, newest first');
+    expect(claw('sessions', 'new', '--name', 'made-meanwhile').status).toBe(0);
+    expect(tty.screen()).not.toContain('made-meanwhile');
+    tty.keys('r');
+    await shows(/refreshed · \d+ session\(s\)[^]*made-meanwhile/);
+    // The selection stayed on the session it was on (the one with the messages), now below the new one: its tree.
+    tty.keys('Right');
+    await shows(/tree of session \S+ \(\* its path\)[^]*user: hello/);
+    tty.keys('Left');
+    await shows('sessions, newest first');
+    tty.keys('Escape');
   });
 });
