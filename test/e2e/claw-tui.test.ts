@@ -202,7 +202,7 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
 
     const page = path.join(sandbox.root, 'page.html');
     tty.keys(`/share ${page}`, 'Enter');
-    await seen('w writes it, q or Esc writes nothing');
+    await seen(`review before writing ${page}`);
     tty.keys('w');
     await seen('shared page written to');
     const html = fs.readFileSync(page, 'utf8');
