@@ -431,6 +431,16 @@ export const LIMITS = Object.freeze({
   tuiDraftBytes: 1 * MiB,
   /** claw TUI: the keybindings.json file, in bytes. */
   tuiKeybindingsFileBytes: 64 * KiB,
+  /** claw: `workspace.diff`, the git diff of a group's workspace one answer carries, in bytes (over it, only the file list). */
+  workspaceDiffBytes: 1 * MiB,
+  /** claw: how long `workspace.diff` lets git run, in milliseconds. */
+  workspaceDiffMs: 15_000,
+  /** claw: `agents.transcript`, a child's stored transcript one answer carries, in bytes of JSON. */
+  childTranscriptAnswerBytes: 4 * MiB,
+  /** claw TUI: text copied through the terminal (OSC 52), in bytes; more goes to a private file (terminals drop longer sequences). */
+  tuiOsc52Bytes: 100 * KiB,
+  /** claw TUI: a draft kept in the draft file between runs, in bytes. */
+  tuiSavedDraftBytes: 64 * KiB,
   /** claw TUI: a whole session transcript read for display, export or search, in bytes. */
   tuiTranscriptBytes: 64 * MiB,
   /** memory: the text of one memory, in characters. */

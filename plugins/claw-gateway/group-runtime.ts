@@ -453,6 +453,23 @@ export class GroupRuntime {
     return this.#registry.resolve(model);
   }
 
+  /**
+   * What `models.list` answers: the models the registry lists (with their
+   * thinking levels) and the providers that take any model id, so a picker
+   * shows what can be chosen without inventing a list.
+   */
+  modelCatalog(): ModelCatalog {
+    const registry = this.#registry;
+    const models = registry.models().map((info) => ({
+      model: `${info.provider}/${info.id}`,
+      ...(info.name ? { name: info.name } : {}),
+      ...(info.contextWindow ? { contextWindow: info.contextWindow } : {}),
+      ...(info.reasoningEfforts ? { reasoningEfforts: info.reasoningEfforts } : {}),
+      ...(info.input ? { input: info.input } : {}),
+    }));
+    return { models, anyModel: registry.providers().filter((provider) => registry.acceptsAnyModel?.(provider) === true) };
+  }
+
   /** Checks a thinking level against a model's declared levels. */
   checkThinking(level: string, model: string): void {
     const problem = thinkingProblem(level, this.resolveModel(model));
@@ -896,6 +913,13 @@ export function selectTools(tools: readonly AgentTool[], enabled: readonly strin
     }
     return tool;
   });
+}
+
+/** The models a group may pick (`models.list`). */
+export interface ModelCatalog {
+  models: Array<{ model: string; name?: string; contextWindow?: number; reasoningEfforts?: string[]; input?: Array<'text' | 'image'> }>;
+  /** Providers that list no models and take any id (`provider/<any>`). */
+  anyModel: string[];
 }
 
 export type { SessionRecord };
