@@ -775,6 +775,8 @@ export class GroupRuntime {
     const model = this.resolveModel(context.state.model);
     const thinking = context.state.thinking ?? undefined;
     const compaction = config.compaction;
+    // Set once the agent exists: its barrier before each model call waits for the writer first.
+    let writer: SessionWriter | undefined;
     const agent = kernel.createAgent(
       this.#registry.streamFn,
       { model: model.qualified, systemPrompt: config.system_prompt, thinking },
@@ -783,7 +785,11 @@ export class GroupRuntime {
         inputLimits: INPUT_LIMITS,
         skills: this.skills,
         toolCtx: { [CLAW_SESSION_TOOL_CTX]: sessionId, [CLAW_TURN_WRITES_TOOL_CTX]: turnWrites },
-        ...(this.#options.beforeModelCall ? { beforeModelCall: (turn: number) => this.#beforeModelCall(sessionId, turn) } : {}),
+        // What the run has produced so far is stored before the model is called again (and budgets then read its usage).
+        beforeModelCall: async (turn: number) => {
+          await writer?.flush();
+          if (this.#options.beforeModelCall) await this.#beforeModelCall(sessionId, turn);
+        },
         compaction: {
           // Within a run (between tool turns) and on a provider overflow; before a turn the runtime compacts itself, with the memory flush.
           auto: compaction?.auto !== false,
@@ -810,12 +816,11 @@ export class GroupRuntime {
       await agent.close();
       throw error;
     }
-    const writer = new SessionWriter(agent, {
+    writer = new SessionWriter(agent, {
       store,
       group: this.name,
       sessionId,
       clock,
-      hasSummary: context.session.summary !== null,
       relay: (event) => {
         const wire = toWireEvent(event);
         // Events are relayed while their run is current (the run ends only after its writes settled).
