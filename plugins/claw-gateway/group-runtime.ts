@@ -775,8 +775,8 @@ export class GroupRuntime {
     const model = this.resolveModel(context.state.model);
     const thinking = context.state.thinking ?? undefined;
     const compaction = config.compaction;
-    // Set once the agent exists: its barrier before each model call waits for the writer first.
-    let writer: SessionWriter | undefined;
+    // Filled once the agent exists: its barrier before each model call waits for the writer first.
+    const stored: { writer?: SessionWriter } = {};
     const agent = kernel.createAgent(
       this.#registry.streamFn,
       { model: model.qualified, systemPrompt: config.system_prompt, thinking },
@@ -787,7 +787,7 @@ export class GroupRuntime {
         toolCtx: { [CLAW_SESSION_TOOL_CTX]: sessionId, [CLAW_TURN_WRITES_TOOL_CTX]: turnWrites },
         // What the run has produced so far is stored before the model is called again (and budgets then read its usage).
         beforeModelCall: async (turn: number) => {
-          await writer?.flush();
+          await stored.writer?.flush();
           if (this.#options.beforeModelCall) await this.#beforeModelCall(sessionId, turn);
         },
         compaction: {
@@ -816,7 +816,7 @@ export class GroupRuntime {
       await agent.close();
       throw error;
     }
-    writer = new SessionWriter(agent, {
+    const writer = new SessionWriter(agent, {
       store,
       group: this.name,
       sessionId,
@@ -839,6 +839,7 @@ export class GroupRuntime {
       cost: this.#cost,
       turnWrites,
     });
+    stored.writer = writer;
     bindTurnWrites(agent, turnWrites);
     this.#live = { sessionId, agent, writer };
     return this.#live;
