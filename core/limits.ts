@@ -243,6 +243,10 @@ export const LIMITS = Object.freeze({
   mcpKillGraceMs: 2000,
   /** claw: a session name, in UTF-8 bytes (control and bidi characters are refused). */
   clawSessionNameBytes: 256,
+  /** claw: sessions whose model context a store keeps in memory (the live ones; least recently used go first). */
+  clawContextCacheSessions: 16,
+  /** claw: the stored JSON those cached contexts came from, in bytes, over all sessions (least recently used go first). */
+  clawContextCacheBytes: 256 * MiB,
   /** claw: an auto-summary of a session (its first user text), in characters. */
   clawSessionSummaryChars: 200,
   /** claw: one JSON-RPC frame (one NDJSON line) on the gateway socket, in bytes. */

@@ -792,6 +792,8 @@ export class GroupRuntime {
     const model = this.resolveModel(context.state.model);
     const thinking = context.state.thinking ?? undefined;
     const compaction = config.compaction;
+    // Filled once the agent exists: its barrier before each model call waits for the writer first.
+    const stored: { writer?: SessionWriter } = {};
     const agent = kernel.createAgent(
       this.#registry.streamFn,
       { model: model.qualified, systemPrompt: config.system_prompt, thinking },
@@ -800,7 +802,11 @@ export class GroupRuntime {
         inputLimits: INPUT_LIMITS,
         skills: this.skills,
         toolCtx: { [CLAW_SESSION_TOOL_CTX]: sessionId, [CLAW_TURN_WRITES_TOOL_CTX]: turnWrites },
-        ...(this.#options.beforeModelCall ? { beforeModelCall: (turn: number) => this.#beforeModelCall(sessionId, turn) } : {}),
+        // What the run has produced so far is stored before the model is called again (and budgets then read its usage).
+        beforeModelCall: async (turn: number) => {
+          await stored.writer?.flush();
+          if (this.#options.beforeModelCall) await this.#beforeModelCall(sessionId, turn);
+        },
         compaction: {
           // Within a run (between tool turns) and on a provider overflow; before a turn the runtime compacts itself, with the memory flush.
           auto: compaction?.auto !== false,
@@ -832,7 +838,6 @@ export class GroupRuntime {
       group: this.name,
       sessionId,
       clock,
-      hasSummary: context.session.summary !== null,
       relay: (event) => {
         const wire = toWireEvent(event);
         // Events are relayed while their run is current (the run ends only after its writes settled).
@@ -851,6 +856,7 @@ export class GroupRuntime {
       cost: this.#cost,
       turnWrites,
     });
+    stored.writer = writer;
     bindTurnWrites(agent, turnWrites);
     this.#live = { sessionId, agent, writer };
     return this.#live;
