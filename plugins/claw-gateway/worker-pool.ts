@@ -161,7 +161,7 @@ export class WorkerPool {
     await this.#step('renewing the leases', () => this.#renew());
     await this.#step('heartbeat', async () => {
       worker.heartbeatAt = clock.now();
-      await store.withTransaction((sql) => heartbeatWorker(sql, worker));
+      await store.withStatement((sql) => heartbeatWorker(sql, worker));
     });
   }
 
@@ -177,7 +177,7 @@ export class WorkerPool {
     await this.renew();
     await this.#step('fair share', () => this.#share());
     if (this.#options.onTick) await this.#step('relay', this.#options.onTick);
-    await this.#step('pruning', () => store.withTransaction((sql) => pruneWorkers(sql, clock.now() - 10 * leaseMs)));
+    await this.#step('pruning', () => store.withStatement((sql) => pruneWorkers(sql, clock.now() - 10 * leaseMs)));
   }
 
   async #step(name: string, work: () => Promise<void>): Promise<void> {
