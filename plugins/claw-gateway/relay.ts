@@ -17,7 +17,7 @@
  * yielding stays far under LIMITS.clawRelayBacklogEvents; a row holds at
  * most LIMITS.clawNotificationBytes, what a follower can send on.
  */
-import { describeError, type Clock } from '../../core/index.js';
+import { describeError, ErrorCodes, XdogError, type Clock } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { Mergeable } from './transport/index.js';
@@ -128,7 +128,7 @@ export class Relay {
   }
 
   async #flush(): Promise<void> {
-    const { store, clock, wakeups, log } = this.#options;
+    const { wakeups, log } = this.#options;
     // Let the rest of this turn's events join the batch.
     await new Promise((resolve) => setImmediate(resolve));
     while (this.#outbox.length) {
@@ -136,7 +136,7 @@ export class Relay {
       this.#overflowed = false;
       try {
         await this.#inLane(async () => {
-          const highest = await store.withStatement((sql) => insertRelayEvents(sql, batch, clock.now()));
+          const highest = await this.#writeRetrying(batch);
           // This worker's own rows are not for its own clients (they had them at once).
           for (const [group, id] of highest) {
             const cursor = this.#cursors.get(group);
@@ -146,6 +146,24 @@ export class Relay {
         if (batch.length) await wakeups.notify('claw_relay', [...new Set(batch.map((event) => event.group))].join('\n'));
       } catch (error) {
         log(`could not relay ${batch.length} events (${describeError(error)}); clients on other workers miss them`);
+      }
+    }
+  }
+
+  /**
+   * Writes a batch of relayed events, trying again with backoff while the store is unreachable
+   * (a restart) for up to LIMITS.clawHandoffSeconds: followers' clients get them late, not never.
+   * Events published meanwhile wait in the bounded outbox.
+   */
+  async #writeRetrying(batch: ReadonlyArray<Omit<RelayEvent, 'id'>>): Promise<Map<string, number>> {
+    const { store, clock } = this.#options;
+    const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await store.withStatement((sql) => insertRelayEvents(sql, batch, clock.now()));
+      } catch (error) {
+        if (!XdogError.is(error, ErrorCodes.UNAVAILABLE) || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(LIMITS.clawWakeupReconnectMaxMs, LIMITS.clawWakeupReconnectBaseMs * 2 ** attempt)));
       }
     }
   }
