@@ -43,6 +43,7 @@ import {
   type UserMessage,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
+import { backoffMs } from './wakeups.js';
 import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/index.js';
 import { groupSandboxLine } from './group-sandbox.js';
 import { describeMemoryFlush, runMemoryFlush } from './memory-flush.js';
@@ -779,7 +780,7 @@ export class GroupRuntime {
         const unreachable = storeUnreachable(error);
         if (!unreachable || this.#endedBecause !== undefined || this.#closed || Date.now() >= deadline) throw error;
         if (attempt === 0) this.#options.log(`group ${this.name}: the store is unreachable as a run starts; trying again until it is back (at most ${LIMITS.clawHandoffSeconds} s)`);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(LIMITS.clawWakeupReconnectMaxMs, LIMITS.clawWakeupReconnectBaseMs * 2 ** attempt)));
+        await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
       }
     }
   }

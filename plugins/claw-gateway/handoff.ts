@@ -20,8 +20,7 @@ import { LIMITS } from '../../core/limits.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { MethodHandler } from './methods.js';
 import type { MethodConnection } from './services.js';
-import type { Wakeups } from './wakeups.js';
-import type { WakeupTargets } from './wakeups.js';
+import { backoffMs, type WakeupTargets, type Wakeups } from './wakeups.js';
 import { claimHandoffs, finishHandoff, insertHandoff, moveHandoff, pruneHandoffs, takeAnswer } from './worker-store.js';
 
 /** Pending handoffs one check reads. */
@@ -212,7 +211,7 @@ export class Handoffs {
           log(`could not write the answer of a handed-off ${method} (${describeError(error)}); its caller will report an unknown outcome`);
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(LIMITS.clawWakeupReconnectMaxMs, LIMITS.clawWakeupReconnectBaseMs * 2 ** attempt)));
+        await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
       }
     }
     // A lost notification leaves the caller to its fallback check.

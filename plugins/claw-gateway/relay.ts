@@ -22,7 +22,7 @@ import { LIMITS } from '../../core/limits.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { Mergeable } from './transport/index.js';
 import type { Subscriptions } from './subscriptions.js';
-import type { Wakeups } from './wakeups.js';
+import { backoffMs, type Wakeups } from './wakeups.js';
 import { mergeableOf } from './wire-event.js';
 import { dropInterest, insertRelayEvents, lastRelayId, pruneRelayEvents, recordInterest, relayEventsAfter, remoteInterest, type RelayEvent } from './worker-store.js';
 
@@ -163,7 +163,7 @@ export class Relay {
         return await store.withStatement((sql) => insertRelayEvents(sql, batch, clock.now()));
       } catch (error) {
         if (!XdogError.is(error, ErrorCodes.UNAVAILABLE) || Date.now() >= deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(LIMITS.clawWakeupReconnectMaxMs, LIMITS.clawWakeupReconnectBaseMs * 2 ** attempt)));
+        await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
       }
     }
   }

@@ -32,6 +32,11 @@ export interface Wakeups {
   close(): Promise<void>;
 }
 
+/** The wait before retry `attempt` (0-based) of something the store refused while unreachable: 100 ms doubling to 5 s. */
+export function backoffMs(attempt: number): number {
+  return Math.min(LIMITS.clawWakeupReconnectMaxMs, LIMITS.clawWakeupReconnectBaseMs * 2 ** attempt);
+}
+
 /** PostgreSQL's limit for a NOTIFY payload is 8000 bytes; a longer one is sent empty ("check everything"). */
 const PAYLOAD_BYTES = 7_900;
 
@@ -168,7 +173,7 @@ export class ListenWakeups implements Wakeups {
 
   #scheduleReconnect(): void {
     if (this.#closed || this.#reconnectTimer) return;
-    const base = Math.min(LIMITS.clawWakeupReconnectMaxMs, LIMITS.clawWakeupReconnectBaseMs * 2 ** this.#failures);
+    const base = backoffMs(this.#failures);
     // Jittered, so the workers of a restarted server do not all knock at once.
     const delay = base / 2 + Math.random() * (base / 2);
     this.#reconnectTimer = setTimeout(() => {
