@@ -369,6 +369,16 @@ export const LIMITS = Object.freeze({
   clawHandoffBytes: 1 * MiB,
   /** claw workers: milliseconds between checks of the store for handoffs and relayed events on SQLite (PostgreSQL is woken by NOTIFY). */
   clawWorkerPollMs: 150,
+  /**
+   * claw workers on PostgreSQL: milliseconds between the slow checks that back up LISTEN/NOTIFY
+   * (handoffs, answers, relayed events, jobs), so a notification lost while the LISTEN connection
+   * was down delays work by at most this, never loses it. At least 1 s: it is not the hot path.
+   */
+  clawWakeupFallbackMs: 2_000,
+  /** claw workers on PostgreSQL: the first wait before the LISTEN connection is made again after it broke, in ms (doubling per failure). */
+  clawWakeupReconnectBaseMs: 100,
+  /** claw workers on PostgreSQL: the longest wait between two attempts to make the LISTEN connection again, in ms. */
+  clawWakeupReconnectMaxMs: 5_000,
   /** claw workers: seconds relayed events stay in the store before they are pruned. */
   clawRelayRetentionSeconds: 300,
   /** claw workers: relayed events read from the store in one batch. */
@@ -387,8 +397,14 @@ export const LIMITS = Object.freeze({
   groupJobKeepCompletedSeconds: 24 * 3600,
   /** claw job queue (pg-boss): days an archived job is kept before it is deleted. */
   groupJobArchiveDays: 7,
-  /** claw job queue (pg-boss): how often an idle group's queue is polled, in ms (a job sent on the same worker wakes it at once). */
-  groupJobPollMs: 500,
+  /**
+   * claw job queue (pg-boss): how often an idle group's queue is checked anyway, in ms. A send wakes
+   * the owner's loop at once (on the same worker directly, on another by NOTIFY), so this only
+   * bounds the delay after a lost notification; it is what 1,000 idle groups cost the database.
+   */
+  groupJobPollMs: 2_000,
+  /** claw job queue (pg-boss): the longest wait between two fetches of a group whose fetch failed (the database restarting), in ms; it starts at 100 ms and doubles. */
+  groupJobRetryMaxMs: 5_000,
   /** claw job queue (pg-boss): connections the queue's own pool opens (one fetch or update at a time per group worked). */
   groupJobPoolConnections: 4,
   /** claw job queue (in-process): finished job keys remembered so a second send of the same key is still a duplicate. */

@@ -43,6 +43,7 @@ import {
   type UserMessage,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
+import { backoffMs } from './wakeups.js';
 import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/index.js';
 import { groupSandboxLine } from './group-sandbox.js';
 import { describeMemoryFlush, runMemoryFlush } from './memory-flush.js';
@@ -156,6 +157,14 @@ interface ActiveRun {
 }
 
 /** The inputs a runtime holds for its agent: the same bounds as the runtime queue. */
+/** True when `error`, or what caused it (a hook or a writer wraps it), is the store being unreachable (sessions/sql.ts marks it). */
+function storeUnreachable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth++) {
+    if (XdogError.is(current, ErrorCodes.UNAVAILABLE) && current.details?.unreachable === true) return true;
+  }
+  return false;
+}
+
 const INPUT_LIMITS = { count: LIMITS.clawQueuedInputs, bytes: LIMITS.clawInputBytes };
 
 export class GroupRuntime {
@@ -727,7 +736,7 @@ export class GroupRuntime {
     let usage = zeroUsage();
     let prompted = false;
     try {
-      const live = await this.#liveSession(run.sessionId);
+      const live = await this.#whileStoreUnreachable(() => this.#liveSession(run.sessionId));
       const input: UserMessage = {
         role: 'user',
         content: pending.images.length ? [{ type: 'text', text: pending.text }, ...pending.images] : pending.text,
@@ -752,6 +761,11 @@ export class GroupRuntime {
       if (XdogError.is(error)) failure = { errorCode: error.code, ...(error.hint ? { errorHint: error.hint } : {}) };
       // Refused before the turn began (e.g. the group's lease is running out): it never ran, like a prompt dropped at close.
       if (!prompted && XdogError.is(error, ErrorCodes.UNAVAILABLE)) status = 'dropped';
+      // Cut by the store going away (a restart, an outage): what was committed stays, the rest is not replayed.
+      else if (prompted && (storeUnreachable(error) || storeUnreachable(this.#live?.writer.failure))) {
+        status = 'interrupted';
+        errorMessage = `${errorMessage}; the run was interrupted (what it stored before stays; it is not run again)`;
+      }
       this.#options.log(`group ${this.name}: run failed: ${errorMessage}`);
       // A failed write or build leaves the live agent out of step with the store: rebuild it next time.
       await this.#dropLive();
@@ -766,6 +780,26 @@ export class GroupRuntime {
     pending.system?.settle({ inputId: run.inputId, sessionId: run.sessionId, status, ...(errorMessage ? { errorMessage } : {}), usage, startedAt: run.startedAt, endedAt });
     this.#tellEnded(run.observer, { status, ...(errorMessage ? { errorMessage } : {}) });
     return status;
+  }
+
+  /**
+   * Runs `work` (loading a run's session, before anything ran), trying again with backoff while
+   * the store is unreachable (PostgreSQL restarting) for up to LIMITS.clawHandoffSeconds: an
+   * acknowledged input then starts late instead of being dropped. Ends at once when the group is
+   * being closed or fenced.
+   */
+  async #whileStoreUnreachable<T>(work: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        const unreachable = storeUnreachable(error);
+        if (!unreachable || this.#endedBecause !== undefined || this.#closed || Date.now() >= deadline) throw error;
+        if (attempt === 0) this.#options.log(`group ${this.name}: the store is unreachable as a run starts; trying again until it is back (at most ${LIMITS.clawHandoffSeconds} s)`);
+        await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
+      }
+    }
   }
 
   #tellEnded(observer: RunObserver | undefined, outcome: { status: string; errorMessage?: string }): void {

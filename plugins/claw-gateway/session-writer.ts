@@ -67,6 +67,11 @@ export class SessionWriter {
     }));
   }
 
+  /** The first write failure, if any (a hook that re-threw it may have dropped it as the cause). */
+  get failure(): XdogError | undefined {
+    return this.#failure;
+  }
+
   /**
    * Resolves when every event so far is stored and relayed; throws the first
    * write failure. The barrier the owner runs before each model call.
@@ -98,9 +103,11 @@ export class SessionWriter {
     try {
       if (event.type === 'message_end') await this.#store(event.message);
     } catch (error) {
-      this.#failure = new XdogError(ErrorCodes.STORE_CORRUPT, `storing a message of session ${this.#options.sessionId} failed: ${describeError(error)}`, {
+      // An unreachable store (PostgreSQL restarting) is not a damaged one: the run is interrupted, the store is fine.
+      const unreachable = XdogError.is(error, ErrorCodes.UNAVAILABLE);
+      this.#failure = new XdogError(unreachable ? ErrorCodes.UNAVAILABLE : ErrorCodes.STORE_CORRUPT, `storing a message of session ${this.#options.sessionId} failed: ${describeError(error)}`, {
         cause: error,
-        hint: 'the run was stopped; check the store file and the gateway log',
+        hint: unreachable ? 'the run was interrupted; the gateway serves the group again once the store is back (send the input again if it should run)' : 'the run was stopped; check the store file and the gateway log',
       });
       this.#options.onFailure(this.#failure);
       return;

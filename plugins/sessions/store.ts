@@ -346,7 +346,8 @@ export class TypeormSessionStore implements SessionStore {
   }
 
   async renewLeases(ownerId: string, now: number, leaseMs: number): Promise<string[]> {
-    return this.write((sql) => leases.renewAll(sql, ownerId, now, leaseMs));
+    // One UPDATE: atomic without a transaction around it.
+    return this.read((sql) => leases.renewAll(sql, ownerId, now, leaseMs));
   }
 
   async releaseLease(group: string, ownerId: string): Promise<boolean> {
@@ -371,6 +372,11 @@ export class TypeormSessionStore implements SessionStore {
   }
 
   async withRead<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.read(work);
+  }
+
+  async withStatement<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    // The read path is the one without a transaction around it (serialized with the store's other work on SQLite).
     return this.read(work);
   }
 
