@@ -23,7 +23,7 @@ async function history(group: string, sessionId: string | null): Promise<Line[]>
   const tree = await call<{ entries: Array<{ id: number; kind: string; payload: any; onPath: boolean }> }>('session.tree', { group, sessionId });
   return tree.entries
     .filter((entry) => entry.onPath && entry.kind === 'message')
-    .map((entry) => ({ key: `e${entry.id}`, role: entry.payload.role, text: textOf(entry.payload.content) || (entry.payload.role === 'toolResult' ? '(tool result)' : '') }));
+    .map((entry) => ({ key: `e${entry.id}`, role: entry.payload.message.role, text: textOf(entry.payload.message.content) || (entry.payload.message.role === 'toolResult' ? '(tool result)' : '') }));
 }
 
 export function ChatPage({ group }: { group: string }) {
@@ -88,7 +88,7 @@ export function ChatPage({ group }: { group: string }) {
       if (lane === 'steer') await call('steer', { group, text: body });
       else {
         // The user's line appears with its message_end event, when the gateway committed it.
-        await call('prompt', { group, text: body, idempotencyKey: idempotencyKey(), expectedSessionId: status?.activeSessionId ?? null });
+        await call('prompt', { group, text: body, idempotencyKey: idempotencyKey(), ...(status?.activeSessionId ? { expectedSessionId: status.activeSessionId } : {}) });
       }
       setText('');
       setQueue(await call('queue.list', { group }));

@@ -113,8 +113,8 @@ export function SessionsPage({ group }: { group: string }) {
           <ul class="tree">
             {(tree.value?.entries ?? []).map((entry) => (
               <li key={entry.id} class={entry.onPath ? 'on-path' : 'off-path'}>
-                <code>#{entry.id}</code> {entry.parentId === null ? 'root' : `← #${entry.parentId}`} <span class="who">{entry.kind === 'message' ? entry.payload.role : entry.kind}</span>{' '}
-                {entry.kind === 'message' ? textOf(entry.payload.content).slice(0, 120) : ''}{' '}
+                <code>#{entry.id}</code> {entry.parentId === null ? 'root' : `← #${entry.parentId}`} <span class="who">{entry.kind === 'message' ? entry.payload.message.role : entry.kind}</span>{' '}
+                {entry.kind === 'message' ? textOf(entry.payload.message.content).slice(0, 120) : ''}{' '}
                 <button onClick={() => void action.run(() => call('session.branch', { ...expected, entryId: entry.id }))} aria-label={`branch to ${entry.id}`}>Branch here</button>
               </li>
             ))}
