@@ -11,7 +11,6 @@ import { MemoryPage } from './pages/memory';
 import { SchedulesPage } from './pages/schedules';
 import { SessionsPage } from './pages/sessions';
 import { StatusPage } from './pages/status';
-import { UsagePage } from './pages/usage';
 import { WorkersPage } from './pages/workers';
 import './style.css';
 
@@ -21,6 +20,16 @@ interface Page {
   /** The gateway method the page needs; the page is hidden when hello does not list it. */
   needs: string;
   view: (props: { group: string; hello: Hello }) => preact.JSX.Element;
+}
+
+/** The usage page carries the chart library (uPlot): it loads on first visit, so the chat ships without it. */
+function UsagePage(props: { group: string; hello: Hello }) {
+  const [View, setView] = useState<Page['view'] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    import('./pages/usage').then((module) => setView(() => module.UsagePage), setError);
+  }, []);
+  return View ? <View {...props} /> : error ? <ErrorLine error={error} /> : <p>Loading…</p>;
 }
 
 const PAGES: Page[] = [
