@@ -6,7 +6,7 @@
 import { definePlugin } from '../../core/index.js';
 
 export { startWebServer, CONTENT_SECURITY_POLICY, type WebServer, type WebServerOptions } from './server.js';
-export { readWebState, removeWebState, webStateFile, writeWebState, type WebState } from './state-file.js';
+export { readWebState, removeWebState, runningWebState, webStateFile, writeWebState, type WebState } from './state-file.js';
 export { requestLoginLink } from './login-link.js';
 
 export default definePlugin({

@@ -53,7 +53,8 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** Loopback addresses: only this machine reaches them. */
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const host = options.host ?? '127.0.0.1';
@@ -104,7 +105,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       logins.end(request.headers.cookie);
       return json(response, 200, { ok: true }, { 'set-cookie': `${sessionCookie('')}; Max-Age=0` });
     }
-    if (route === 'GET /api/hello') return json(response, 200, { ...(await bridge.hello()), web: { url: base, exposed: !LOOPBACK.has(host), host } });
+    if (route === 'GET /api/hello') return json(response, 200, { ...(await bridge.hello()), web: { url: base, exposed: !isLoopback(host), host } });
     if (route === 'POST /api/call') {
       const body = (await readJsonBody(request)) as { method?: unknown; params?: unknown } | null;
       try {
@@ -172,12 +173,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   allowed = allowedHosts(host, port);
-  base = `http://${LOOPBACK.has(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${port}`;
+  base = `http://${host === 'localhost' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     url: base,
     host,
     port,
-    exposed: !LOOPBACK.has(host),
+    exposed: !isLoopback(host),
     loginLink: () => `${base}/#${logins.mintLink()}`,
     async close() {
       await bridge.close();

@@ -47,3 +47,19 @@ export function readWebState(locations: GatewayLocations): WebState {
   if (!parsed.success) throw new XdogError(ErrorCodes.INVALID_STATE, `${file} is damaged`, { hint: `remove ${file} and start the dashboard again` });
   return parsed.data;
 }
+
+/** The running dashboard's state for `xdog claw status`, or null when none runs (no file, or its process is gone). */
+export function runningWebState(locations: GatewayLocations): WebState | null {
+  let state: WebState;
+  try {
+    state = readWebState(locations);
+  } catch {
+    return null;
+  }
+  try {
+    process.kill(state.pid, 0);
+    return state;
+  } catch {
+    return null;
+  }
+}

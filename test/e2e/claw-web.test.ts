@@ -112,6 +112,8 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('xdog claw web in Chromium', { timeout
     expect(opened.status, opened.stderr).toBe(0);
     expect(JSON.parse(opened.stdout).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#[\w-]{43}$/);
     expect(JSON.parse(opened.stdout).url).not.toBe(firstLink);
+    const status = runCli(['claw', 'status'], { env: sandbox.env, cwd: sandbox.root });
+    expect(status.stdout).toMatch(/^web: dashboard at http:\/\/127\.0\.0\.1:\d+ \(pid \d+\)$/m);
     expect(errors).toEqual([]);
   });
 
@@ -184,6 +186,21 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('xdog claw web in Chromium', { timeout
     expect(row.cost).toBeCloseTo((row.input * 2 + row.output * 10) / 1e6, 9);
     await page.locator('td.cost', { hasText: `$${row.cost.toFixed(6)}` }).first().waitFor();
     await shot('usage');
+  });
+
+  it('steers the running turn and names the session', async () => {
+    await page.getByRole('link', { name: 'Chat', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'idle' }).waitFor();
+    const count = await page.locator('.msg.assistant', { hasText: 'working on it' }).count();
+    await send('progress sleep 4');
+    await page.locator('.msg.assistant', { hasText: 'working on it' }).nth(count).waitFor();
+    await send('steered in', 'Steer');
+    await until(() => lastUserTexts().includes('steered in'), 'the steer to reach the model in the same run', 60_000);
+    await page.getByRole('status').filter({ hasText: 'idle' }).waitFor({ timeout: 60_000 });
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.getByLabel('Name').fill('web named');
+    await page.getByRole('button', { name: 'Set name' }).click();
+    await page.locator('tr.active', { hasText: 'web named' }).waitFor();
   });
 
   it('shows the groups, schedules, memory, workers and status pages', async () => {

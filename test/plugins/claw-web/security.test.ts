@@ -170,3 +170,23 @@ describe('claw web: every request is checked before anything runs', () => {
     expect(gateway.log()).not.toContain('INTERNAL');
   });
 });
+
+describe('claw web beyond loopback', () => {
+  it('says so (exposed) and still answers only to its own address and the loopback names', async () => {
+    const wide = await startWebServer({ host: '0.0.0.0', port: 0, connect: () => connectGateway({ client: 'web-test', locations: sandbox.locations }), gatewayToken: () => readToken(sandbox.locations.token) });
+    try {
+      expect(wide.exposed).toBe(true);
+      expect(wide.url).toBe(`http://0.0.0.0:${wide.port}`);
+      const get = (hostHeader: string): Promise<number> =>
+        new Promise((resolve, reject) => {
+          http.get({ host: '127.0.0.1', port: wide.port, path: '/', headers: { host: hostHeader }, setHost: false, agent: false }, (response) => resolve(response.resume().statusCode!)).on('error', reject);
+        });
+      expect(await get(`127.0.0.1:${wide.port}`)).toBe(200);
+      expect(await get(`evil.test:${wide.port}`)).toBe(421);
+      expect(await get(`192.168.1.20:${wide.port}`)).toBe(421);
+    } finally {
+      await wide.close();
+    }
+    expect(web.exposed).toBe(false);
+  });
+});
