@@ -203,11 +203,27 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('xdog claw web in Chromium', { timeout
     await page.locator('tr.active', { hasText: 'web named' }).waitFor();
   });
 
-  it('shows the groups, schedules, memory, workers and status pages', async () => {
+  it('runs a schedule now and shows its history; searches memory', async () => {
+    const added = runCli(['claw', 'schedule', 'add', 'nightly', '-g', 'main', '-p', 'scheduled hello', '--cron', '0 3 * * *'], { env: sandbox.env, cwd: sandbox.root });
+    expect(added.status, added.stderr).toBe(0);
+    const remembered = runCli(['claw', 'memory', 'add', '-g', 'main', 'the deploy key lives in the vault'], { env: sandbox.env, cwd: sandbox.root });
+    expect(remembered.status, remembered.stderr).toBe(0);
+    await page.getByRole('link', { name: 'Schedules' }).click();
+    const row = page.locator('tr', { hasText: 'nightly' }).first();
+    await row.getByRole('button', { name: 'Run now' }).click();
+    await page.locator('tr[data-status="completed"]', { hasText: 'manual' }).waitFor({ timeout: 60_000 });
+    expect(lastUserTexts().at(-1)).toContain('scheduled hello');
+    await shot('schedules');
+    await page.getByRole('link', { name: 'Memory' }).click();
+    await page.getByLabel('Search').fill('vault');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('the deploy key lives in the vault').waitFor();
+    await shot('memory');
+  });
+
+  it('shows the groups, workers and status pages', async () => {
     for (const [link, name, check] of [
       ['Groups', 'groups', 'ops'],
-      ['Schedules', 'schedules', 'No scheduled jobs'],
-      ['Memory', 'memory', 'Search'],
       ['Workers', 'workers', 'Lease'],
       ['Extensions & channels', 'status', 'Capabilities'],
     ] as const) {

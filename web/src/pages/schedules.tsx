@@ -1,14 +1,24 @@
 // A group's scheduled jobs with their run history, and "run now".
-import { useState } from 'preact/hooks';
-import { call } from '../api';
-import { ErrorLine, Json, time, useAction, useLoad } from '../ui';
+import { useEffect, useState } from 'preact/hooks';
+import { call, follow } from '../api';
+import { ErrorLine, time, useAction, useLoad } from '../ui';
+
+/** A job's timing as a person reads it. */
+function when(timing: any): string {
+  if (timing?.kind === 'cron') return `${timing.cron} (${timing.timezone})`;
+  if (timing?.kind === 'every') return `every ${timing.everySeconds} s`;
+  return timing?.runAt ? `once at ${time(timing.runAt)}` : '—';
+}
 
 export function SchedulesPage({ group }: { group: string }) {
   const jobs = useLoad(() => call<any[]>('schedule.list', { group }), [group]);
   const [picked, setPicked] = useState<string | null>(null);
-  const history = useLoad(() => call<any>('schedule.history', { group, ...(picked ? { name: picked } : {}), limit: 50 }), [group, picked]);
+  const history = useLoad(() => call<any[]>('schedule.history', { group, ...(picked ? { name: picked } : {}), limit: 50 }), [group, picked]);
   const action = useAction(() => { jobs.reload(); history.reload(); });
-  const runs: any[] = Array.isArray(history.value) ? history.value : (history.value?.runs ?? []);
+  // A run's progress (queued, running, its end) arrives as schedule.run events.
+  useEffect(() => follow(group, (name) => { if (name === 'schedule.run' || name === 'run.end') { history.reload(); jobs.reload(); } }), [group]);
+  const runs: any[] = history.value ?? [];
+  const names = new Map((jobs.value ?? []).map((job) => [job.id, job.name]));
   return (
     <section aria-label="schedules">
       <h1>Schedules</h1>
@@ -20,7 +30,7 @@ export function SchedulesPage({ group }: { group: string }) {
           {(jobs.value ?? []).map((job) => (
             <tr key={job.name}>
               <td>{job.name}</td>
-              <td><code>{job.cron ?? (job.everySeconds ? `every ${job.everySeconds} s` : time(job.at))}</code></td>
+              <td><code>{when(job.timing)}</code></td>
               <td>{time(job.nextRunAt)}</td>
               <td>{job.paused ? 'paused' : 'active'}</td>
               <td>
@@ -33,14 +43,14 @@ export function SchedulesPage({ group }: { group: string }) {
       </table>
       <h2>Run history{picked ? ` of ${picked}` : ''}</h2>
       <table>
-        <thead><tr><th>job</th><th>status</th><th>started</th><th>ended</th><th>detail</th></tr></thead>
+        <thead><tr><th>job</th><th>trigger</th><th>status</th><th>started</th><th>ended</th><th>error</th></tr></thead>
         <tbody>
           {runs.map((run) => (
-            <tr key={run.id}><td>{run.name ?? run.jobName ?? run.jobId}</td><td>{run.status}</td><td>{time(run.startedAt ?? run.scheduledAt)}</td><td>{time(run.endedAt)}</td><td>{run.error ?? run.reason ?? ''}</td></tr>
+            <tr key={run.id} data-status={run.status}><td>{names.get(run.jobId) ?? run.jobId}</td><td>{run.trigger}</td><td>{run.status}</td><td>{time(run.startedAt)}</td><td>{time(run.endedAt)}</td><td>{run.error ?? ''}</td></tr>
           ))}
         </tbody>
       </table>
-      {runs.length === 0 && history.value && !Array.isArray(history.value) && !history.value.runs ? <Json value={history.value} /> : null}
+      {runs.length === 0 ? <p>No runs yet.</p> : null}
     </section>
   );
 }
