@@ -507,6 +507,8 @@ export const LIMITS = Object.freeze({
   approvalShellBytes: 64 * KiB,
   /** approvals: nested `sh -c` / wrapper levels the policy sees through (deeper is asked). */
   approvalShellDepth: 8,
+  /** approvals: "always allow" rules one group keeps (`xdog claw approvals forget` removes one). */
+  approvalLearnedRules: 500,
   /** approvals: rows one `approvals.list` answers (newest first). */
   approvalsListed: 200,
   /** claw web: bytes of one request body the dashboard server reads (a prompt with its images fits; more is 413, nothing read further). */

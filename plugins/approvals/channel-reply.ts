@@ -8,6 +8,7 @@ import { ErrorCodes, XdogError, describeError, type ApprovalAnswer } from '../..
 import type { GatewayHost } from '../claw-gateway/index.js';
 import { answerApproval, getApproval } from './approval-store.js';
 import { ApprovalNotifications } from './claw-broker.js';
+import type { LearnedRule } from './policy.js';
 
 export interface ApprovalReply {
   id: number;
@@ -24,8 +25,8 @@ export function parseApprovalReply(text: string): ApprovalReply | undefined {
 }
 
 /** Answers in the store (compare-and-set) and tells subscribers; a stored answer is published like any client's. */
-export async function answerAndPublish(host: GatewayHost, id: number, answer: ApprovalAnswer, by: string) {
-  const record = await answerApproval(host.store, id, answer, by, host.clock.now());
+export async function answerAndPublish(host: GatewayHost, id: number, answer: ApprovalAnswer, by: string, learned?: readonly LearnedRule[]) {
+  const record = await answerApproval(host.store, id, answer, by, host.clock.now(), learned);
   host.publish(record.group, record.sessionId, ApprovalNotifications.resolved, { group: record.group, approval: record });
   return record;
 }
