@@ -201,6 +201,13 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('xdog claw web in Chromium', { timeout
     await page.getByLabel('Name').fill('web named');
     await page.getByRole('button', { name: 'Set name' }).click();
     await page.locator('tr.active', { hasText: 'web named' }).waitFor();
+    // Export downloads the transcript (transcript.read in chunks): the header line, then the entries.
+    const download = page.waitForEvent('download');
+    await page.locator('tr.active').getByRole('button', { name: 'Export' }).click();
+    const file = await (await download).path();
+    const [header, ...entries] = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(header.type).toBe('xdog.claw.transcript');
+    expect(entries.some((entry) => JSON.stringify(entry).includes('steered in'))).toBe(true);
   });
 
   it('runs a schedule now and shows its history; searches memory', async () => {
