@@ -509,6 +509,8 @@ export const LIMITS = Object.freeze({
   approvalShellDepth: 8,
   /** approvals: "always allow" rules one group keeps (`xdog claw approvals forget` removes one). */
   approvalLearnedRules: 500,
+  /** approvals: characters of a call's arguments an approval card in a chat shows (marked when shortened). */
+  channelApprovalPreviewChars: 500,
   /** approvals: rows one `approvals.list` answers (newest first). */
   approvalsListed: 200,
   /** claw web: bytes of one request body the dashboard server reads (a prompt with its images fits; more is 413, nothing read further). */

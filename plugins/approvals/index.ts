@@ -22,7 +22,7 @@ export function approvalsPolicyOf(kernel: Kernel): ApprovalsConfig | undefined {
 }
 
 export { createApprovalsService } from './service.js';
-export { ApprovalNotifications } from './claw-broker.js';
+export { ApprovalNotifications, ClawApprovalBroker } from './claw-broker.js';
 export { answerFromChannel, parseApprovalReply, type ApprovalReply } from './channel-reply.js';
 export type { ApprovalRecord, ApprovalStatus, LearnedRuleRecord } from './approval-store.js';
 

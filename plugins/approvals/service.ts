@@ -12,7 +12,7 @@ import { ApprovalBrokerToken, ErrorCodes, LIMITS, ToolContribution, XdogError, c
 import { CLAW_SESSION_TOOL_CTX, followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
 import { isLocalReadOnlyTool } from '../tools/index.js';
 import { forgetLearnedRule, getApproval, listApprovals, listLearnedRules, waitingApprovals, type ApprovalRecord } from './approval-store.js';
-import { answerAndPublish } from './channel-reply.js';
+import { answerStored } from './channel-reply.js';
 import { ClawApprovalBroker } from './claw-broker.js';
 import { LearnedRulesToken } from './learned-rules.js';
 import { alwaysAllowRules, type LearnedRule } from './policy.js';
@@ -33,7 +33,7 @@ export function createApprovalsService(): GatewayService {
     return host;
   };
 
-  const answer = (id: number, given: ApprovalAnswer, by: string | undefined, learned?: readonly LearnedRule[]): Promise<ApprovalRecord> => answerAndPublish(started(), id, given, byOf(by), learned);
+  const answer = (id: number, given: ApprovalAnswer, by: string | undefined, learned?: readonly LearnedRule[]): Promise<ApprovalRecord> => answerStored(started(), id, given, byOf(by), learned);
 
   /** The rules "always allow" adds for approval `id`; refused (nothing answered) when the policy would not let them stand. */
   const alwaysRules = async (id: number): Promise<LearnedRule[]> => {
