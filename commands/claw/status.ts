@@ -6,8 +6,8 @@ import { describeError } from '../../core/errors.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { XdogCommand } from '../base-command.js';
 import { withGateway } from './_lib/gateway.js';
-import { gatewayLocations } from '../../plugins/claw-gateway/index.js';
-import type { WebState } from '../../plugins/claw-web/index.js';
+import { gatewayLocations } from '../../plugins/claw-gateway/locations.js';
+import type { WebState } from '../../plugins/claw-web/state-file.js';
 import { renderGatewayStatus } from './_lib/render.js';
 
 /** A group's todo summary line (null: an empty list), or why it could not be read. */
@@ -44,7 +44,7 @@ export default class ClawStatus extends XdogCommand {
       const todos = gateway.hello.capabilities.includes('todos:1') ? await Promise.all(gatewayStatus.groups.map((group) => groupTodos(gateway, group.name))) : [];
       return { ...gatewayStatus, problems, todos };
     });
-    const { runningWebState } = await import('../../plugins/claw-web/index.js');
+    const { runningWebState } = await import('../../plugins/claw-web/state-file.js');
     const web = runningWebState(gatewayLocations());
     if (!this.jsonEnabled()) {
       const lines = [

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { connectGateway, gatewayLocations } from '../../../plugins/claw-gateway/index.js';
+import { connectGateway } from '../../../plugins/claw-gateway/client.js';
+import { gatewayLocations } from '../../../plugins/claw-gateway/locations.js';
 import { readToken } from '../../../core/rpc/index.js';
 import { XdogCommand } from '../../base-command.js';
 

@@ -1,4 +1,4 @@
-import { gatewayLocations } from '../../../plugins/claw-gateway/index.js';
+import { gatewayLocations } from '../../../plugins/claw-gateway/locations.js';
 import { XdogCommand } from '../../base-command.js';
 
 export default class ClawWebOpen extends XdogCommand {
