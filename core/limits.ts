@@ -559,6 +559,26 @@ export const LIMITS = Object.freeze({
   channelApprovalPreviewChars: 500,
   /** approvals: rows one `approvals.list` answers (newest first). */
   approvalsListed: 200,
+  /** claw web: bytes of one request body the dashboard server reads (a prompt with its images fits; more is 413, nothing read further). */
+  webBodyBytes: 1 * MiB,
+  /** claw web: milliseconds a request has to send its whole body (a slow sender is cut, 408). */
+  webBodyMs: 10_000,
+  /** claw web: requests one connection may make per second on average (a token bucket; more is 429). */
+  webRequestsPerSecond: 20,
+  /** claw web: the burst of that bucket. */
+  webRequestBurst: 60,
+  /** claw web: seconds a one-time login link stays valid. */
+  webLoginLinkSeconds: 600,
+  /** claw web: login links waiting to be used at once (the oldest is dropped). */
+  webLoginLinks: 16,
+  /** claw web: hours a browser session (its cookie) lasts. */
+  webSessionHours: 12,
+  /** claw web: browser sessions at once (the oldest is logged out). */
+  webSessions: 32,
+  /** claw web: event streams (SSE) one browser session holds open at once. */
+  webEventStreams: 4,
+  /** claw web: bytes an event stream may have waiting for a slow browser before it is closed (the page reconnects and reads state). */
+  webEventBacklogBytes: 8 * MiB,
 });
 
 export type LimitName = keyof typeof LIMITS;

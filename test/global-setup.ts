@@ -24,8 +24,23 @@ function distIsFresh(root: string): boolean {
   return true;
 }
 
+/** True when dist/web (the dashboard's built pages) is newer than every file of web/. */
+function webIsFresh(root: string): boolean {
+  const built = path.join(root, 'dist/web/index.html');
+  if (!fs.existsSync(built)) return false;
+  const at = fs.statSync(built).mtimeMs;
+  return fs.readdirSync(path.join(root, 'web'), { recursive: true, encoding: 'utf8' }).every((file) => fs.statSync(path.join(root, 'web', file)).mtimeMs <= at);
+}
+
+/** Builds the dashboard's front end (vite) when it is missing or older than its sources: the web tests serve it. */
+function buildWeb(root: string): void {
+  if (webIsFresh(root)) return;
+  execFileSync(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'], { cwd: root, stdio: 'pipe' });
+}
+
 export default function setup(): void {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  buildWeb(root);
   if (distIsFresh(root)) return;
   try {
     execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });

@@ -6,6 +6,8 @@ import { describeError } from '../../core/errors.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { XdogCommand } from '../base-command.js';
 import { withGateway } from './_lib/gateway.js';
+import { gatewayLocations } from '../../plugins/claw-gateway/locations.js';
+import type { WebState } from '../../plugins/claw-web/state-file.js';
 import { renderGatewayStatus } from './_lib/render.js';
 
 /** A group's todo summary line (null: an empty list), or why it could not be read. */
@@ -16,7 +18,8 @@ export interface GroupTodos {
 }
 
 /** The gateway's status, plus problems its services report (a plan that cannot be read) and each group's todos. */
-export type ClawStatusResult = GatewayStatus & { problems: PlanProblem[]; todos: GroupTodos[] };
+/** `web`: the dashboard (xdog claw web) when one runs, with `exposed` when it listens beyond loopback. */
+export type ClawStatusResult = GatewayStatus & { problems: PlanProblem[]; todos: GroupTodos[]; web: WebState | null };
 
 async function groupTodos(gateway: GatewayConnection, group: string): Promise<GroupTodos> {
   try {
@@ -41,15 +44,18 @@ export default class ClawStatus extends XdogCommand {
       const todos = gateway.hello.capabilities.includes('todos:1') ? await Promise.all(gatewayStatus.groups.map((group) => groupTodos(gateway, group.name))) : [];
       return { ...gatewayStatus, problems, todos };
     });
+    const { runningWebState } = await import('../../plugins/claw-web/state-file.js');
+    const web = runningWebState(gatewayLocations());
     if (!this.jsonEnabled()) {
       const lines = [
         renderGatewayStatus(status),
         ...status.groups.filter((group) => group.sandbox).map((group) => terminalSafe(`${group.name}: sandbox ${group.sandbox}`)),
         ...status.todos.filter((todos) => todos.summary || todos.problem).map((todos) => terminalSafe(`${todos.group}: ${todos.summary ?? `todos unreadable: ${todos.problem}`}`)),
         ...status.problems.map((problem) => terminalSafe(`problem: group ${problem.group}: ${problem.problem}`)),
+        ...(web ? [terminalSafe(`web: dashboard at ${web.url} (pid ${web.pid})${web.exposed ? '; warning: it listens beyond loopback, other machines can reach it' : ''}`)] : []),
       ];
       this.log(lines.join('\n'));
     }
-    return status;
+    return { ...status, web };
   }
 }
