@@ -21,6 +21,8 @@ export const ACTIONS = {
   steer: { keys: ['alt+s'], summary: 'send the draft as /steer' },
   followUp: { keys: ['alt+f'], summary: 'send the draft as /follow-up' },
   externalEditor: { keys: ['ctrl+g'], summary: 'edit the draft in $VISUAL / $EDITOR' },
+  suspend: { keys: ['ctrl+z'], summary: 'suspend the TUI to the shell (fg brings it back)' },
+  queue: { keys: ['ctrl+q'], summary: "list the client's and the gateway's queued inputs (/queue)" },
 } as const satisfies Record<string, { keys: readonly string[]; summary: string }>;
 
 export type Action = keyof typeof ACTIONS;
