@@ -509,6 +509,20 @@ export const LIMITS = Object.freeze({
   approvalShellDepth: 8,
   /** approvals: rows one `approvals.list` answers (newest first). */
   approvalsListed: 200,
+  /** claw uploads: one image sent in chunks (`upload.begin`), in bytes (the TUI's attachment limit). */
+  clawUploadBytes: 10 * MiB,
+  /** claw uploads: the bytes one `upload.chunk` carries at most (base64 keeps its frame well under clawFrameBytes). */
+  clawUploadChunkBytes: 1 * MiB,
+  /** claw uploads: uploads one connection holds at once (begun, not yet used in an input). */
+  clawUploadsPerConnection: 8,
+  /** claw uploads: bytes one connection's held uploads may declare in total. */
+  clawUploadConnectionBytes: 40 * MiB,
+  /** claw uploads: milliseconds an upload is kept after its last chunk before it expires unused. */
+  clawUploadTtlMs: 10 * 60 * 1000,
+  /** claw TUI: recent tool calls and reasoning the Ctrl+O details viewer keeps. */
+  tuiDetailEntries: 200,
+  /** claw TUI: pixels of one attached image (width x height), 100 megapixels. */
+  tuiAttachmentPixels: 100_000_000,
 });
 
 export type LimitName = keyof typeof LIMITS;

@@ -18,7 +18,7 @@ import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ImageContent, Message } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { terminalSafe } from '../../core/terminal-text.js';
-import type { GatewayConnection, GroupStatus, PromptReceipt } from '../claw-gateway/index.js';
+import { prepareImages, type GatewayConnection, type GroupStatus, type PromptReceipt } from '../claw-gateway/index.js';
 import type { TodoView } from '../todos/index.js';
 import type { GoalView } from '../claw-goals/index.js';
 import { goalLine } from './goal-commands.js';
@@ -519,7 +519,9 @@ export class ClawTui {
     }
     this.#sending = true;
     try {
-      const receipt = (await this.call('prompt', { text: turn.text, ...(turn.images.length ? { images: turn.images } : {}), idempotencyKey: crypto.randomUUID(), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as PromptReceipt;
+      // Images over one chunk go first, as uploads (upload:1); the prompt names them.
+      const images = await prepareImages(this.need(), turn.images);
+      const receipt = (await this.call('prompt', { text: turn.text, ...(images.length ? { images } : {}), idempotencyKey: crypto.randomUUID(), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as PromptReceipt;
       // Busy or idle comes from the gateway's group.changed, which may arrive before or after this receipt.
       if (receipt.status === 'duplicate') this.notice('the gateway had this message already; it was not run again');
       else if (receipt.inputId) this.#running = { inputId: receipt.inputId, text: turn.text, images: turn.images };
@@ -613,7 +615,8 @@ export class ClawTui {
     checkInputText(text, `the ${method === 'steer' ? 'steer' : 'follow-up'}`);
     const images: ImageContent[] = this.attachments.take();
     try {
-      const { inputId } = (await this.call(method, { text, ...(images.length ? { images } : {}), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as { inputId: string };
+      const sent = await prepareImages(this.need(), images);
+      const { inputId } = (await this.call(method, { text, ...(sent.length ? { images: sent } : {}), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as { inputId: string };
       this.notice(`${method === 'steer' ? 'steer' : 'follow-up'} ${inputId} accepted`);
     } catch (error) {
       this.attachments.restore(images);

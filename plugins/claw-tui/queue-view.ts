@@ -15,7 +15,7 @@ export interface GatewayQueued {
   state?: string;
 }
 
-const PREVIEW_WORDS = 24;
+const PREVIEW_CHARS = 32;
 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
@@ -27,7 +27,7 @@ function cut(text: string, length: number): string {
 /** The line above the editor: `queued q1 first words… · q2 …` (empty when nothing waits). */
 export function queuePreview(turns: readonly QueuedTurn[], held: boolean): string {
   if (!turns.length) return '';
-  const items = turns.slice(0, 3).map((turn) => `${turn.id} ${cut(turn.text, PREVIEW_WORDS)}${turn.images.length ? ` [${turn.images.length} image(s)]` : ''}`);
+  const items = turns.slice(0, 3).map((turn) => `${turn.id} ${cut(turn.text, PREVIEW_CHARS)}${turn.images.length ? ` [${turn.images.length} image(s)]` : ''}`);
   const more = turns.length > 3 ? ` · +${turns.length - 3} more` : '';
   return `queued ${items.join(' · ')}${more}${held ? ' · held: /queue resume sends them' : ''}`;
 }

@@ -200,8 +200,10 @@ export class SessionCommands {
     },
     attach: (file) => {
       if (!file) throw usage('/attach needs a PATH');
-      const attachment = this.app.attachments.add(expandHome(file));
-      this.app.notice(`attached ${attachment.id}: ${path.basename(attachment.path)} (${attachment.image.mimeType}, ${attachment.bytes} bytes)`);
+      // A relative path names a file of the group's workspace, as the agent sees it (not the TUI's cwd).
+      const target = expandHome(file);
+      const attachment = this.app.attachments.add(path.isAbsolute(target) ? target : path.join(this.app.group?.workspace ?? process.cwd(), target));
+      this.app.notice(`attached ${attachment.id}: ${path.basename(attachment.path)} (${attachment.image.mimeType}, ${attachment.width}x${attachment.height}, ${attachment.bytes} bytes)`);
     },
     attachments: (args) => {
       const [verb, id] = args.split(/\s+/);
