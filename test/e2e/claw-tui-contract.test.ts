@@ -124,7 +124,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: the terminal contract', { timeout: 300
       const parts = messages.flatMap((entry) => (Array.isArray(entry.message.content) ? (entry.message.content as Array<{ type: string; data?: string }>) : []));
       const stored = parts.filter((part) => part.type === 'image');
       expect(stored).toHaveLength(1);
-      expect(crypto.createHash('sha256').update(Buffer.from(stored[0]!.data, 'base64')).digest('hex')).toBe(crypto.createHash('sha256').update(image).digest('hex'));
+      expect(crypto.createHash('sha256').update(Buffer.from(stored[0]!.data ?? '', 'base64')).digest('hex')).toBe(crypto.createHash('sha256').update(image).digest('hex'));
     } finally {
       await gatewayConnection.close();
     }
