@@ -521,6 +521,10 @@ export const LIMITS = Object.freeze({
   clawUploadTtlMs: 10 * 60 * 1000,
   /** claw TUI: recent tool calls and reasoning the Ctrl+O details viewer keeps. */
   tuiDetailEntries: 200,
+  /** claw TUI: files the `@file` completion indexes in a workspace. */
+  tuiFileIndexEntries: 20_000,
+  /** claw TUI: milliseconds the `@file` index may take to build (git ls-files or the walk). */
+  tuiFileIndexMs: 3000,
   /** claw TUI: pixels of one attached image (width x height), 100 megapixels. */
   tuiAttachmentPixels: 100_000_000,
 });

@@ -34,6 +34,7 @@ import { isCommand, parseCommand, unsupported } from './slash-commands.js';
 import { TuiExtensions } from './extension-commands.js';
 import { isExtensionSlash } from '../extensions/index.js';
 import { installFastLayout } from './fast-editor.js';
+import { tuiCompletion } from './completion.js';
 import { repaintViewport, suspend } from './repaint.js';
 import { queuedNotice, queuePreview, restoredDraft, resumeRefusal } from './queue-view.js';
 
@@ -116,7 +117,7 @@ export class ClawTui {
     this.attachments = new Attachments(() => this.queue.list().reduce((sum, turn) => sum + turn.images.reduce((bytes, image) => bytes + Buffer.byteLength(image.data, 'base64'), 0), 0));
     this.#commands = new SessionCommands(this);
     this.#extensions = new TuiExtensions(this);
-    this.editor.setAutocompleteProvider(this.#extensions.autocomplete());
+    this.editor.setAutocompleteProvider(tuiCompletion(() => this.group?.workspace, this.#extensions.autocomplete()));
     // Enter while a completion list shows: the editor applies the item, then submits here.
     this.editor.onSubmit = (text) => {
       if (!text.trim()) return;
