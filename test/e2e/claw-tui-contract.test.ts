@@ -87,7 +87,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: the terminal contract', { timeout: 300
     const before = sandbox.requests().length;
     await new Promise((resolve) => setTimeout(resolve, 1000));
     tty.keys('Escape');
-    await seen('are back in the editor, ahead of your draft');
+    await seen('are back in the editor, ahead of your draft', 150_000);
     await onScreen((screen) => /slow 30\s*\n.*queued one\s*\n.*queued two\s*\n.*newer draft/.test(screen), 'the prompt, q1, q2 and the draft in that order in the editor');
     // Nothing was sent after the abort: the group is idle and no request carries the queued texts.
     await new Promise((resolve) => setTimeout(resolve, 2000));
