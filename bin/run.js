@@ -1,7 +1,4 @@
 #!/usr/bin/env node
-import './output-errors.js';
-import { execute } from '@oclif/core';
-import './exit-on-signal.js';
-import './oclif-settings.js';
+import { start } from './start.js';
 
-await execute({ dir: import.meta.url });
+await start(import.meta.url);

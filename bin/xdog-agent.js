@@ -1,8 +1,5 @@
 #!/usr/bin/env node
 // `xdog-agent ARGS` is `xdog agent ARGS`.
-import './output-errors.js';
-import { execute } from '@oclif/core';
-import './exit-on-signal.js';
-import './oclif-settings.js';
+import { start } from './start.js';
 
-await execute({ dir: import.meta.url, args: ['agent', ...process.argv.slice(2)] });
+await start(import.meta.url, ['agent', ...process.argv.slice(2)]);

@@ -1,8 +1,5 @@
 #!/usr/bin/env node
 // `xdog-claw ARGS` is `xdog claw ARGS`.
-import './output-errors.js';
-import { execute } from '@oclif/core';
-import './exit-on-signal.js';
-import './oclif-settings.js';
+import { start } from './start.js';
 
-await execute({ dir: import.meta.url, args: ['claw', ...process.argv.slice(2)] });
+await start(import.meta.url, ['claw', ...process.argv.slice(2)]);

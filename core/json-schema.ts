@@ -91,7 +91,7 @@ const SHOWN_VIOLATIONS = 8;
  * The first violations ajv found, one per `;`, and how many more there are
  * (never cut silently). `root` names the validated value when the path is empty.
  */
-export function describeViolations(errors: readonly ErrorObject[] | null | undefined, root = '(root)'): string {
+export function describeViolations(errors: readonly Pick<ErrorObject, 'keyword' | 'instancePath' | 'message' | 'params'>[] | null | undefined, root = '(root)'): string {
   const all = errors ?? [];
   const listed = all
     .slice(0, SHOWN_VIOLATIONS)

@@ -507,6 +507,10 @@ export const LIMITS = Object.freeze({
   approvalShellBytes: 64 * KiB,
   /** approvals: nested `sh -c` / wrapper levels the policy sees through (deeper is asked). */
   approvalShellDepth: 8,
+  /** approvals: "always allow" rules one group keeps (`xdog claw approvals forget` removes one). */
+  approvalLearnedRules: 500,
+  /** approvals: characters of a call's arguments an approval card in a chat shows (marked when shortened). */
+  channelApprovalPreviewChars: 500,
   /** approvals: rows one `approvals.list` answers (newest first). */
   approvalsListed: 200,
   /** claw uploads: one image sent in chunks (`upload.begin`), in bytes (the TUI's attachment limit). */

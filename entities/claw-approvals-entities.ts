@@ -51,4 +51,35 @@ export const ClawApprovalEntity = new EntitySchema<ClawApprovalRow>({
   foreignKeys: [{ target: 'ClawSession', columnNames: ['session_id'], referencedColumnNames: ['id'], name: 'fk_claw_approvals_session', onDelete: 'CASCADE' }],
 });
 
-export const CLAW_APPROVALS_ENTITIES = [ClawApprovalEntity];
+/**
+ * A rule a person added with "always allow" on an approval: the group's
+ * agents may run this tool (any arguments), or for bash exactly this command
+ * (`argv`, JSON), without asking. The config's rules are judged first, so a
+ * learned rule only replaces the mode's default of asking.
+ */
+export interface ClawApprovalRuleRow {
+  id: number;
+  group: string;
+  toolName: string;
+  argv: string | null;
+  approvalId: number;
+  createdBy: string;
+  createdAt: number;
+}
+
+export const ClawApprovalRuleEntity = new EntitySchema<ClawApprovalRuleRow>({
+  name: 'ClawApprovalRule',
+  tableName: 'claw_approval_rules',
+  columns: {
+    id: { type: 'integer', primary: true, generated: 'increment' },
+    group: { name: 'group_name', type: 'varchar', length: 64 },
+    toolName: { name: 'tool_name', type: 'varchar', length: 256 },
+    argv: { type: 'text', nullable: true },
+    approvalId: { name: 'approval_id', type: 'integer' },
+    createdBy: { name: 'created_by', type: 'varchar', length: 200 },
+    createdAt: { name: 'created_at', type: 'bigint', transformer: bigintNumber },
+  },
+  indices: [{ name: 'ix_claw_approval_rules_group', columns: ['group'] }],
+});
+
+export const CLAW_APPROVALS_ENTITIES = [ClawApprovalEntity, ClawApprovalRuleEntity];

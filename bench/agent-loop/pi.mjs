@@ -1,7 +1,9 @@
-/** Runs a workload on @mariozechner/pi-agent-core 0.73.1. */
+/** Runs a workload on @earendil-works/pi-agent-core 1.6.0, the newest pi. */
 import { performance } from 'node:perf_hooks';
-import { Agent } from '@mariozechner/pi-agent-core';
-import { createAssistantMessageEventStream, fauxAssistantMessage, fauxToolCall, registerFauxProvider } from '@mariozechner/pi-ai';
+import { Agent } from '@earendil-works/pi-agent-core';
+import { createAssistantMessageEventStream, fauxAssistantMessage, fauxToolCall } from '@earendil-works/pi-ai';
+// 1.x moved the global provider registry (and the faux provider's registration) to the compat entry.
+import { registerFauxProvider, streamSimple } from '@earendil-works/pi-ai/compat';
 import { script, seedTurns } from './workloads.mjs';
 
 const noop = {
@@ -67,8 +69,9 @@ export async function run(workload) {
     faux = registerFauxProvider();
     faux.setResponses(replies.map((reply) => (reply.toolCall ? fauxAssistantMessage([fauxToolCall(reply.toolCall.name, {}, { id: reply.toolCall.id })], { stopReason: 'toolUse' }) : fauxAssistantMessage(reply.text))));
     model = faux.getModel();
+    streamFn = streamSimple;
   }
-  const agent = new Agent({ ...(streamFn ? { streamFn } : {}), initialState: { model, systemPrompt: 'You are a benchmark.', tools: [noop], messages: seed(workload.seedMessages, model) } });
+  const agent = new Agent({ streamFn, initialState: { model, systemPrompt: 'You are a benchmark.', tools: [noop], messages: seed(workload.seedMessages, model) } });
   let turns = 0;
   let events = 0;
   agent.subscribe((event) => {

@@ -12,13 +12,14 @@ import { WORKLOADS } from './workloads.mjs';
 
 const [system, name] = process.argv.slice(2);
 const workload = WORKLOADS[name];
-if (!workload || !['xdog', 'pi'].includes(system)) {
-  console.error(`usage: worker.mjs <xdog|pi> <${Object.keys(WORKLOADS).join('|')}>`);
+const SYSTEMS = { xdog: './xdog.mjs', pi: './pi.mjs', 'pi-0.73': './pi-0.73.mjs' };
+if (!workload || !SYSTEMS[system]) {
+  console.error(`usage: worker.mjs <${Object.keys(SYSTEMS).join('|')}> <${Object.keys(WORKLOADS).join('|')}>`);
   process.exit(2);
 }
 const warmups = Number(process.env.BENCH_WARMUPS ?? 3);
 const timed = Number(process.env.BENCH_RUNS ?? 9);
-const { run } = await import(system === 'xdog' ? './xdog.mjs' : './pi.mjs');
+const { run } = await import(SYSTEMS[system]);
 
 async function once() {
   const result = await run(workload);

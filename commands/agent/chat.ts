@@ -6,8 +6,7 @@ import { connectMcpServer } from '../../plugins/mcp/index.js';
 import { KernelTodosToken } from '../../plugins/todos/index.js';
 import { extensionHostOf, extensionToolsOf, localControl, syncExtensionTools } from '../../plugins/extensions/index.js';
 import { XdogCommand } from '../base-command.js';
-import { TtyApprovals } from './_lib/approval-prompt.js';
-import { runInteractive } from './_lib/interactive.js';
+import type { TtyApprovals } from './_lib/approval-prompt.js';
 import { EventRenderer, processOutput, terminalOutput } from './_lib/render.js';
 import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
 import { readStdin } from './_lib/read-stdin.js';
@@ -72,7 +71,8 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
       const todos = session.kernel.isBound(KernelTodosToken) ? session.kernel.get(KernelTodosToken) : undefined;
       const agentTool = children ? createAgentTool(children, { contextOf: (args) => contexts.of(args), ...(todos ? { todosOf: async () => (await todos.read()).items } : {}) }) : undefined;
       // Asked tool calls (approvals in the config) are asked on the TTY; without one an ask is a denial.
-      const approvals = process.stdin.isTTY === true && !this.jsonEnabled() ? new TtyApprovals(output, prompt === undefined) : undefined;
+      // The TTY prompt and the interactive loop load only when used (a one-shot chat on a pipe never runs them).
+      const approvals: TtyApprovals | undefined = process.stdin.isTTY === true && !this.jsonEnabled() ? new (await import('./_lib/approval-prompt.js')).TtyApprovals(output, prompt === undefined) : undefined;
       const agent = session.kernel.createAgent(
         streamFn,
         { model: model.qualified, systemPrompt: flags.system, thinking: flags.thinking },
@@ -84,6 +84,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
           const host = extensionHostOf(session.kernel);
           // After a reload or unload the agent gets the tools the extensions registered now (between runs).
           const control = host && localControl(host, () => flags.tools && syncExtensionTools(agent, host, session.kernel.config.extension_allow_tools ?? []));
+          const { runInteractive } = await import('./_lib/interactive.js');
           return await runInteractive(agent, renderer, output, process.stdin, control, approvals);
         }
         const stream = agent.prompt(prompt);

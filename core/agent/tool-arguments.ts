@@ -1,12 +1,14 @@
 /**
  * Tool argument validation and the model-facing tool definition. A tool's
  * parameters are a zod schema (its parsed output is what execute receives)
- * or a JSON Schema validated by ajv (draft picked from `$schema`, no remote
- * references). Compiled validators are cached per schema object, weakly:
- * the shared ajv engines keep nothing.
+ * or a JSON Schema: a flat object schema is checked by core/flat-schema.ts
+ * (ajv's texts, without loading ajv), any other by ajv (draft picked from
+ * `$schema`, no remote references). Compiled validators are cached per
+ * schema object, weakly: the shared ajv engines keep nothing.
  */
 import type { Ajv, ValidateFunction } from 'ajv';
 import { z, type ZodType } from 'zod';
+import { compileFlatSchema, type SchemaViolation } from '../flat-schema.js';
 import { createAjv, describeViolations, dialectOfUri, type SchemaDialect } from '../json-schema.js';
 import type { AgentTool, JsonSchema, ToolDefinition } from './tool-types.js';
 
@@ -19,7 +21,10 @@ export function zodSchemaOf(tool: AgentTool): ZodType | undefined {
   return typeof schema.safeParse === 'function' ? (schema as ZodType) : undefined;
 }
 
-const validators = new WeakMap<object, ValidateFunction | Error>();
+/** A compiled check: the violations of a value, or null when it is valid. */
+type Check = (args: unknown) => readonly SchemaViolation[] | null;
+
+const validators = new WeakMap<object, Check | Error>();
 const definitions = new WeakMap<AgentTool, ToolDefinition>();
 const engines = new Map<SchemaDialect, Ajv>();
 
@@ -34,19 +39,28 @@ function engineFor(schema: JsonSchema): Ajv {
   return engine;
 }
 
-function compile(schema: JsonSchema): ValidateFunction | Error {
+/** ajv's validator as a Check. */
+function ajvCheck(validate: ValidateFunction): Check {
+  return (args) => (validate(args) ? null : (validate.errors as SchemaViolation[]));
+}
+
+function compileWithAjv(schema: JsonSchema): Check | Error {
+  const engine = engineFor(schema);
+  try {
+    return ajvCheck(engine.compile(schema));
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  } finally {
+    // The engines are shared by the process: ajv would otherwise keep every schema
+    // (and its $id) forever, so tool lists that change grow memory and clash on $id.
+    engine.removeSchema(schema);
+  }
+}
+
+function compile(schema: JsonSchema): Check | Error {
   let compiled = validators.get(schema);
   if (compiled === undefined) {
-    const engine = engineFor(schema);
-    try {
-      compiled = engine.compile(schema);
-    } catch (error) {
-      compiled = error instanceof Error ? error : new Error(String(error));
-    } finally {
-      // The engines are shared by the process: ajv would otherwise keep every schema
-      // (and its $id) forever, so tool lists that change grow memory and clash on $id.
-      engine.removeSchema(schema);
-    }
+    compiled = compileFlatSchema(schema) ?? compileWithAjv(schema);
     validators.set(schema, compiled);
   }
   return compiled;
@@ -62,10 +76,11 @@ export function checkToolArguments(tool: AgentTool, args: unknown): ArgumentChec
     const more = issues.length > 8 ? `; and ${issues.length - 8} more problems` : '';
     return { ok: false, error: issues.slice(0, 8).join('; ') + more };
   }
-  const validate = compile(tool.parameters as JsonSchema);
-  if (validate instanceof Error) return { ok: false, error: `the tool's parameter schema is invalid: ${validate.message}` };
-  if (validate(args)) return { ok: true, args: args as Record<string, unknown> };
-  return { ok: false, error: describeViolations(validate.errors) };
+  const check = compile(tool.parameters as JsonSchema);
+  if (check instanceof Error) return { ok: false, error: `the tool's parameter schema is invalid: ${check.message}` };
+  const violations = check(args);
+  if (violations === null) return { ok: true, args: args as Record<string, unknown> };
+  return { ok: false, error: describeViolations(violations) };
 }
 
 /** What the model is told about a tool (cached per tool object). */

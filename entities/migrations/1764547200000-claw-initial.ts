@@ -16,6 +16,7 @@ import { ClawRuns1765400000000 } from './1765400000000-claw-runs.js';
 import { ClawTodos1765500000000 } from './1765500000000-claw-todos.js';
 import { ClawApprovals1765600000000 } from './1765600000000-claw-approvals.js';
 import { ClawGoals1765700000000 } from './1765700000000-claw-goals.js';
+import { ClawApprovalRules1766200000000 } from './1766200000000-claw-approval-rules.js';
 
 const groupName = (name = 'group_name'): TableColumnOptions => ({ name, type: 'varchar', length: '64' });
 const uuid = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'varchar', length: '36', isNullable: nullable });
@@ -184,4 +185,5 @@ export const CLAW_MIGRATIONS = [
   ClawTodos1765500000000,
   ClawApprovals1765600000000,
   ClawGoals1765700000000,
+  ClawApprovalRules1766200000000,
 ];

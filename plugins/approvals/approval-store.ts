@@ -6,6 +6,7 @@
  */
 import { ErrorCodes, XdogError, type ApprovalAnswer } from '../../core/index.js';
 import type { SessionStore, Sql } from '../sessions/index.js';
+import type { LearnedRule } from './policy.js';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'edited' | 'expired';
 
@@ -134,7 +135,15 @@ export function waitingApprovals(store: SessionStore, sessionId: string): Promis
  * Answers a pending approval. Exactly one answer wins: a second (or one
  * after expiry) is refused with CONFLICT naming what won, who and when.
  */
-export async function answerApproval(store: SessionStore, id: number, answer: ApprovalAnswer | { action: 'expire'; reason: string }, by: string, now: number): Promise<ApprovalRecord> {
+export async function answerApproval(
+  store: SessionStore,
+  id: number,
+  answer: ApprovalAnswer | { action: 'expire'; reason: string },
+  by: string,
+  now: number,
+  /** "Always allow": rules stored with the answer, in its transaction, only if this answer wins. */
+  learned: readonly LearnedRule[] = [],
+): Promise<ApprovalRecord> {
   const status: ApprovalStatus = answer.action === 'approve' ? 'approved' : answer.action === 'edit' ? 'edited' : answer.action === 'deny' ? 'denied' : 'expired';
   const text = answer.action === 'edit' ? JSON.stringify(answer.args) : answer.action === 'approve' ? null : answer.reason;
   const won = await store.withTransaction(async (sql) => {
@@ -145,7 +154,9 @@ export async function answerApproval(store: SessionStore, id: number, answer: Ap
       now,
       id,
     });
-    return { changed, record: await one(sql, id) };
+    const record = await one(sql, id);
+    if (changed === 1 && record) for (const rule of learned) await insertLearnedRule(sql, record, rule, by, now);
+    return { changed, record };
   });
   if (!won.record) throw new XdogError(ErrorCodes.NOT_FOUND, `there is no approval ${id}`, { hint: 'list them with `xdog claw approvals list`' });
   if (won.changed === 0) {
@@ -166,4 +177,65 @@ export async function claimApproval(sql: Sql, id: number): Promise<boolean> {
 /** Claims it in a transaction of its own. */
 export function claimApprovalNow(store: SessionStore, id: number): Promise<boolean> {
   return store.withTransaction((sql) => claimApproval(sql, id));
+}
+
+/** A learned ("always allow") rule as clients see it. */
+export interface LearnedRuleRecord extends LearnedRule {
+  id: number;
+  group: string;
+  /** The approval it was added from. */
+  approvalId: number;
+  createdBy: string;
+  createdAt: number;
+}
+
+interface RuleRow {
+  id: number | string;
+  group_name: string;
+  tool_name: string;
+  argv: string | null;
+  approval_id: number | string;
+  created_by: string;
+  created_at: number | string;
+}
+
+const RULE_COLUMNS = 'id, group_name, tool_name, argv, approval_id, created_by, created_at';
+
+function toRule(row: RuleRow): LearnedRuleRecord {
+  return {
+    id: Number(row.id),
+    group: row.group_name,
+    tool: row.tool_name,
+    ...(row.argv === null ? {} : { argv: JSON.parse(row.argv) as string[] }),
+    approvalId: Number(row.approval_id),
+    createdBy: row.created_by,
+    createdAt: Number(row.created_at),
+  };
+}
+
+async function insertLearnedRule(sql: Sql, approval: ApprovalRecord, rule: LearnedRule, by: string, now: number): Promise<void> {
+  await sql.run('INSERT INTO claw_approval_rules (group_name, tool_name, argv, approval_id, created_by, created_at) VALUES (:group, :tool, :argv, :approval, :by, :now)', {
+    group: approval.group,
+    tool: rule.tool,
+    argv: rule.argv ? JSON.stringify(rule.argv) : null,
+    approval: approval.id,
+    by,
+    now,
+  });
+}
+
+/** A group's learned rules, oldest first. */
+export function listLearnedRules(store: SessionStore, group: string, limit: number): Promise<LearnedRuleRecord[]> {
+  return store.withRead(async (sql) => (await sql.all<RuleRow>(`SELECT ${RULE_COLUMNS} FROM claw_approval_rules WHERE group_name = :group ORDER BY id LIMIT ${Math.floor(limit)}`, { group })).map(toRule));
+}
+
+/** Removes a learned rule; NOT_FOUND when there is none by that id. */
+export async function forgetLearnedRule(store: SessionStore, id: number): Promise<LearnedRuleRecord> {
+  const removed = await store.withTransaction(async (sql) => {
+    const [row] = await sql.all<RuleRow>(`SELECT ${RULE_COLUMNS} FROM claw_approval_rules WHERE id = :id`, { id });
+    if (row) await sql.run('DELETE FROM claw_approval_rules WHERE id = :id', { id });
+    return row;
+  });
+  if (!removed) throw new XdogError(ErrorCodes.NOT_FOUND, `there is no always-allow rule ${id}`, { hint: 'list them with `xdog claw approvals rules`' });
+  return toRule(removed);
 }

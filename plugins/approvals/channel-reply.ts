@@ -7,7 +7,7 @@
 import { ErrorCodes, XdogError, describeError, type ApprovalAnswer } from '../../core/index.js';
 import type { GatewayHost } from '../claw-gateway/index.js';
 import { answerApproval, getApproval } from './approval-store.js';
-import { ApprovalNotifications } from './claw-broker.js';
+import type { LearnedRule } from './policy.js';
 
 export interface ApprovalReply {
   id: number;
@@ -23,11 +23,13 @@ export function parseApprovalReply(text: string): ApprovalReply | undefined {
   return { id, answer: { action: 'deny', reason: match[3] ?? 'denied from the chat' } };
 }
 
-/** Answers in the store (compare-and-set) and tells subscribers; a stored answer is published like any client's. */
-export async function answerAndPublish(host: GatewayHost, id: number, answer: ApprovalAnswer, by: string) {
-  const record = await answerApproval(host.store, id, answer, by, host.clock.now());
-  host.publish(record.group, record.sessionId, ApprovalNotifications.resolved, { group: record.group, approval: record });
-  return record;
+/**
+ * Answers in the store (compare-and-set). Subscribers hear of it from the
+ * run that waits for the row (claw-broker.ts), on the group's owner, so an
+ * answer taken by any worker is published once, to the clients of all.
+ */
+export function answerStored(host: GatewayHost, id: number, answer: ApprovalAnswer, by: string, learned?: readonly LearnedRule[]) {
+  return answerApproval(host.store, id, answer, by, host.clock.now(), learned);
 }
 
 /** Answers `reply` for `group` as `by`; returns the text to send back. */
@@ -35,7 +37,7 @@ export async function answerFromChannel(host: GatewayHost, group: string, reply:
   try {
     const record = await getApproval(host.store, reply.id);
     if (record.group !== group) return `approval ${reply.id} belongs to another group; answer it there`;
-    const answered = await answerAndPublish(host, reply.id, reply.answer, by);
+    const answered = await answerStored(host, reply.id, reply.answer, by);
     return `approval ${answered.id} (${answered.toolName}): ${answered.status}`;
   } catch (error) {
     if (XdogError.is(error, ErrorCodes.CONFLICT) || XdogError.is(error, ErrorCodes.NOT_FOUND)) return error.message;

@@ -7,6 +7,11 @@
  * needed), or expires. The answer is taken by claiming the call
  * (compare-and-set), so it runs at most once. When the gateway stops under a
  * waiting run the row stays pending; a client's abort denies it.
+ *
+ * The run that claims the answer publishes `approval.resolved`, whichever
+ * worker took the answer: it runs on the group's owner, whose notifications
+ * reach the clients of every worker (relay.ts), so each client hears of an
+ * answer exactly once.
  */
 import { ErrorCodes, XdogError, type ApprovalAnswer, type ApprovalBroker, type ApprovalRequest, type Clock } from '../../core/index.js';
 import type { SessionStore } from '../sessions/index.js';
@@ -42,7 +47,15 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export class ClawApprovalBroker implements ApprovalBroker {
+  readonly #requested = new Set<(record: ApprovalRecord) => void>();
+
   constructor(private readonly options: ClawBrokerOptions) {}
+
+  /** Calls `listener` with each approval asked from now on (a channel sends its conversation the card); returns the unsubscribe. */
+  onRequested(listener: (record: ApprovalRecord) => void): () => void {
+    this.#requested.add(listener);
+    return () => this.#requested.delete(listener);
+  }
 
   async request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const { store, group, clock, expireMinutes, sessionKey } = this.options;
@@ -60,7 +73,10 @@ export class ClawApprovalBroker implements ApprovalBroker {
       now,
       expiresAt: now + expireMinutes * 60_000,
     });
-    if (record.status === 'pending') this.options.publish(sessionId, ApprovalNotifications.requested, { group, approval: record });
+    if (record.status === 'pending') {
+      this.options.publish(sessionId, ApprovalNotifications.requested, { group, approval: record });
+      for (const listener of this.#requested) listener(record);
+    }
     return this.#wait(record, signal);
   }
 
@@ -70,10 +86,14 @@ export class ClawApprovalBroker implements ApprovalBroker {
       const current = await getApproval(store, first.id);
       if (current.status !== 'pending') {
         if (!(await claimApprovalNow(store, current.id))) throw new XdogError(ErrorCodes.CONFLICT, `approval ${current.id}: its call was already taken by another run, so it is not run again`);
+        this.#published(current);
         return answerOf(current)!;
       }
       if (signal.aborted) {
-        if (!this.options.ending()) await this.#resolve(current.id, { action: 'deny', reason: 'the run was aborted before anyone answered' });
+        if (!this.options.ending()) {
+          const denied = await this.#resolve(current.id, { action: 'deny', reason: 'the run was aborted before anyone answered' });
+          if (denied) this.#published(denied);
+        }
         throw new XdogError(ErrorCodes.ABORTED, 'the run was aborted while it waited for an approval');
       }
       if (clock.now() >= current.expiresAt) {
@@ -84,13 +104,17 @@ export class ClawApprovalBroker implements ApprovalBroker {
     }
   }
 
-  /** The gateway's own answer (expiry, abort); a client's answer that got there first stands. */
-  async #resolve(id: number, answer: { action: 'expire'; reason: string } | { action: 'deny'; reason: string }): Promise<void> {
+  #published(record: ApprovalRecord): void {
+    this.options.publish(record.sessionId, ApprovalNotifications.resolved, { group: record.group, approval: record });
+  }
+
+  /** The gateway's own answer (expiry, abort); undefined when a client's answer got there first (it stands). */
+  async #resolve(id: number, answer: { action: 'expire'; reason: string } | { action: 'deny'; reason: string }): Promise<ApprovalRecord | undefined> {
     try {
-      const record = await answerApproval(this.options.store, id, answer, 'gateway', this.options.clock.now());
-      this.options.publish(record.sessionId, ApprovalNotifications.resolved, { group: record.group, approval: record });
+      return await answerApproval(this.options.store, id, answer, 'gateway', this.options.clock.now());
     } catch (error) {
       if (!XdogError.is(error, ErrorCodes.CONFLICT)) throw error;
+      return undefined;
     }
   }
 }

@@ -7,17 +7,17 @@
  */
 import { APPROVAL_STAGE, describeError, tapHook, type AgentHooks, type ApprovalsConfig, type BeforeToolCallContext, type BeforeToolCallResult, type Disposer } from '../../core/index.js';
 import { isLocalReadOnlyTool } from '../tools/index.js';
-import { judgeToolCall } from './policy.js';
+import { judgeToolCall, type LearnedRules } from './policy.js';
 
-/** Taps the gate into one agent's hooks; `policy()` gives the policy in effect for each call. */
-export function tapApprovalGate(hooks: AgentHooks, policy: () => ApprovalsConfig): Disposer {
+/** Taps the gate into one agent's hooks; `policy()` gives the policy in effect for each call, `learned` the rules a person added. */
+export function tapApprovalGate(hooks: AgentHooks, policy: () => ApprovalsConfig, learned?: LearnedRules): Disposer {
   return tapHook(
     hooks.beforeToolCall,
     'approvals:policy',
     async (context: BeforeToolCallContext): Promise<BeforeToolCallResult | undefined> => {
       let decision;
       try {
-        decision = await judgeToolCall(policy(), { tool: context.tool.name, args: context.args, readOnly: !context.remote && isLocalReadOnlyTool(context.tool) });
+        decision = await judgeToolCall(policy(), { tool: context.tool.name, args: context.args, readOnly: !context.remote && isLocalReadOnlyTool(context.tool) }, learned);
       } catch (error) {
         return { ask: true, reason: `the approval rules could not be applied (${describeError(error)})` };
       }

@@ -9,9 +9,10 @@ import { ContainerModule, definePlugin, type ApprovalsConfig, type Kernel } from
 import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
 import { createApprovalsService } from './service.js';
 import { tapApprovalGate } from './gate.js';
+import { learnedRulesOf } from './learned-rules.js';
 
 export { tapApprovalGate } from './gate.js';
-export { judgeToolCall, globMatches, type ApprovalDecision, type JudgedCall } from './policy.js';
+export { judgeToolCall, alwaysAllowRules, globMatches, type ApprovalDecision, type JudgedCall, type LearnedRule } from './policy.js';
 export { analyzeShell, preloadShellParser, type ShellAnalysis, type ShellCommand } from './shell.js';
 
 /** The policy for the agents of `kernel`: its claw group's, else the top-level one. */
@@ -21,9 +22,9 @@ export function approvalsPolicyOf(kernel: Kernel): ApprovalsConfig | undefined {
 }
 
 export { createApprovalsService } from './service.js';
-export { ApprovalNotifications } from './claw-broker.js';
+export { ApprovalNotifications, ClawApprovalBroker } from './claw-broker.js';
 export { answerFromChannel, parseApprovalReply, type ApprovalReply } from './channel-reply.js';
-export type { ApprovalRecord, ApprovalStatus } from './approval-store.js';
+export type { ApprovalRecord, ApprovalStatus, LearnedRuleRecord } from './approval-store.js';
 
 export default definePlugin({
   name: 'approvals',
@@ -33,6 +34,7 @@ export default definePlugin({
   apply(kernel: Kernel) {
     const policy = approvalsPolicyOf(kernel);
     if (!policy) return;
-    kernel.hooks.agentCreated.tap('approvals', (agent) => void tapApprovalGate(agent.hooks, () => policy));
+    const learned = learnedRulesOf(kernel);
+    kernel.hooks.agentCreated.tap('approvals', (agent) => void tapApprovalGate(agent.hooks, () => policy, learned));
   },
 });

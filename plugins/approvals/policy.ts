@@ -6,6 +6,10 @@
  * prefix: only a rule for the whole tool (no `command`) or a deny reaches
  * it, else it is asked. Across the commands of one line, deny beats ask
  * beats allow. Mode `never` asks nobody: what would be asked is denied.
+ * Rules a person learned ("always allow", stored per group) are judged only
+ * where the config's rules left the call to the mode's default of asking:
+ * they never override a configured rule, and a bash one allows exactly one
+ * command (every word equal), never a prefix of a longer one.
  */
 import type { ApprovalMode, ApprovalRule, ApprovalsConfig } from '../../core/index.js';
 import { analyzeShell, type ShellCommand } from './shell.js';
@@ -22,6 +26,24 @@ export interface JudgedCall {
 }
 
 type Action = 'allow' | 'deny' | 'ask';
+
+/** A rule a person added with "always allow": a whole tool, or for bash one exact command. */
+export interface LearnedRule {
+  tool: string;
+  /** bash only: the command's words, all of which must be equal. */
+  argv?: readonly string[];
+}
+
+/** The learned rules in effect, read only when the config's rules would ask. */
+export type LearnedRules = () => Promise<readonly LearnedRule[]>;
+
+function sameArgv(rule: LearnedRule, argv: readonly string[]): boolean {
+  return rule.argv !== undefined && rule.argv.length === argv.length && rule.argv.every((word, index) => word === argv[index]);
+}
+
+function learnedAllows(learned: readonly LearnedRule[], tool: string, argv?: readonly string[]): boolean {
+  return learned.some((rule) => rule.tool === tool && (argv === undefined ? rule.argv === undefined : sameArgv(rule, argv)));
+}
 
 function actionOf(rule: ApprovalRule): { action: Action; tool: string } {
   if (rule.deny !== undefined) return { action: 'deny', tool: rule.deny };
@@ -98,10 +120,12 @@ function ruleText(rule: ApprovalRule): string {
 interface Verdict {
   action: Action;
   reason: string;
+  /** Set when no configured rule decided (the mode's default did): the only verdicts a learned rule may change. */
+  byDefault?: true;
 }
 
 /** The verdict of the rules and mode on one bash command. */
-function judgeCommand(command: ShellCommand, rules: readonly ApprovalRule[], mode: ApprovalMode, call: JudgedCall): Verdict {
+function judgeCommand(command: ShellCommand, rules: readonly ApprovalRule[], mode: ApprovalMode, call: JudgedCall, learned: readonly LearnedRule[] = []): Verdict {
   const shown = command.argv.length ? `"${command.argv.join(' ')}"` : 'a command';
   for (const rule of rules) {
     const { action, tool } = actionOf(rule);
@@ -114,38 +138,78 @@ function judgeCommand(command: ShellCommand, rules: readonly ApprovalRule[], mod
     return { action, reason: rule.reason ?? `${shown} matches the ${ruleText(rule)}` };
   }
   if (command.uncertain) return { action: 'ask', reason: `${shown} cannot be checked by the rules: ${command.uncertain}` };
+  if (learnedAllows(learned, 'bash', command.argv)) return { action: 'allow', reason: `${shown} was always allowed from an approval` };
   const action = defaultAction(mode, call);
-  return { action, reason: `${shown} is not covered by a rule (approvals.mode is ${mode})` };
+  return { action, reason: `${shown} is not covered by a rule (approvals.mode is ${mode})`, byDefault: true };
 }
 
-/** Judges a call against the `approvals` config. */
-export async function judgeToolCall(config: ApprovalsConfig, call: JudgedCall): Promise<ApprovalDecision> {
+/** Judges a call against the `approvals` config, then (only where it would ask) against the learned rules. */
+export async function judgeToolCall(config: ApprovalsConfig, call: JudgedCall, learned?: LearnedRules): Promise<ApprovalDecision> {
   const mode = config.mode ?? 'mutating';
   const rules = config.rules ?? [];
-  const decision = call.tool === 'bash' ? await judgeBash(rules, mode, call) : judgeTool(rules, mode, call);
+  const judge = (known: readonly LearnedRule[]) => (call.tool === 'bash' ? judgeBash(rules, mode, call, known) : Promise.resolve(judgeTool(rules, mode, call, known)));
+  let decision = await judge([]);
+  if (decision.action === 'ask' && learned) {
+    const known = await learned();
+    if (known.length) decision = await judge(known);
+  }
   if (decision.action === 'ask' && mode === 'never') return { action: 'deny', reason: `it would need approval and approvals.mode is never: ${decision.reason}` };
   return decision;
 }
 
-function judgeTool(rules: readonly ApprovalRule[], mode: ApprovalMode, call: JudgedCall): ApprovalDecision {
+function judgeTool(rules: readonly ApprovalRule[], mode: ApprovalMode, call: JudgedCall, learned: readonly LearnedRule[] = []): ApprovalDecision {
+  return decide(toolVerdict(rules, mode, call, learned));
+}
+
+function toolVerdict(rules: readonly ApprovalRule[], mode: ApprovalMode, call: JudgedCall, learned: readonly LearnedRule[]): Verdict {
   for (const rule of rules) {
     const { action, tool } = actionOf(rule);
     if (!globMatches(tool, call.tool) || (rule.args && !argsMatch(rule.args, call.args))) continue;
-    return decide({ action, reason: rule.reason ?? `"${call.tool}" matches the ${ruleText(rule)}` });
+    return { action, reason: rule.reason ?? `"${call.tool}" matches the ${ruleText(rule)}` };
   }
-  const action = defaultAction(mode, call);
-  return decide({ action, reason: `"${call.tool}" is not covered by a rule (approvals.mode is ${mode})` });
+  if (learnedAllows(learned, call.tool)) return { action: 'allow', reason: `"${call.tool}" was always allowed from an approval` };
+  return { action: defaultAction(mode, call), reason: `"${call.tool}" is not covered by a rule (approvals.mode is ${mode})`, byDefault: true };
+}
+
+/**
+ * The learned rules that would let `call` run without asking from now on:
+ * the tool itself, or for bash each asked command exactly. Refused (with the
+ * reason) when a configured rule asks or denies it, or a command cannot be
+ * read for certain: "always allow" only replaces the mode's default.
+ */
+export async function alwaysAllowRules(config: ApprovalsConfig, call: JudgedCall): Promise<{ rules: LearnedRule[] } | { refused: string }> {
+  const mode = config.mode ?? 'mutating';
+  if (mode === 'never') return { refused: 'approvals.mode is never: nothing is asked, so nothing can be always allowed' };
+  const rules = config.rules ?? [];
+  const refusal = (verdict: Verdict) => ({ refused: `${verdict.reason}; approve it once, or change approvals.rules in the config` });
+  if (call.tool !== 'bash') {
+    const verdict = toolVerdict(rules, mode, call, []);
+    if (verdict.action === 'allow') return { rules: [] };
+    return verdict.byDefault ? { rules: [{ tool: call.tool }] } : refusal(verdict);
+  }
+  const line = call.args.command;
+  if (typeof line !== 'string') return { refused: 'the bash call has no command string' };
+  const analysis = await analyzeShell(line);
+  if (analysis.unparseable) return { refused: `the command line cannot be read for certain (${analysis.unparseable}); approve it once instead` };
+  const learned: LearnedRule[] = [];
+  for (const command of analysis.commands) {
+    const verdict = judgeCommand(command, rules, mode, call);
+    if (verdict.action === 'allow') continue;
+    if (!verdict.byDefault) return refusal(verdict);
+    learned.push({ tool: 'bash', argv: [...command.argv] });
+  }
+  return { rules: learned };
 }
 
 function decide(verdict: Verdict): ApprovalDecision {
   return verdict.action === 'allow' ? { action: 'allow' } : { action: verdict.action, reason: verdict.reason };
 }
 
-async function judgeBash(rules: readonly ApprovalRule[], mode: ApprovalMode, call: JudgedCall): Promise<ApprovalDecision> {
+async function judgeBash(rules: readonly ApprovalRule[], mode: ApprovalMode, call: JudgedCall, learned: readonly LearnedRule[] = []): Promise<ApprovalDecision> {
   const line = call.args.command;
   if (typeof line !== 'string') return { action: 'ask', reason: 'the bash call has no command string' };
   const analysis = await analyzeShell(line);
-  const verdicts: Verdict[] = analysis.commands.map((command) => judgeCommand(command, rules, mode, call));
+  const verdicts: Verdict[] = analysis.commands.map((command) => judgeCommand(command, rules, mode, call, learned));
   if (analysis.unparseable) {
     // Only a rule for the whole tool can speak for a line nobody can read.
     verdicts.push(judgeCommand({ argv: [], uncertain: analysis.unparseable }, rules.filter((rule) => rule.command === undefined), mode, call));

@@ -10,9 +10,12 @@
  */
 import { ApprovalBrokerToken, ErrorCodes, LIMITS, ToolContribution, XdogError, checkToolArguments, describeError, z, type ApprovalAnswer } from '../../core/index.js';
 import { CLAW_SESSION_TOOL_CTX, followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
-import { getApproval, listApprovals, waitingApprovals, type ApprovalRecord } from './approval-store.js';
-import { answerAndPublish } from './channel-reply.js';
+import { isLocalReadOnlyTool } from '../tools/index.js';
+import { forgetLearnedRule, getApproval, listApprovals, listLearnedRules, waitingApprovals, type ApprovalRecord } from './approval-store.js';
+import { answerStored } from './channel-reply.js';
 import { ClawApprovalBroker } from './claw-broker.js';
+import { LearnedRulesToken } from './learned-rules.js';
+import { alwaysAllowRules, type LearnedRule } from './policy.js';
 
 const DEFAULT_EXPIRE_MINUTES = 60;
 const By = z.string().min(1).max(200).optional();
@@ -30,7 +33,23 @@ export function createApprovalsService(): GatewayService {
     return host;
   };
 
-  const answer = (id: number, given: ApprovalAnswer, by: string | undefined): Promise<ApprovalRecord> => answerAndPublish(started(), id, given, byOf(by));
+  const answer = (id: number, given: ApprovalAnswer, by: string | undefined, learned?: readonly LearnedRule[]): Promise<ApprovalRecord> => answerStored(started(), id, given, byOf(by), learned);
+
+  /** The rules "always allow" adds for approval `id`; refused (nothing answered) when the policy would not let them stand. */
+  const alwaysRules = async (id: number): Promise<LearnedRule[]> => {
+    const gateway = started();
+    const record = await getApproval(gateway.store, id);
+    const policy = gateway.kernel.config.claw?.groups?.[record.group]?.approvals;
+    if (!policy) throw new XdogError(ErrorCodes.INVALID_STATE, `group ${record.group} has no approvals section any more`, { hint: 'approve it once instead' });
+    const tool = gateway.kernel.getAll(ToolContribution).find((candidate) => candidate.name === record.toolName);
+    const outcome = await alwaysAllowRules(policy, { tool: record.toolName, args: record.args, readOnly: tool !== undefined && isLocalReadOnlyTool(tool) });
+    if ('refused' in outcome) throw new XdogError(ErrorCodes.INVALID_STATE, `approval ${id} cannot be always allowed: ${outcome.refused}`, { hint: 'nothing was answered' });
+    const kept = (await listLearnedRules(gateway.store, record.group, LIMITS.approvalLearnedRules + 1)).length;
+    if (kept + outcome.rules.length > LIMITS.approvalLearnedRules) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `group ${record.group} already keeps ${kept} always-allow rules (at most ${LIMITS.approvalLearnedRules})`, { hint: 'nothing was answered; remove some with `xdog claw approvals forget RULE`' });
+    }
+    return outcome.rules;
+  };
 
   /** Edited arguments must fit the tool's schema before they are stored (the owner checks them again before the call runs). */
   const checkEdit = async (id: number, args: Record<string, unknown>): Promise<void> => {
@@ -57,6 +76,9 @@ export function createApprovalsService(): GatewayService {
     const container = group.kernel.container;
     if (container.isBound(ApprovalBrokerToken)) await container.unbind(ApprovalBrokerToken);
     container.bind(ApprovalBrokerToken).toConstantValue(broker);
+    // Read from the store each time the config would ask (rare): a rule added or forgotten through any worker counts at once.
+    if (container.isBound(LearnedRulesToken)) await container.unbind(LearnedRulesToken);
+    container.bind(LearnedRulesToken).toConstantValue(() => listLearnedRules(gateway.store, group.name, LIMITS.approvalLearnedRules));
     const sessionId = group.activeSessionId;
     if (!sessionId) return;
     const waiting = await waitingApprovals(gateway.store, sessionId);
@@ -75,7 +97,16 @@ export function createApprovalsService(): GatewayService {
         return { approvals: await listApprovals(gateway.store, { ...(group ? { group } : {}), pendingOnly: params.all !== true, limit: LIMITS.approvalsListed }) };
       }),
       'approvals.show': gatewayMethod(z.object({ id: Id }).strict(), async (params) => ({ approval: await getApproval(started().store, params.id) })),
-      'approvals.approve': gatewayMethod(z.object({ id: Id, by: By }).strict(), async (params) => ({ approval: await answer(params.id, { action: 'approve' }, params.by) })),
+      'approvals.approve': gatewayMethod(z.object({ id: Id, by: By, always: z.boolean().optional() }).strict(), async (params) => {
+        const learned = params.always ? await alwaysRules(params.id) : undefined;
+        const approval = await answer(params.id, { action: 'approve' }, params.by, learned);
+        return { approval, ...(learned ? { rules: (await listLearnedRules(started().store, approval.group, LIMITS.approvalLearnedRules)).filter((rule) => rule.approvalId === approval.id) } : {}) };
+      }),
+      'approvals.rules': gatewayMethod(z.object({ group: z.string().optional() }).strict(), async (params) => {
+        const gateway = started();
+        return { rules: await listLearnedRules(gateway.store, gateway.group(params.group).name, LIMITS.approvalLearnedRules) };
+      }),
+      'approvals.forget': gatewayMethod(z.object({ rule: Id }).strict(), async (params) => ({ rule: await forgetLearnedRule(started().store, params.rule) })),
       'approvals.deny': gatewayMethod(z.object({ id: Id, reason: z.string().min(1).max(LIMITS.approvalReasonBytes), by: By }).strict(), async (params) => ({
         approval: await answer(params.id, { action: 'deny', reason: params.reason }, params.by),
       })),

@@ -48,6 +48,19 @@ export interface SendContext {
   inReplyTo?: string;
 }
 
+/** A tool call of the conversation's run that waits for a person (docs/approvals.md), as a channel shows it. */
+export interface ApprovalCard {
+  id: number;
+  tool: string;
+  args: Record<string, unknown>;
+  /** Why the policy asked. */
+  reason: string;
+  /** Epoch ms after which it is denied with "no answer in N minutes". */
+  expiresAt: number;
+  /** The chat replies that answer it. */
+  replies: { approve: string; deny: string };
+}
+
 /** A running channel: its transport, started and stopped by the channels service. */
 export interface ChannelTransport {
   /** The longest text one `send` takes; longer replies are chunked before they reach `send`. */
@@ -62,6 +75,8 @@ export interface ChannelTransport {
   send(to: string, text: string, context: SendContext): Promise<void>;
   /** Turns the typing indicator on or off, where the transport has one. */
   typing?(to: string, on: boolean): Promise<void>;
+  /** Sends an approval request as structured data, where the transport has a form for it; without this, its text goes through `send`. */
+  sendApproval?(to: string, card: ApprovalCard, context: SendContext): Promise<void>;
   /** Facts for `xdog claw channels status` (an address, a connection state); never secrets. */
   describe?(): Record<string, unknown>;
 }

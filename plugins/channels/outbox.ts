@@ -6,7 +6,7 @@
  */
 import { describeError } from '../../core/index.js';
 import { chunkText } from './chunk.js';
-import type { ChannelTransport, SendContext } from './contract.js';
+import type { ApprovalCard, ChannelTransport, SendContext } from './contract.js';
 
 export interface OutboxCounters {
   sent: number;
@@ -47,18 +47,27 @@ export class Outbox {
 
   /** Queues one reply (chunked) behind the ones before it. */
   send(text: string): void {
-    for (const chunk of chunkText(text, this.#transport.maxMessageChars)) {
-      this.#enqueue(async () => {
-        try {
-          await this.#transport.send(this.#to, chunk, this.#context);
-          this.#counters.sent++;
-        } catch (error) {
-          this.#counters.failed++;
-          this.#onSendFailed?.(error);
-          this.#log(`a reply to ${this.#to} failed and is not retried: ${describeError(error)}`);
-        }
-      });
-    }
+    for (const chunk of chunkText(text, this.#transport.maxMessageChars)) this.#enqueueSend(() => this.#transport.send(this.#to, chunk, this.#context));
+  }
+
+  /** Queues an approval request: structured where the transport has a form for it, else as `text`. */
+  sendApproval(card: ApprovalCard, text: string): void {
+    const structured = this.#transport.sendApproval?.bind(this.#transport);
+    if (!structured) return this.send(text);
+    this.#enqueueSend(() => structured(this.#to, card, this.#context));
+  }
+
+  #enqueueSend(sendOne: () => Promise<void>): void {
+    this.#enqueue(async () => {
+      try {
+        await sendOne();
+        this.#counters.sent++;
+      } catch (error) {
+        this.#counters.failed++;
+        this.#onSendFailed?.(error);
+        this.#log(`a reply to ${this.#to} failed and is not retried: ${describeError(error)}`);
+      }
+    });
   }
 
   /** Waits for the queued sends, then turns typing off. */

@@ -9,7 +9,7 @@
  * message delivered again (a webhook retry, a poll replayed after a crash)
  * never answered twice. The turn itself is `dispatchToGroup` (dispatch.ts).
  */
-import { ErrorCodes, LIMITS, XdogError, contributingPackageOf, contributorOf, describeError, utf8Bytes, withArticle, type ClawChannelConfig } from '../../core/index.js';
+import { ApprovalBrokerToken, ErrorCodes, LIMITS, XdogError, contributingPackageOf, contributorOf, describeError, utf8Bytes, withArticle, type ClawChannelConfig } from '../../core/index.js';
 import type { GatewayHost, GroupJobs } from '../claw-gateway/index.js';
 import type { ChannelTransport, ChannelType, InboundMessage, OfferResult } from './contract.js';
 import { channelInputKey, dispatchToGroup } from './dispatch.js';
@@ -17,7 +17,8 @@ import { ChannelInbox } from './inbox.js';
 import { Outbox } from './outbox.js';
 import { replyTextOf } from './reply.js';
 import { storedChannelState } from './state.js';
-import { answerFromChannel, parseApprovalReply } from '../approvals/index.js';
+import { ClawApprovalBroker, answerFromChannel, parseApprovalReply } from '../approvals/index.js';
+import { approvalCardOf, approvalCardText } from './approval-card.js';
 
 /** The group job type of a channel turn. */
 export const CHANNEL_TURN_JOB = 'channel.turn';
@@ -262,6 +263,16 @@ export class ChannelRunner {
     const runtime = this.#host.group(this.#config.group);
     const outbox = new Outbox({ transport: this.#transport!, to: message.replyTo, context: { inReplyTo: message.id }, signal: this.#stop.signal, counters: this.#counters, log: (line) => this.#log(line) });
     outbox.startTyping();
+    // One run at a time per group: an approval asked while this turn runs is this conversation's, so it gets the card.
+    const container = runtime.kernel.container;
+    const broker = container.isBound(ApprovalBrokerToken) ? container.get(ApprovalBrokerToken) : undefined;
+    const unlisten =
+      broker instanceof ClawApprovalBroker
+        ? broker.onRequested((record) => {
+            const card = approvalCardOf(record);
+            outbox.sendApproval(card, approvalCardText(card));
+          })
+        : undefined;
     try {
       let replies = 0;
       let settle!: (outcome: { status: string; errorMessage?: string }) => void;
@@ -286,6 +297,7 @@ export class ChannelRunner {
       if (outcome.status !== 'completed') this.#log(`message ${message.id} from ${message.sender}: the run ended ${outcome.status}${outcome.errorMessage ? `: ${outcome.errorMessage}` : ''} after ${replies} repl${replies === 1 ? 'y' : 'ies'}`);
       this.#counters.answered++;
     } finally {
+      unlisten?.();
       await outbox.close();
     }
   }

@@ -152,6 +152,13 @@ export const webhookChannel = defineChannelType('webhook', WebhookSettingsSchema
     },
     send: (to, text, sendContext) => post({ type: 'message', to, text, ...(sendContext.inReplyTo ? { in_reply_to: sendContext.inReplyTo } : {}) }),
     typing: (to, on) => post({ type: 'typing', to, on }),
+    sendApproval: (to, card, sendContext) =>
+      post({
+        type: 'approval',
+        to,
+        approval: { id: card.id, tool: card.tool, args: card.args, reason: card.reason, expires_at: new Date(card.expiresAt).toISOString(), replies: card.replies },
+        ...(sendContext.inReplyTo ? { in_reply_to: sendContext.inReplyTo } : {}),
+      }),
     describe: () => ({ url: url ?? null, outbound: settings.outbound_url }),
   };
 });

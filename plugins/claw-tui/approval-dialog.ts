@@ -1,7 +1,9 @@
 /**
  * The approval dialog: a tool call waiting for a person, over the chat. The
- * full arguments are shown (↑↓ PgUp PgDn scroll them); `a` approves, `d`
- * asks for a reason then denies, `e` edits the arguments as JSON (prefilled),
+ * full arguments are shown (↑↓ PgUp PgDn scroll them); `a` approves, `A`
+ * approves and always allows the call from now on (only after a second
+ * `y`: it changes what the group runs unasked), `d` asks for a reason then
+ * denies, `e` edits the arguments as JSON (prefilled),
  * Esc closes the dialog without answering (the call keeps waiting: any
  * client may answer it). No text cursor shows while it is open: the chat's
  * editor is not focused.
@@ -11,7 +13,7 @@ import { terminalSafe } from '../../core/terminal-text.js';
 import type { ApprovalRecord } from '../approvals/index.js';
 import { style } from './chat-view.js';
 
-export type DialogAnswer = { action: 'approve' } | { action: 'deny'; reason: string } | { action: 'edit'; args: Record<string, unknown> };
+export type DialogAnswer = { action: 'approve'; always?: true } | { action: 'deny'; reason: string } | { action: 'edit'; args: Record<string, unknown> };
 
 export interface DialogActions {
   answer(approval: ApprovalRecord, answer: DialogAnswer): void;
@@ -20,7 +22,7 @@ export interface DialogActions {
 
 export class ApprovalDialog implements Component, Focusable {
   focused = false;
-  #mode: 'choose' | 'reason' | 'edit' = 'choose';
+  #mode: 'choose' | 'reason' | 'edit' | 'always' = 'choose';
   #text = '';
   #problem = '';
   #top = 0;
@@ -36,6 +38,11 @@ export class ApprovalDialog implements Component, Focusable {
 
   handleInput(data: string): void {
     if (this.#mode === 'choose') return this.#choose(data);
+    if (this.#mode === 'always') {
+      if (data === 'y' || data === 'Y') this.actions.answer(this.approval, { action: 'approve', always: true });
+      else this.#mode = 'choose';
+      return;
+    }
     if (matchesKey(data, 'escape')) {
       this.#mode = 'choose';
       this.#problem = '';
@@ -48,6 +55,7 @@ export class ApprovalDialog implements Component, Focusable {
   #choose(data: string): void {
     const page = Math.max(1, this.height() - 8);
     if (data === 'a') this.actions.answer(this.approval, { action: 'approve' });
+    else if (data === 'A') this.#mode = 'always';
     else if (data === 'd') {
       this.#mode = 'reason';
       this.#text = '';
@@ -83,6 +91,13 @@ export class ApprovalDialog implements Component, Focusable {
     this.actions.answer(this.approval, { action: 'edit', args: args as Record<string, unknown> });
   }
 
+  /** What "always allow" would cover, as the gateway words its rule: bash the exact command, another tool any call of it. */
+  #alwaysWhat(): string {
+    const { approval } = this;
+    if (approval.toolName === 'bash' && typeof approval.args.command === 'string') return `exactly the command ${JSON.stringify(terminalSafe(approval.args.command))}`;
+    return `every call of ${terminalSafe(approval.toolName)}`;
+  }
+
   invalidate(): void {}
 
   render(width: number): string[] {
@@ -95,9 +110,11 @@ export class ApprovalDialog implements Component, Focusable {
     const body = this.#lines.slice(this.#top, this.#top + Math.max(1, this.height() - 8)).map((line) => truncateToWidth(line, width));
     const prompt =
       this.#mode === 'choose'
-        ? style.notice(truncateToWidth('a approve · d deny (with a reason) · e edit the arguments · ↑↓ PgUp PgDn scroll · Esc later', width))
-        : style.notice(truncateToWidth(`${this.#mode === 'reason' ? 'deny because' : 'run with'}: ${terminalSafe(this.#text)}`, width));
-    const foot = this.#mode === 'choose' ? [] : [style.dim(truncateToWidth('Enter sends · Esc back', width))];
+        ? style.notice(truncateToWidth('a approve · A always allow · d deny (with a reason) · e edit the arguments · ↑↓ PgUp PgDn scroll · Esc later', width))
+        : this.#mode === 'always'
+          ? style.notice(truncateToWidth(`always allow ${this.#alwaysWhat()} in group ${terminalSafe(approval.group)}, without asking again? y yes · any other key no`, width))
+          : style.notice(truncateToWidth(`${this.#mode === 'reason' ? 'deny because' : 'run with'}: ${terminalSafe(this.#text)}`, width));
+    const foot = this.#mode === 'choose' || this.#mode === 'always' ? [] : [style.dim(truncateToWidth('Enter sends · Esc back', width))];
     return [...head, ...body, '', prompt, ...foot, ...(this.#problem ? [style.notice(truncateToWidth(this.#problem, width))] : [])];
   }
 }

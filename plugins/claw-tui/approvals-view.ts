@@ -59,14 +59,18 @@ export class TuiApprovals {
     if (!connection) return;
     const by = 'tui';
     try {
-      if (answer.action === 'approve') await connection.callService('approvals.approve', { id: approval.id, by });
+      let rules = 0;
+      if (answer.action === 'approve') rules = (((await connection.callService('approvals.approve', { id: approval.id, by, ...(answer.always ? { always: true } : {}) })) as { rules?: unknown[] }).rules ?? []).length;
       else if (answer.action === 'deny') await connection.callService('approvals.deny', { id: approval.id, reason: answer.reason, by });
       else await connection.callService('approvals.edit', { id: approval.id, args: answer.args, by });
       this.#close();
       this.app.notice(`approval ${approval.id}: ${answer.action === 'approve' ? 'approved' : answer.action === 'deny' ? 'denied' : 'runs with the edited arguments'}`);
+      if (rules) this.app.notice(`${rules === 1 ? 'a rule was' : `${rules} rules were`} added: the group runs this without asking from now on (xdog claw approvals rules; forget removes one)`);
     } catch (error) {
       this.#close();
       this.app.error(error);
+      // A refused "always allow" answered nothing: the call still waits, so its dialog comes back.
+      if (answer.action === 'approve' && answer.always) this.#waiting.unshift(approval);
     }
     this.#openNext();
   }

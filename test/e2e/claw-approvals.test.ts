@@ -126,6 +126,47 @@ describeStores('claw approvals', (kind) => {
     expect(fs.readFileSync(path.join(sandbox.workspace, 'counter.txt'), 'utf8')).toBe('ran\n');
   });
 
+  it('always allow: approve --always stops asking for exactly that command, a refused one answers nothing, forget asks again', { timeout: 180_000 }, async () => {
+    const first = await ask('run echo one && touch always-ok.txt');
+    expect(first.reason).toContain('"touch always-ok.txt" is not covered by a rule');
+    const approved = claw('approve', String(first.id), '--always');
+    expect(approved.status, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(/always allowed from now on: rule \d+ +main +bash "touch always-ok.txt" \(exactly\)/);
+    await idle();
+    expect(fs.existsSync(path.join(sandbox.workspace, 'always-ok.txt'))).toBe(true);
+
+    // The same command again runs without asking anyone.
+    fs.rmSync(path.join(sandbox.workspace, 'always-ok.txt'));
+    const asked = requested.length;
+    await asker.call('prompt', { text: 'run touch always-ok.txt', idempotencyKey: randomUUID() });
+    await until(() => fs.existsSync(path.join(sandbox.workspace, 'always-ok.txt')), 'the always-allowed command to run', 60_000);
+    await idle();
+    expect(requested.length).toBe(asked);
+
+    // A longer command with the same start is still asked; one that cannot be read is refused and stays pending.
+    const longer = await ask('run touch always-ok.txt victim.txt');
+    await answerer.callService('approvals.deny', { id: longer.id, reason: 'not that one', by: 'bob' });
+    await idle();
+    const computed = await ask('run touch $(whoami).txt');
+    const refused = claw('approve', String(computed.id), '--always');
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain(`approval ${computed.id} cannot be always allowed`);
+    expect(refused.stderr).toContain('nothing was answered');
+    expect(JSON.parse(claw('show', String(computed.id), '--json').stdout).approval.status).toBe('pending');
+    await answerer.callService('approvals.deny', { id: computed.id, reason: 'no', by: 'bob' });
+    await idle();
+
+    // The rule is listed; forgotten, the command is asked again.
+    const rules = JSON.parse(claw('rules', '--json').stdout).rules as Array<{ id: number; tool: string; argv: string[]; approvalId: number }>;
+    expect(rules).toEqual([expect.objectContaining({ tool: 'bash', argv: ['touch', 'always-ok.txt'], approvalId: first.id })]);
+    const forgot = claw('forget', String(rules[0]!.id));
+    expect(forgot.status, forgot.stderr).toBe(0);
+    expect(claw('forget', String(rules[0]!.id)).stderr).toContain(`there is no always-allow rule ${rules[0]!.id}`);
+    const again = await ask('run touch always-ok.txt');
+    await answerer.callService('approvals.deny', { id: again.id, reason: 'asked again, as it should be', by: 'bob' });
+    await idle();
+  });
+
   it('an approval nobody answers expires: denied with "no answer in N minutes"', { timeout: 120_000 }, async () => {
     fs.writeFileSync(path.join(sandbox.workspace, 'victim.txt'), 'precious again');
     const approval = await ask('run rm victim.txt');

@@ -113,6 +113,14 @@ describe('channels: IRC against ngircd', { timeout: 120_000 }, () => {
     alice.say('xdogbot', 'run rm victim.txt');
     await until(() => requested.length === 1, 'the approval request');
     const id = requested[0]!.approval.id as number;
+    // The card comes first, in lines (IRC has no newlines in a message): the call, why, and the replies that answer it.
+    await until(() => alice.received.some((line) => line.text.startsWith('Reply ')), 'the approval card');
+    expect(alice.received.map((line) => line.text)).toEqual([
+      `Approval ${id} needed: bash rm victim.txt`,
+      expect.stringContaining('Why: "rm victim.txt" is not covered by a rule'),
+      expect.stringMatching(new RegExp(`^Reply "approve ${id}" to run it, or "deny ${id} REASON" to refuse \\(expires 20`)),
+    ]);
+    alice.received.length = 0;
     mallory.say('xdogbot', `approve ${id}`);
     await until(async () => (await status()).counters.refused === 1, 'the refusal of mallory');
     alice.say('xdogbot', `deny ${id} keep victim.txt`);

@@ -82,6 +82,17 @@ describe('channels: the webhook channel', { timeout: 180_000 }, () => {
     expect(await deliver(url, { id: 'a1', sender: 'alice', text: 'run rm gone.txt' })).toEqual({ status: 202, body: { status: 'accepted' } });
     await until(() => requested.length === 1, 'the approval request');
     const id = requested[0]!.approval.id as number;
+    // The conversation that started the run gets a signed, structured approval callback.
+    await until(() => receiver!.received.some((item) => item.type === 'approval'), 'the approval callback');
+    expect(receiver!.received.filter((item) => item.type === 'approval')).toEqual([
+      {
+        channel: 'hook',
+        type: 'approval',
+        to: 'alice',
+        in_reply_to: 'a1',
+        approval: { id, tool: 'bash', args: { command: 'rm gone.txt' }, reason: expect.stringContaining('"rm gone.txt" is not covered by a rule'), expires_at: expect.any(String), replies: { approve: `approve ${id}`, deny: `deny ${id} REASON` } },
+      },
+    ]);
     expect((await deliver(url, { id: 'a2', sender: 'alice', text: `approve ${id}` }, 'wrong-secret')).status).toBe(401);
     expect((await client!.callService('approvals.show', { id })).approval.status).toBe('pending');
     expect(await deliver(url, { id: 'a3', sender: 'alice', text: `approve ${id}` })).toEqual({ status: 202, body: { status: 'accepted' } });

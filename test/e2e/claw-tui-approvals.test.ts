@@ -58,5 +58,22 @@ describe.skipIf(!hasTmux)('xdog claw tui approvals', { timeout: 180_000 }, () =>
     await seen('approval 3: runs with the edited arguments');
     await seen('a person edited the arguments');
     expect(fs.existsSync(path.join(sandbox.workspace, 'victim.txt'))).toBe(true);
+
+    // A asks a second time before it changes what the group runs unasked; any key but y goes back.
+    tty.keys('run touch made.txt', 'Enter');
+    await seen('approval 4 needed: bash');
+    tty.keys('A');
+    await seen('always allow exactly the command "touch made.txt" in group main, without asking again? y yes');
+    tty.keys('n');
+    await seen('A always allow');
+    expect(fs.existsSync(path.join(sandbox.workspace, 'made.txt'))).toBe(false);
+    tty.keys('A');
+    tty.keys('y');
+    await seen('a rule was added: the group runs this without asking from now on');
+    await until(() => fs.existsSync(path.join(sandbox.workspace, 'made.txt')), 'the approved call to run', 30_000);
+    fs.rmSync(path.join(sandbox.workspace, 'made.txt'));
+    tty.keys('run touch made.txt', 'Enter');
+    await until(() => fs.existsSync(path.join(sandbox.workspace, 'made.txt')), 'the always-allowed call to run unasked', 30_000);
+    expect(history()).not.toContain('approval 5 needed');
   });
 });

@@ -27,6 +27,7 @@ const MIGRATIONS = [
   'ClawTodos1765500000000',
   'ClawApprovals1765600000000',
   'ClawGoals1765700000000',
+  'ClawApprovalRules1766200000000',
 ];
 
 /** A fresh, empty location of the kind (a new database on PostgreSQL, dropped after the test). */
@@ -102,6 +103,7 @@ describe('the claw store on SQLite', () => {
     const tables = (await dataSource.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'claw_%' ORDER BY name`)) as { name: string }[];
     expect(tables.map((t) => t.name)).toEqual([
       'claw_access_scopes',
+      'claw_approval_rules',
       'claw_approvals',
       'claw_channel_state',
       'claw_child_inputs',

@@ -9,12 +9,13 @@ import { SIGNATURE_HEADER, signBody } from '../../plugins/channels/index.js';
 export const WEBHOOK_SECRET = 'test-webhook-secret-0123456789';
 
 export interface Outbound {
-  type: 'message' | 'typing';
+  type: 'message' | 'typing' | 'approval';
   channel: string;
   to: string;
   text?: string;
   on?: boolean;
   in_reply_to?: string;
+  approval?: Record<string, unknown>;
 }
 
 export interface Receiver {

@@ -1,7 +1,7 @@
 /** Rendering and the answerer's name for `xdog claw approvals …`. */
 import os from 'node:os';
 import { Args } from '@oclif/core';
-import type { ApprovalRecord } from '../../../plugins/approvals/index.js';
+import type { ApprovalRecord, LearnedRuleRecord } from '../../../plugins/approvals/index.js';
 
 export const approvalIdArg = Args.integer({ description: 'the approval id (see xdog claw approvals list)', required: true, min: 1 });
 
@@ -35,4 +35,10 @@ export function renderApproval(approval: ApprovalRecord): string {
   if (approval.denyReason) lines.push(`reason: ${approval.denyReason}`);
   if (approval.editedArgs) lines.push(`runs with:\n${JSON.stringify(approval.editedArgs, null, 2)}`);
   return lines.join('\n');
+}
+
+/** One line per learned rule: its id, group, and what it allows. */
+export function renderLearnedRule(rule: LearnedRuleRecord): string {
+  const what = rule.argv ? `bash ${JSON.stringify(rule.argv.join(' '))} (exactly)` : `${rule.tool} (any arguments)`;
+  return `rule ${rule.id}  ${rule.group}  ${what}  from approval ${rule.approvalId} by ${rule.createdBy}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApprovalsConfigSchema, type ApprovalsConfig } from '../../../core/index.js';
-import { judgeToolCall } from '../../../plugins/approvals/policy.js';
+import { alwaysAllowRules, judgeToolCall, type LearnedRule } from '../../../plugins/approvals/policy.js';
 
 const config: ApprovalsConfig = ApprovalsConfigSchema.parse({
   mode: 'mutating',
@@ -107,5 +107,53 @@ describe('approval policy: other tools, modes and whole-tool rules', () => {
     expect(ApprovalsConfigSchema.safeParse({ rules: [{ allow: 'bash', deny: 'bash' }] }).success).toBe(false);
     expect(ApprovalsConfigSchema.safeParse({ rules: [{ allow: 'write', command: 'ls' }] }).success).toBe(false);
     expect(ApprovalsConfigSchema.safeParse({ rules: [{ allow: 'bash', args: { command: 'ls*' } }] }).success).toBe(false);
+  });
+});
+
+describe('approval policy: rules learned from "always allow"', () => {
+  const call = (command: string) => ({ tool: 'bash', args: { command }, readOnly: false });
+  const withLearned = (command: string, learned: LearnedRule[]) => judgeToolCall(config, call(command), () => Promise.resolve(learned));
+
+  it('learns each asked command exactly, and allows only that command afterwards (a longer one is still asked)', async () => {
+    const learned = await alwaysAllowRules(config, call('ls && touch out.txt && make build'));
+    expect(learned).toEqual({ rules: [{ tool: 'bash', argv: ['touch', 'out.txt'] }, { tool: 'bash', argv: ['make', 'build'] }] });
+    const rules = (learned as { rules: LearnedRule[] }).rules;
+    expect(await withLearned('touch out.txt', rules)).toEqual({ action: 'allow' });
+    expect(await withLearned('make build && touch out.txt', rules)).toEqual({ action: 'allow' });
+    expect((await withLearned('touch out.txt /etc/passwd', rules)).action).toBe('ask');
+    expect((await withLearned('make', rules)).action).toBe('ask');
+    // Without the learned rules the same line is asked.
+    expect((await bash('touch out.txt')).action).toBe('ask');
+  });
+
+  it('never overrides a configured rule: a denied or explicitly asked command stays so, and cannot be learned', async () => {
+    const learned: LearnedRule[] = [{ tool: 'bash', argv: ['git', 'push'] }, { tool: 'bash', argv: ['rm', 'x'] }];
+    expect((await withLearned('git push', learned)).action).toBe('ask');
+    expect((await withLearned('rm x', learned)).action).toBe('deny');
+    expect(await alwaysAllowRules(config, call('git push'))).toEqual({ refused: expect.stringContaining('pushing publishes work') });
+    expect(await alwaysAllowRules(config, call('touch a && rm a'))).toEqual({ refused: expect.stringContaining('no rm here') });
+  });
+
+  it('refuses what cannot be read for certain, and tools a configured rule decides; learns a whole other tool', async () => {
+    expect(await alwaysAllowRules(config, call('touch $(whoami).txt'))).toEqual({ refused: expect.stringContaining('cannot be checked by the rules') });
+    expect(await alwaysAllowRules(config, call('eval "$X"'))).toHaveProperty('refused');
+    expect(await alwaysAllowRules(config, { tool: 'write', args: { path: 'a/.env' }, readOnly: false })).toEqual({ refused: expect.stringContaining('deny rule for write') });
+    expect(await alwaysAllowRules(config, { tool: 'edit', args: { path: 'x' }, readOnly: false })).toEqual({ rules: [{ tool: 'edit' }] });
+    expect(await judgeToolCall(config, { tool: 'edit', args: { path: 'y' }, readOnly: false }, () => Promise.resolve([{ tool: 'edit' }]))).toEqual({ action: 'allow' });
+    // A computed command is still asked with a learned rule for its static words.
+    expect((await withLearned('touch $(whoami).txt', [{ tool: 'bash', argv: ['touch'] }])).action).toBe('ask');
+  });
+
+  it('reads the learned rules only when the configured rules would ask', async () => {
+    let reads = 0;
+    const counted = () => {
+      reads++;
+      return Promise.resolve([] as LearnedRule[]);
+    };
+    await judgeToolCall(config, call('git status'), counted);
+    await judgeToolCall(config, call('rm -rf /'), counted);
+    expect(reads).toBe(0);
+    await judgeToolCall(config, call('touch x'), counted);
+    expect(reads).toBe(1);
   });
 });
