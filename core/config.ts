@@ -151,6 +151,8 @@ export const McpHttpServerSchema = z
     /** Header name → environment variable holding its value, read at connect. */
     headers_env: z.record(z.string().min(1), EnvName).optional(),
     allow_insecure_http: z.boolean().optional(),
+    /** A PEM file of CA certificates trusted for this server's TLS instead of the system's (a private CA). */
+    ca_file: z.string().min(1).optional(),
     oauth: McpOAuthSchema.optional(),
     ...mcpShared,
   })

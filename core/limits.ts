@@ -223,10 +223,30 @@ export const LIMITS = Object.freeze({
   mcpCompletionValues: 100,
   /** MCP: completion requests per server at once (one running, one waiting). */
   mcpCompletionsPending: 2,
+  /** MCP 2026-07-28: `input_required` rounds one request may take before it fails. */
+  mcpInputRounds: 8,
+  /** MCP 2026-07-28: input requests one `input_required` result may carry. */
+  mcpInputRequests: 16,
+  /** MCP: bytes of a CA file (`ca_file`). */
+  mcpCaFileBytes: 1 * MiB,
+  /** MCP: seconds a person gets to answer one elicitation (also bounded by the request's own timeout). */
+  mcpElicitationSeconds: 300,
+  /** MCP: fields one elicitation form may ask for. */
+  mcpElicitationFields: 32,
+  /** MCP: characters of one elicitation message or answer field. */
+  mcpElicitationChars: 4000,
+  /** MCP: the largest `maxTokens` a server's sampling request may ask for. */
+  mcpSamplingMaxTokens: 8192,
+  /** MCP: messages one sampling request may carry. */
+  mcpSamplingMessages: 64,
   /** MCP: milliseconds a stdio server gets after SIGTERM before SIGKILL. */
   mcpKillGraceMs: 2000,
   /** claw: a session name, in UTF-8 bytes (control and bidi characters are refused). */
   clawSessionNameBytes: 256,
+  /** claw: sessions whose model context a store keeps in memory (the live ones; least recently used go first). */
+  clawContextCacheSessions: 16,
+  /** claw: the stored JSON those cached contexts came from, in bytes, over all sessions (least recently used go first). */
+  clawContextCacheBytes: 256 * MiB,
   /** claw: an auto-summary of a session (its first user text), in characters. */
   clawSessionSummaryChars: 200,
   /** claw: one JSON-RPC frame (one NDJSON line) on the gateway socket, in bytes. */
@@ -349,6 +369,16 @@ export const LIMITS = Object.freeze({
   clawHandoffBytes: 1 * MiB,
   /** claw workers: milliseconds between checks of the store for handoffs and relayed events on SQLite (PostgreSQL is woken by NOTIFY). */
   clawWorkerPollMs: 150,
+  /**
+   * claw workers on PostgreSQL: milliseconds between the slow checks that back up LISTEN/NOTIFY
+   * (handoffs, answers, relayed events, jobs), so a notification lost while the LISTEN connection
+   * was down delays work by at most this, never loses it. At least 1 s: it is not the hot path.
+   */
+  clawWakeupFallbackMs: 2_000,
+  /** claw workers on PostgreSQL: the first wait before the LISTEN connection is made again after it broke, in ms (doubling per failure). */
+  clawWakeupReconnectBaseMs: 100,
+  /** claw workers on PostgreSQL: the longest wait between two attempts to make the LISTEN connection again, in ms. */
+  clawWakeupReconnectMaxMs: 5_000,
   /** claw workers: seconds relayed events stay in the store before they are pruned. */
   clawRelayRetentionSeconds: 300,
   /** claw workers: relayed events read from the store in one batch. */
@@ -367,8 +397,14 @@ export const LIMITS = Object.freeze({
   groupJobKeepCompletedSeconds: 24 * 3600,
   /** claw job queue (pg-boss): days an archived job is kept before it is deleted. */
   groupJobArchiveDays: 7,
-  /** claw job queue (pg-boss): how often an idle group's queue is polled, in ms (a job sent on the same worker wakes it at once). */
-  groupJobPollMs: 500,
+  /**
+   * claw job queue (pg-boss): how often an idle group's queue is checked anyway, in ms. A send wakes
+   * the owner's loop at once (on the same worker directly, on another by NOTIFY), so this only
+   * bounds the delay after a lost notification; it is what 1,000 idle groups cost the database.
+   */
+  groupJobPollMs: 2_000,
+  /** claw job queue (pg-boss): the longest wait between two fetches of a group whose fetch failed (the database restarting), in ms; it starts at 100 ms and doubles. */
+  groupJobRetryMaxMs: 5_000,
   /** claw job queue (pg-boss): connections the queue's own pool opens (one fetch or update at a time per group worked). */
   groupJobPoolConnections: 4,
   /** claw job queue (in-process): finished job keys remembered so a second send of the same key is still a duplicate. */
@@ -415,6 +451,16 @@ export const LIMITS = Object.freeze({
   tuiDraftBytes: 1 * MiB,
   /** claw TUI: the keybindings.json file, in bytes. */
   tuiKeybindingsFileBytes: 64 * KiB,
+  /** claw: `workspace.diff`, the git diff of a group's workspace one answer carries, in bytes (over it, only the file list). */
+  workspaceDiffBytes: 1 * MiB,
+  /** claw: how long `workspace.diff` lets git run, in milliseconds. */
+  workspaceDiffMs: 15_000,
+  /** claw: `agents.transcript`, a child's stored transcript one answer carries, in bytes of JSON. */
+  childTranscriptAnswerBytes: 4 * MiB,
+  /** claw TUI: text copied through the terminal (OSC 52), in bytes; more goes to a private file (terminals drop longer sequences). */
+  tuiOsc52Bytes: 100 * KiB,
+  /** claw TUI: a draft kept in the draft file between runs, in bytes. */
+  tuiSavedDraftBytes: 64 * KiB,
   /** claw TUI: a whole session transcript read for display, export or search, in bytes. */
   tuiTranscriptBytes: 64 * MiB,
   /** memory: the text of one memory, in characters. */

@@ -136,9 +136,10 @@ export function createAgentHooks() {
       'request',
     ]),
     /**
-     * AsyncSeriesWaterfall. Rewrites a copy of the messages before every model
-     * call; never the transcript. An invalid result (unknown role, orphan tool
-     * result) fails the request.
+     * AsyncSeriesWaterfall. Rewrites the message list of every model call;
+     * never the transcript. Taps get read-only (frozen) copies of the messages
+     * and return a new list (new objects for changed messages); writing into a
+     * copy or an invalid result (unknown role, orphan tool result) fails the request.
      * @since 0.1.0
      */
     context: new AsyncSeriesWaterfallHook<[Message[], ContextHookInfo]>(['messages', 'info']),

@@ -53,6 +53,37 @@ const pgServer = path.join(root, 'test/support/pg-server.sh');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** utime + stime of a process (field 14 and 15 of /proc/PID/stat), plus its reaped children's when asked, in ms; 0 when it is gone. */
+function cpuMs(pid, children = false) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
+    return ticks * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** The PostgreSQL server's CPU in ms: every live server process, plus what the postmaster reaped of its exited backends. */
+function serverCpuMs() {
+  const postmaster = Number(fs.readFileSync(path.join(pgDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let total = cpuMs(postmaster, true);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === postmaster) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === postmaster) total += cpuMs(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+}
+
 async function until(what, predicate, deadlineMs = DEADLINE_MS) {
   const end = Date.now() + deadlineMs;
   while (!(await predicate())) {
@@ -141,6 +172,7 @@ function startGateway(dir, name, store, worker) {
   }, 120_000);
   return ready.then(() => ({
     name,
+    pid: child.pid,
     locations: gatewayLocations(env),
     log: () => log,
     async stop() {
@@ -233,6 +265,7 @@ async function measure(workers, server, label) {
     if (Date.now() >= dueAt) throw new Error(`bench: adding ${TURNS} jobs took longer than BENCH_DUE_IN_MS (${DUE_IN_MS} ms); raise it`);
     await sleep(Math.max(0, dueAt - Date.now() - 500));
     if (server.statements && kind === 'postgres') await reader.resetStatements();
+    const cpuBefore = { gateways: gateways.reduce((sum, gateway) => sum + cpuMs(gateway.pid), 0), server: kind === 'postgres' ? serverCpuMs() : 0 };
 
     let state = { done: 0, last: 0, bad: 0 };
     await until(`${TURNS} scheduled runs to end (${label})`, async () => {
@@ -240,7 +273,9 @@ async function measure(workers, server, label) {
       return state.done >= TURNS;
     });
     const seconds = (state.last - dueAt) / 1000;
-    const result = { label, workers, kind, turns: state.done, failed: state.bad, seconds, turnsPerSecond: TURNS / seconds };
+    const gatewayCpu = gateways.reduce((sum, gateway) => sum + cpuMs(gateway.pid), 0) - cpuBefore.gateways;
+    const serverCpu = kind === 'postgres' ? serverCpuMs() - cpuBefore.server : 0;
+    const result = { label, workers, kind, turns: state.done, failed: state.bad, seconds, turnsPerSecond: TURNS / seconds, gatewayCpuMsPerTurn: gatewayCpu / TURNS, serverCpuMsPerTurn: serverCpu / TURNS };
     if (server.statements && kind === 'postgres') {
       const { store: own, boss } = await reader.statements();
       Object.assign(result, {
@@ -277,7 +312,7 @@ async function main() {
         result.load = load();
         results.push(result);
         const overhead = result.msPerTurn === undefined ? '' : `; server ${fmt(result.msPerTurn, 2)} ms and ${fmt(result.statementsPerTurn)} statements per turn (store ${fmt(result.storeMsPerTurn, 2)} ms / ${fmt(result.storeStatementsPerTurn)}, pg-boss ${fmt(result.bossMsPerTurn, 2)} ms / ${fmt(result.bossStatementsPerTurn)})`;
-        console.log(`round ${round} ${workers === 0 ? 'sqlite single gateway' : `postgres ${workers} worker(s)`}: ${fmt(result.turnsPerSecond)} turns/s (${result.turns} turns in ${fmt(result.seconds, 2)} s, ${result.failed} not completed)${overhead}; load ${result.load}`);
+        console.log(`round ${round} ${workers === 0 ? 'sqlite single gateway' : `postgres ${workers} worker(s)`}: ${fmt(result.turnsPerSecond)} turns/s (${result.turns} turns in ${fmt(result.seconds, 2)} s, ${result.failed} not completed); CPU per turn ${fmt(result.gatewayCpuMsPerTurn, 2)} ms gateways + ${fmt(result.serverCpuMsPerTurn, 2)} ms PostgreSQL${overhead}; load ${result.load}`);
       }
     }
   } finally {
@@ -295,7 +330,8 @@ async function main() {
     const { min, max } = spread(ratios);
     const name = workers === 0 ? 'sqlite 1 gateway' : `postgres ${workers} worker(s)`;
     const overhead = workers === 0 ? '' : `; server ${fmt(median(rows.map((row) => row.msPerTurn ?? Number.NaN)), 2)} ms/turn, ${fmt(median(rows.map((row) => row.statementsPerTurn ?? Number.NaN)))} statements/turn (store ${fmt(median(rows.map((row) => row.storeStatementsPerTurn ?? Number.NaN)))}, pg-boss ${fmt(median(rows.map((row) => row.bossStatementsPerTurn ?? Number.NaN)))})`;
-    console.log(`${name}: ${fmt(tps)} turns/s; ratio to postgres 1 worker ${fmt(median(ratios), 2)} (${fmt(min, 2)}-${fmt(max, 2)})${overhead}`);
+    const cpu = `CPU/turn ${fmt(median(rows.map((row) => row.gatewayCpuMsPerTurn)), 2)} ms gateways + ${fmt(median(rows.map((row) => row.serverCpuMsPerTurn)), 2)} ms PostgreSQL`;
+    console.log(`${name}: ${fmt(tps)} turns/s; ratio to postgres 1 worker ${fmt(median(ratios), 2)} (${fmt(min, 2)}-${fmt(max, 2)}); ${cpu}${overhead}`);
     if (workers > 0) console.log(`ratio workers-${workers} ${median(ratios).toFixed(2)}`);
   }
 }

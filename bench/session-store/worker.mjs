@@ -3,7 +3,8 @@
  * one JSON line. Tasks: setup, open-xdog, open-pi, appends-xdog, appends-raw.
  * Modules are imported before the clock starts; the timed part is opening the
  * stored session and building its model context (xdog: open the store with
- * its integrity check + context(); pi: SessionManager.open + buildSessionContext).
+ * its integrity check + context(); pi: SessionManager.open + buildSessionContext),
+ * then a second context() / buildSessionContext() on what is open.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,11 +13,13 @@ import { performance } from 'node:perf_hooks';
 import { ENTRIES, message, toXdog } from './workload.mjs';
 
 const [task, dir, countArg] = process.argv.slice(2);
-const root = new URL('../../', import.meta.url);
+// BENCH_ROOT: another checkout or copy to measure (a Node 24 run needs one whose better-sqlite3 is built for it, see README).
+const root = process.env.BENCH_ROOT ? new URL(`file://${path.resolve(process.env.BENCH_ROOT)}/`) : new URL('../../', import.meta.url);
 const requireFromRoot = createRequire(new URL('package.json', root));
 const { openClawDataSource } = await import(new URL('dist/entities/index.js', root).href);
 const { openSessionStore } = await import(new URL('dist/plugins/sessions/index.js', root).href);
-const { SessionManager } = await import('@mariozechner/pi-coding-agent');
+// pi 1.6 (@earendil-works) by default; BENCH_PI=0.73 measures the older @mariozechner line kept for history.
+const { SessionManager } = await import(process.env.BENCH_PI === '0.73' ? '@mariozechner/pi-coding-agent' : '@earendil-works/pi-coding-agent');
 
 const xdogFile = path.join(dir, 'xdog', 'claw.db');
 const piDir = path.join(dir, 'pi');
@@ -39,7 +42,7 @@ async function setup() {
     await store.append(session.id, entries);
   }
   await dataSource.destroy();
-  out({ piFile, sessionId: session.id, piBytes: fs.statSync(piFile).size, xdogBytes: fs.statSync(xdogFile).size });
+  out({ node: process.version, piFile, sessionId: session.id, piBytes: fs.statSync(piFile).size, xdogBytes: fs.statSync(xdogFile).size });
 }
 
 async function openXdog(sessionId) {

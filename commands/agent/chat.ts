@@ -2,11 +2,12 @@ import { Args, Flags } from '@oclif/core';
 import { ErrorCodes, LIMITS, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
 import { instrumentAgent } from '../../plugins/telemetry/index.js';
 import { MemoryChildRuntime, ParentContexts, createAgentTool, createSdkChildHost, parseChildPresets } from '../../plugins/children/index.js';
-import { connectMcpServer } from '../../plugins/mcp/index.js';
+import { connectMcpServer, mcpRegistryOf } from '../../plugins/mcp/index.js';
 import { KernelTodosToken } from '../../plugins/todos/index.js';
 import { extensionHostOf, extensionToolsOf, localControl, syncExtensionTools } from '../../plugins/extensions/index.js';
 import { XdogCommand } from '../base-command.js';
 import type { TtyApprovals } from './_lib/approval-prompt.js';
+import type { TtyElicitation } from './_lib/elicitation-prompt.js';
 import { EventRenderer, processOutput, terminalOutput } from './_lib/render.js';
 import { checkThinking, openChatSession, workingDirectory } from './_lib/session.js';
 import { readStdin } from './_lib/read-stdin.js';
@@ -55,8 +56,11 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
       await extensionHostOf(session.kernel)?.activateAll();
       const model = session.resolve(args.model);
       checkThinking(flags.thinking, model);
-      for (const server of flags.mcp ?? []) await connectMcpServer(session.kernel, server);
       const output = this.jsonEnabled() ? processOutput : terminalOutput;
+      // An MCP server's elicitation is asked on the TTY; without one it is declined with that reason.
+      const elicitation: TtyElicitation | undefined = process.stdin.isTTY === true && !this.jsonEnabled() ? new (await import('./_lib/elicitation-prompt.js')).TtyElicitation(output, prompt === undefined) : undefined;
+      if (elicitation) mcpRegistryOf(session.kernel)?.setHandlers({ elicit: elicitation.request });
+      for (const server of flags.mcp ?? []) await connectMcpServer(session.kernel, server);
       const renderer = new EventRenderer(output, this.jsonEnabled());
       const streamFn = session.streamFn;
       // Capabilities open unless --no-tools (the config's `capabilities:`, else every installed one that starts no daemon); their tools and skills join the built-in ones.
@@ -85,7 +89,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
           // After a reload or unload the agent gets the tools the extensions registered now (between runs).
           const control = host && localControl(host, () => flags.tools && syncExtensionTools(agent, host, session.kernel.config.extension_allow_tools ?? []));
           const { runInteractive } = await import('./_lib/interactive.js');
-          return await runInteractive(agent, renderer, output, process.stdin, control, approvals);
+          return await runInteractive(agent, renderer, output, process.stdin, control, approvals, elicitation);
         }
         const stream = agent.prompt(prompt);
         const onSigint = (): void => agent.abort();

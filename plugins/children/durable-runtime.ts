@@ -7,7 +7,7 @@
  * is recorded (with the transcript) before `wait` answers.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, XdogError, describeError, type Agent, type Usage } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, type Agent, type Message, type Usage } from '../../core/index.js';
 import type { ChildRecordStore, ChildInputRecord, DurableChildRecord } from './child-records.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 import { MemoryChildRuntime, type ChildHost, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
@@ -94,6 +94,17 @@ export class DurableChildRuntime {
 
   async inspect(id: string): Promise<DurableChildRecord & { inputs: ChildInputRecord[] }> {
     return { ...(await this.#records.get(this.#group, id)), inputs: await this.#records.inputs(this.#group, id) };
+  }
+
+  /** The child's final transcript (stored when it ended; empty while it runs). Over the answer bound it is refused, never cut. */
+  async transcript(id: string): Promise<{ id: string; status: DurableChildRecord['status']; messages: Message[] }> {
+    const record = await this.#records.get(this.#group, id);
+    const messages = await this.#records.transcript(this.#group, id);
+    const bytes = Buffer.byteLength(JSON.stringify(messages));
+    if (bytes > LIMITS.childTranscriptAnswerBytes) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the transcript of child ${id} is ${bytes} bytes, over the ${LIMITS.childTranscriptAnswerBytes}-byte answer limit`, { hint: 'read its result with `xdog claw agents inspect`' });
+    }
+    return { id, status: record.status, messages };
   }
 
   /** Journals the input, then queues it; answers once it is journaled. */

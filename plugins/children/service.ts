@@ -106,6 +106,7 @@ export function createChildrenService(): GatewayService {
       }),
       'agents.list': gatewayMethod(z.object(group).strict(), (params) => runtimeOf(params.group).list()),
       'agents.inspect': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).inspect(params.id)),
+      'agents.transcript': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).transcript(params.id)),
       'agents.steer': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'steer', params.text)),
       'agents.follow_up': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'followUp', params.text)),
       'agents.cancel': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).cancel(params.id, 'cancelled by a client (agents.cancel)')),

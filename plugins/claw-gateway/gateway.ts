@@ -193,10 +193,12 @@ export class Gateway {
       log: (line) => this.#log(line),
     };
     if (this.#options.worker) await this.#joinPool(methods, services, configured, defaultGroup);
+    // The worker's one LISTEN connection, shared with services that wake other workers (the job queue).
+    const shared: GatewayHost = this.#wakeups ? { ...host, wakeups: this.#wakeups } : host;
     for (const service of services) {
       // Recorded before starting, so close() stops a half-started service too.
       this.#services.push(service);
-      await service.start?.(host);
+      await service.start?.(shared);
     }
     // A worker takes its first share once its services follow groups: each arrives with groupReady.
     await this.#pool?.start();
@@ -213,7 +215,7 @@ export class Gateway {
     const owns = (group: string): boolean => this.#groups.has(group);
     const workerId = this.#owner.ownerId;
     this.#wakeups = await openWakeups(dataSource, log);
-    const handoffs = new Handoffs({ store, clock, wakeups: this.#wakeups, workerId, owns, log });
+    const handoffs = new Handoffs({ store, clock, wakeups: this.#wakeups, workerId, owns, owned: () => [...this.#groups.keys()], log });
     // Runs of other owners that clients here wait for: ended here when their owner vanishes.
     const followedRuns = new FollowedRuns({
       store,

@@ -45,7 +45,7 @@ export class GroupJobs {
   }
 
   static async #open(host: GatewayHost): Promise<GroupJobs> {
-    const queue = await openGroupJobQueue(host.dataSource, (line) => host.log(line));
+    const queue = await openGroupJobQueue(host.dataSource, (line) => host.log(line), host.wakeups);
     const jobs = new GroupJobs(queue, host);
     host.log(`job queue: ${queue.kind}`);
     await followGroups(host, 'group-jobs', {

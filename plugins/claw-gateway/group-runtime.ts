@@ -43,6 +43,7 @@ import {
   type UserMessage,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
+import { backoffMs } from './wakeups.js';
 import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/index.js';
 import { groupSandboxLine } from './group-sandbox.js';
 import { describeMemoryFlush, runMemoryFlush } from './memory-flush.js';
@@ -156,6 +157,14 @@ interface ActiveRun {
 }
 
 /** The inputs a runtime holds for its agent: the same bounds as the runtime queue. */
+/** True when `error`, or what caused it (a hook or a writer wraps it), is the store being unreachable (sessions/sql.ts marks it). */
+function storeUnreachable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth++) {
+    if (XdogError.is(current, ErrorCodes.UNAVAILABLE) && current.details?.unreachable === true) return true;
+  }
+  return false;
+}
+
 const INPUT_LIMITS = { count: LIMITS.clawQueuedInputs, bytes: LIMITS.clawInputBytes };
 
 export class GroupRuntime {
@@ -453,6 +462,23 @@ export class GroupRuntime {
     return this.#registry.resolve(model);
   }
 
+  /**
+   * What `models.list` answers: the models the registry lists (with their
+   * thinking levels) and the providers that take any model id, so a picker
+   * shows what can be chosen without inventing a list.
+   */
+  modelCatalog(): ModelCatalog {
+    const registry = this.#registry;
+    const models = registry.models().map((info) => ({
+      model: `${info.provider}/${info.id}`,
+      ...(info.name ? { name: info.name } : {}),
+      ...(info.contextWindow ? { contextWindow: info.contextWindow } : {}),
+      ...(info.reasoningEfforts ? { reasoningEfforts: info.reasoningEfforts } : {}),
+      ...(info.input ? { input: info.input } : {}),
+    }));
+    return { models, anyModel: registry.providers().filter((provider) => registry.acceptsAnyModel?.(provider) === true) };
+  }
+
   /** Checks a thinking level against a model's declared levels. */
   checkThinking(level: string, model: string): void {
     const problem = thinkingProblem(level, this.resolveModel(model));
@@ -710,7 +736,7 @@ export class GroupRuntime {
     let usage = zeroUsage();
     let prompted = false;
     try {
-      const live = await this.#liveSession(run.sessionId);
+      const live = await this.#whileStoreUnreachable(() => this.#liveSession(run.sessionId));
       const input: UserMessage = {
         role: 'user',
         content: pending.images.length ? [{ type: 'text', text: pending.text }, ...pending.images] : pending.text,
@@ -735,6 +761,11 @@ export class GroupRuntime {
       if (XdogError.is(error)) failure = { errorCode: error.code, ...(error.hint ? { errorHint: error.hint } : {}) };
       // Refused before the turn began (e.g. the group's lease is running out): it never ran, like a prompt dropped at close.
       if (!prompted && XdogError.is(error, ErrorCodes.UNAVAILABLE)) status = 'dropped';
+      // Cut by the store going away (a restart, an outage): what was committed stays, the rest is not replayed.
+      else if (prompted && (storeUnreachable(error) || storeUnreachable(this.#live?.writer.failure))) {
+        status = 'interrupted';
+        errorMessage = `${errorMessage}; the run was interrupted (what it stored before stays; it is not run again)`;
+      }
       this.#options.log(`group ${this.name}: run failed: ${errorMessage}`);
       // A failed write or build leaves the live agent out of step with the store: rebuild it next time.
       await this.#dropLive();
@@ -749,6 +780,26 @@ export class GroupRuntime {
     pending.system?.settle({ inputId: run.inputId, sessionId: run.sessionId, status, ...(errorMessage ? { errorMessage } : {}), usage, startedAt: run.startedAt, endedAt });
     this.#tellEnded(run.observer, { status, ...(errorMessage ? { errorMessage } : {}) });
     return status;
+  }
+
+  /**
+   * Runs `work` (loading a run's session, before anything ran), trying again with backoff while
+   * the store is unreachable (PostgreSQL restarting) for up to LIMITS.clawHandoffSeconds: an
+   * acknowledged input then starts late instead of being dropped. Ends at once when the group is
+   * being closed or fenced.
+   */
+  async #whileStoreUnreachable<T>(work: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        const unreachable = storeUnreachable(error);
+        if (!unreachable || this.#endedBecause !== undefined || this.#closed || Date.now() >= deadline) throw error;
+        if (attempt === 0) this.#options.log(`group ${this.name}: the store is unreachable as a run starts; trying again until it is back (at most ${LIMITS.clawHandoffSeconds} s)`);
+        await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
+      }
+    }
   }
 
   #tellEnded(observer: RunObserver | undefined, outcome: { status: string; errorMessage?: string }): void {
@@ -775,6 +826,8 @@ export class GroupRuntime {
     const model = this.resolveModel(context.state.model);
     const thinking = context.state.thinking ?? undefined;
     const compaction = config.compaction;
+    // Filled once the agent exists: its barrier before each model call waits for the writer first.
+    const stored: { writer?: SessionWriter } = {};
     const agent = kernel.createAgent(
       this.#registry.streamFn,
       { model: model.qualified, systemPrompt: config.system_prompt, thinking },
@@ -783,7 +836,11 @@ export class GroupRuntime {
         inputLimits: INPUT_LIMITS,
         skills: this.skills,
         toolCtx: { [CLAW_SESSION_TOOL_CTX]: sessionId, [CLAW_TURN_WRITES_TOOL_CTX]: turnWrites },
-        ...(this.#options.beforeModelCall ? { beforeModelCall: (turn: number) => this.#beforeModelCall(sessionId, turn) } : {}),
+        // What the run has produced so far is stored before the model is called again (and budgets then read its usage).
+        beforeModelCall: async (turn: number) => {
+          await stored.writer?.flush();
+          if (this.#options.beforeModelCall) await this.#beforeModelCall(sessionId, turn);
+        },
         compaction: {
           // Within a run (between tool turns) and on a provider overflow; before a turn the runtime compacts itself, with the memory flush.
           auto: compaction?.auto !== false,
@@ -815,7 +872,6 @@ export class GroupRuntime {
       group: this.name,
       sessionId,
       clock,
-      hasSummary: context.session.summary !== null,
       relay: (event) => {
         const wire = toWireEvent(event);
         // Events are relayed while their run is current (the run ends only after its writes settled).
@@ -834,6 +890,7 @@ export class GroupRuntime {
       cost: this.#cost,
       turnWrites,
     });
+    stored.writer = writer;
     bindTurnWrites(agent, turnWrites);
     this.#live = { sessionId, agent, writer };
     return this.#live;
@@ -896,6 +953,13 @@ export function selectTools(tools: readonly AgentTool[], enabled: readonly strin
     }
     return tool;
   });
+}
+
+/** The models a group may pick (`models.list`). */
+export interface ModelCatalog {
+  models: Array<{ model: string; name?: string; contextWindow?: number; reasoningEfforts?: string[]; input?: Array<'text' | 'image'> }>;
+  /** Providers that list no models and take any id (`provider/<any>`). */
+  anyModel: string[];
 }
 
 export type { SessionRecord };

@@ -5,6 +5,13 @@
  * caller returns as if it had run locally. A call the owner never claimed
  * before the caller's deadline is abandoned (it never runs); one claimed but
  * unanswered is reported as of unknown outcome (never re-sent).
+ *
+ * No polling on this path: the request's NOTIFY names its group, so only the
+ * owner looks, and claims it in one statement; the answer's NOTIFY names the
+ * handoff, so only its caller looks, and takes the answer (reading and
+ * deleting its row) in one statement. Every write is one statement outside a
+ * transaction. A slow fallback check (LIMITS.clawWakeupFallbackMs) covers a
+ * lost notification; on SQLite, which has none, both sides poll.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -13,8 +20,8 @@ import { LIMITS } from '../../core/limits.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { MethodHandler } from './methods.js';
 import type { MethodConnection } from './services.js';
-import type { Wakeups } from './wakeups.js';
-import { deleteHandoff, finishHandoff, insertHandoff, moveHandoff, pendingHandoffs, pruneHandoffs, readHandoff } from './worker-store.js';
+import { backoffMs, type WakeupTargets, type Wakeups } from './wakeups.js';
+import { claimHandoffs, finishHandoff, insertHandoff, moveHandoff, pruneHandoffs, takeAnswer } from './worker-store.js';
 
 /** Pending handoffs one check reads. */
 const HANDOFFS_PER_CHECK = 100;
@@ -77,12 +84,15 @@ export interface HandoffOptions {
   workerId: string;
   /** True when this worker serves the group now. */
   owns(group: string): boolean;
+  /** The groups this worker serves now. */
+  owned(): readonly string[];
   log(line: string): void;
 }
 
 export class Handoffs {
   readonly #options: HandoffOptions;
-  readonly #waiters = new Set<() => void>();
+  /** Callers waiting for an answer, by handoff id. */
+  readonly #waiters = new Map<string, () => void>();
   readonly #running = new Set<Promise<void>>();
   #handlers?: ReadonlyMap<string, MethodHandler>;
   #lastPrune = 0;
@@ -90,8 +100,8 @@ export class Handoffs {
 
   constructor(options: HandoffOptions) {
     this.#options = options;
-    options.wakeups.on('claw_handoff_done', async () => {
-      for (const wake of [...this.#waiters]) wake();
+    options.wakeups.on('claw_handoff_done', async (targets) => {
+      for (const [id, wake] of [...this.#waiters]) if (!targets || targets.has(id)) wake();
     });
   }
 
@@ -99,7 +109,7 @@ export class Handoffs {
   serve(handlers: ReadonlyMap<string, MethodHandler>): void {
     this.#handlers = handlers;
     this.#serving = true;
-    this.#options.wakeups.on('claw_handoff', () => this.#check());
+    this.#options.wakeups.on('claw_handoff', (targets) => this.#check(targets));
   }
 
   /** Takes no more handoffs (the gateway is closing); those left pending go to the group's next owner. */
@@ -120,19 +130,18 @@ export class Handoffs {
       });
     }
     const id = randomUUID();
-    await store.withTransaction((sql) => insertHandoff(sql, { id, group, method, params: text, fromWorker: workerId, createdAt: clock.now() }));
-    // A lost wake-up only delays the owner until its next periodic check; the row is what counts.
-    await wakeups.notify('claw_handoff').catch((error: unknown) => this.#options.log(`could not wake the owner of ${group}: ${describeError(error)}`));
+    await store.withStatement((sql) => insertHandoff(sql, { id, group, method, params: text, fromWorker: workerId, createdAt: clock.now() }));
+    // A lost wake-up only delays the owner until its next fallback check; the row is what counts.
+    await wakeups.notify('claw_handoff', group).catch((error: unknown) => this.#options.log(`could not wake the owner of ${group}: ${describeError(error)}`));
     while (Date.now() < deadline) {
-      await this.#wake(deadline - Date.now());
-      const answer = await store.withRead((sql) => readHandoff(sql, id));
-      if (answer?.state !== 'done') continue;
-      // The answer is read; a row left behind is removed by pruneHandoffs.
-      await store.withTransaction((sql) => deleteHandoff(sql, id)).catch(() => undefined);
+      await this.#wake(id, deadline - Date.now());
+      // A failed read (the store restarting) is retried at the next wake-up, within the deadline.
+      const answer = await store.withStatement((sql) => takeAnswer(sql, id)).catch(() => undefined);
+      if (!answer) continue;
       if (answer.error !== null) throw fromWireError(answer.error);
       return JSON.parse(answer.result ?? 'null');
     }
-    if (await store.withTransaction((sql) => moveHandoff(sql, id, 'pending', 'abandoned'))) {
+    if (await store.withStatement((sql) => moveHandoff(sql, id, 'pending', 'abandoned'))) {
       throw new XdogError(ErrorCodes.UNAVAILABLE, `the owner of group ${group} (pid ${lease.pid} on ${lease.host}) did not take ${method} within ${LIMITS.clawHandoffSeconds} s; it did not run`, {
         hint: 'retry; if it keeps failing, see `xdog claw workers` and that worker\'s log',
       });
@@ -142,33 +151,41 @@ export class Handoffs {
     });
   }
 
-  #wake(ms: number): Promise<void> {
+  /** Resolves at the answer's wake-up, or after the fallback period (or `ms`, when sooner): the caller then looks. */
+  #wake(id: string, ms: number): Promise<void> {
+    const wait = this.#options.wakeups.notifies ? LIMITS.clawWakeupFallbackMs : LIMITS.clawWorkerPollMs;
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
-        this.#waiters.delete(done);
+        this.#waiters.delete(id);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, ms));
-      this.#waiters.add(done);
+      const timer = setTimeout(done, Math.max(0, Math.min(ms, wait)));
+      this.#waiters.set(id, done);
     });
   }
 
-  /** Claims the pending handoffs of this worker's groups and runs each (they run side by side, as local calls do). */
-  async #check(): Promise<void> {
-    const { store, clock, owns } = this.#options;
+  /**
+   * Claims the pending handoffs of this worker's groups named by `targets` (all its groups on a
+   * fallback check) and runs each (they run side by side, as local calls do). A wake-up for groups
+   * it does not own costs no statement.
+   */
+  async #check(targets: WakeupTargets): Promise<void> {
+    const { store, clock, owns, owned } = this.#options;
     if (!this.#serving) return;
-    const pending = await store.withRead((sql) => pendingHandoffs(sql, HANDOFFS_PER_CHECK));
-    for (const request of pending) {
-      if (!this.#serving) return;
-      if (!owns(request.group)) continue;
-      if (!(await store.withTransaction((sql) => moveHandoff(sql, request.id, 'pending', 'running')))) continue;
-      const run = this.#run(request.id, request.method, request.params).finally(() => this.#running.delete(run));
-      this.#running.add(run);
+    const groups = targets ? [...targets].filter((group) => owns(group)) : [...owned()];
+    if (groups.length) {
+      const claimed = await store.withStatement((sql) => claimHandoffs(sql, groups, HANDOFFS_PER_CHECK));
+      for (const request of claimed) {
+        const run = this.#run(request.id, request.method, request.params).finally(() => this.#running.delete(run));
+        this.#running.add(run);
+      }
+      // A full batch: more may wait.
+      if (claimed.length === HANDOFFS_PER_CHECK) return this.#check(targets);
     }
-    if (clock.now() - this.#lastPrune > LIMITS.clawRelayRetentionSeconds * 1000) {
+    if (!targets && clock.now() - this.#lastPrune > LIMITS.clawRelayRetentionSeconds * 1000) {
       this.#lastPrune = clock.now();
-      await store.withTransaction((sql) => pruneHandoffs(sql, clock.now() - 2 * LIMITS.clawHandoffSeconds * 1000));
+      await store.withStatement((sql) => pruneHandoffs(sql, clock.now() - 2 * LIMITS.clawHandoffSeconds * 1000));
     }
   }
 
@@ -183,12 +200,22 @@ export class Handoffs {
     } catch (error) {
       answer = { result: null, error: JSON.stringify(toWireError(error)) };
     }
-    try {
-      await store.withTransaction((sql) => finishHandoff(sql, id, answer));
-      await wakeups.notify('claw_handoff_done');
-    } catch (error) {
-      log(`could not write the answer of a handed-off ${method} (${describeError(error)}); its caller will report an unknown outcome`);
+    // The call ran: its answer is worth retrying while the store restarts (the caller waits up to its deadline).
+    const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await store.withStatement((sql) => finishHandoff(sql, id, answer));
+        break;
+      } catch (error) {
+        if (Date.now() >= deadline) {
+          log(`could not write the answer of a handed-off ${method} (${describeError(error)}); its caller will report an unknown outcome`);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
+      }
     }
+    // A lost notification leaves the caller to its fallback check.
+    await wakeups.notify('claw_handoff_done', id).catch((error: unknown) => log(`could not wake the caller of a handed-off ${method}: ${describeError(error)}`));
   }
 
   /** Waits for the handoffs being run to be answered. */

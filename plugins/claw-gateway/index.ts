@@ -9,7 +9,7 @@ import { definePlugin } from '../../core/index.js';
 export { Gateway, leaseMsOf, resolveWorkspace, type GatewayOptions } from './gateway.js';
 export { workersReport } from './workers-report.js';
 export { planShare, type ShareInput, type SharePlan } from './worker-pool.js';
-export { GroupRuntime, selectTools, type ControlGuard, type ControlKind, type ControlRefusal, type RunObserver, type SystemInput, type SystemRunResult } from './group-runtime.js';
+export { GroupRuntime, selectTools, type ModelCatalog, type ControlGuard, type ControlKind, type ControlRefusal, type RunObserver, type SystemInput, type SystemRunResult } from './group-runtime.js';
 export { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution, followGroups, gatewayMethod, type GroupFollower, type ClawGroupContext, type GatewayHost, type GatewayMethod, type GatewayService, type MethodConnection } from './services.js';
 export { READY_MESSAGE, runGatewayForeground, runningGatewayPid, type ForegroundOptions } from './foreground.js';
 export { connectGateway, type ConnectOptions, type GatewayConnection } from './client.js';

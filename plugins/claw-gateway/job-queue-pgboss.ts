@@ -7,14 +7,21 @@
  * key inserts nothing. retryLimit is 0: a job that failed or whose consumer
  * vanished is never run again. Each worked group has a fetch loop of ours
  * (not `boss.work`, whose shutdown can leave completions racing a closed
- * pool): fetch one job, run it, complete or fail it, fetch again at once;
- * an idle group polls every `LIMITS.groupJobPollMs`, and a send on this
- * worker wakes its loop at once.
+ * pool): fetch one job, run it, complete or fail it, fetch again at once.
+ * An idle group waits for a wake-up: a send on this worker wakes its loop at
+ * once, a send on another worker by NOTIFY (`claw_job`, naming the group), and
+ * a slow check every `LIMITS.groupJobPollMs` covers a lost notification.
+ *
+ * Supervised: a fetch that fails (the database restarting, pg-boss's pool
+ * losing its connections) is logged once and tried again with backoff up to
+ * `LIMITS.groupJobRetryMaxMs`, never ending the loop; the group's jobs wait
+ * in the database meanwhile.
  */
 import PgBoss from 'pg-boss';
 import { describeError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { retryingConflicts } from '../sessions/index.js';
+import type { Wakeups } from './wakeups.js';
 import { jobIdOf, type GroupJobHandler, type GroupJobQueue, type GroupJobRequest, type PgConnection, type SendOptions, type SendOutcome } from './job-queue.js';
 
 /** The PostgreSQL schema pg-boss keeps its tables in, beside the store's. */
@@ -59,10 +66,16 @@ export class PgBossGroupJobQueue implements GroupJobQueue {
   private constructor(
     private readonly boss: PgBoss,
     private readonly log: (line: string) => void,
-  ) {}
+    private readonly wakeups?: Wakeups,
+  ) {
+    // Only named groups: a fallback check ("everything") is each lane's own slow poll already.
+    wakeups?.on('claw_job', async (targets) => {
+      for (const group of targets ?? []) this.#lanes.get(group)?.wake?.();
+    });
+  }
 
   /** Connects, creates or migrates the schema, and starts pg-boss's maintenance (expiry, archiving). */
-  static async open(connection: PgConnection, log: (line: string) => void): Promise<PgBossGroupJobQueue> {
+  static async open(connection: PgConnection, log: (line: string) => void, wakeups?: Wakeups): Promise<PgBossGroupJobQueue> {
     const boss = new PgBoss({
       ...connection,
       schema: JOB_SCHEMA,
@@ -80,7 +93,7 @@ export class PgBossGroupJobQueue implements GroupJobQueue {
     });
     boss.on('error', (error: unknown) => log(`job queue (pg-boss): ${describeError(error)}`));
     await boss.start();
-    return new PgBossGroupJobQueue(boss, log);
+    return new PgBossGroupJobQueue(boss, log, wakeups);
   }
 
   async send(group: string, job: GroupJobRequest, options: SendOptions = {}): Promise<SendOutcome> {
@@ -100,7 +113,10 @@ export class PgBossGroupJobQueue implements GroupJobQueue {
       }
     }
     if (!sent) return 'duplicate';
-    this.#lanes.get(group)?.wake?.();
+    const lane = this.#lanes.get(group);
+    if (lane?.handler) lane.wake?.();
+    // Worked elsewhere: its owner hears of it now; a lost notification waits for its slow check.
+    else await this.wakeups?.notify('claw_job', group).catch((error: unknown) => this.log(`job queue: could not wake the owner of group ${group}: ${describeError(error)}`));
     return 'queued';
   }
 
@@ -167,10 +183,21 @@ export class PgBossGroupJobQueue implements GroupJobQueue {
   async #loop(group: string, lane: Lane): Promise<void> {
     const name = groupQueueName(group);
     const handler = lane.handler!;
+    let failures = 0;
     while (lane.handler === handler && !this.#stopped) {
-      const [job] = await this.boss.fetch<Payload>(name, { batchSize: FETCH_BATCH });
+      let job: PgBoss.Job<Payload> | undefined;
+      try {
+        [job] = await this.boss.fetch<Payload>(name, { batchSize: FETCH_BATCH });
+      } catch (error) {
+        failures++;
+        if (failures === 1 || failures % 20 === 0) this.log(`job queue: group ${group}: fetching jobs failed (${describeError(error)}, attempt ${failures}); retrying with backoff, the jobs wait in the database`);
+        await this.#idle(lane, Math.min(LIMITS.groupJobRetryMaxMs, 100 * 2 ** (failures - 1)));
+        continue;
+      }
+      if (failures) this.log(`job queue: group ${group}: fetching jobs works again (after ${failures} failed attempt(s))`);
+      failures = 0;
       if (!job) {
-        await this.#idle(lane);
+        await this.#idle(lane, LIMITS.groupJobPollMs);
         continue;
       }
       lane.active = job.id;
@@ -191,15 +218,15 @@ export class PgBossGroupJobQueue implements GroupJobQueue {
     }
   }
 
-  /** Waits one poll period, or less when a job is sent here or the lane stops. */
-  #idle(lane: Lane): Promise<void> {
+  /** Waits `ms`, or less when a job is sent for the group or the lane stops. */
+  #idle(lane: Lane, ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         lane.wake = undefined;
         resolve();
       };
-      const timer = setTimeout(done, LIMITS.groupJobPollMs);
+      const timer = setTimeout(done, ms);
       timer.unref();
       lane.wake = done;
     });

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import type { Wakeups } from './wakeups.js';
 
 /** What a service sends: its type picks the handler, its key dedupes it. */
 export interface GroupJobRequest {
@@ -89,13 +90,13 @@ export function pgConnectionOf(dataSource: DataSource): PgConnection | undefined
   };
 }
 
-/** The queue for a store: pg-boss on PostgreSQL, in-process otherwise. Starts it. */
-export async function openGroupJobQueue(dataSource: DataSource, log: (line: string) => void): Promise<GroupJobQueue> {
+/** The queue for a store: pg-boss on PostgreSQL (a send wakes the group's owner through `wakeups`), in-process otherwise. Starts it. */
+export async function openGroupJobQueue(dataSource: DataSource, log: (line: string) => void, wakeups?: Wakeups): Promise<GroupJobQueue> {
   const pg = pgConnectionOf(dataSource);
   if (pg) {
     // Loaded only for PostgreSQL: an SQLite gateway never needs pg-boss.
     const { PgBossGroupJobQueue } = await import('./job-queue-pgboss.js');
-    return PgBossGroupJobQueue.open(pg, log);
+    return PgBossGroupJobQueue.open(pg, log, wakeups);
   }
   const { InProcessGroupJobQueue } = await import('./job-queue-memory.js');
   return new InProcessGroupJobQueue(log);

@@ -4,7 +4,7 @@
  * allowed while a group runs; changes go through `GroupRuntime.control`.
  */
 import { z } from 'zod';
-import { ErrorCodes, XdogError, parseTraceCarrier } from '../../core/index.js';
+import { ErrorCodes, XdogError, parseTraceCarrier, toolDefinition } from '../../core/index.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { GroupRuntime } from './group-runtime.js';
 import { MethodParams, type GatewayStatus, type MethodName, type ParamsOf, type WorkersReport } from './protocol.js';
@@ -12,6 +12,7 @@ import type { GatewayService, MethodConnection } from './services.js';
 import type { Subscriptions } from './subscriptions.js';
 import type { TranscriptReader } from './transcript.js';
 import { Uploads } from './uploads.js';
+import { workspaceDiff } from './workspace-diff.js';
 
 export type MethodHandler = (params: unknown, connection: MethodConnection) => Promise<unknown>;
 
@@ -165,6 +166,9 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
       return runtime.control(expectationFor('session.thinking', params.expectedSessionId), async () => ({ thinking: (await store.updateState(sessionId, { thinking: params.thinking })).thinking }), 'session');
     },
 
+    'models.list': (params) => group(params.group).modelCatalog(),
+    'tools.list': (params) => ({ tools: group(params.group).tools().map(toolDefinition) }),
+    'workspace.diff': (params) => workspaceDiff(group(params.group).status().workspace),
     'transcript.read': async (params) => context.transcripts.read(await sessionOf(group(params.group), params.sessionId), params.offset, params.untilEntryId),
     'usage.summary': (params) => store.usageSummary({ group: params.group === undefined ? undefined : group(params.group).name, sessionId: params.sessionId, since: params.since, ...(params.by ? { by: params.by } : {}) }),
     'workers.list': () => context.workers(),

@@ -17,12 +17,12 @@
  * yielding stays far under LIMITS.clawRelayBacklogEvents; a row holds at
  * most LIMITS.clawNotificationBytes, what a follower can send on.
  */
-import { describeError, type Clock } from '../../core/index.js';
+import { describeError, ErrorCodes, XdogError, type Clock } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { Mergeable } from './transport/index.js';
 import type { Subscriptions } from './subscriptions.js';
-import type { Wakeups } from './wakeups.js';
+import { backoffMs, type Wakeups } from './wakeups.js';
 import { mergeableOf } from './wire-event.js';
 import { dropInterest, insertRelayEvents, lastRelayId, pruneRelayEvents, recordInterest, relayEventsAfter, remoteInterest, type RelayEvent } from './worker-store.js';
 
@@ -61,14 +61,16 @@ export class Relay {
   /** Flushes and reads, one at a time. */
   #lane: Promise<unknown> = Promise.resolve();
   #reading?: Promise<void>;
-  #readAgain = false;
+  /** Groups to read at the end of the read running now ('all': every cursor; false: none). */
+  #readAgain: Set<string> | 'all' | false = false;
   /** Interest re-reads started / the newest one applied. */
   #interestAsked = 0;
   #interestApplied = 0;
 
   constructor(options: RelayOptions) {
     this.#options = options;
-    options.wakeups.on('claw_relay', () => this.read());
+    // The NOTIFY names the groups written: a worker following none of them reads nothing.
+    options.wakeups.on('claw_relay', (targets) => this.read(targets));
   }
 
   /** Owner side: relays a notification this worker publishes, when another worker follows the group. */
@@ -126,7 +128,7 @@ export class Relay {
   }
 
   async #flush(): Promise<void> {
-    const { store, clock, wakeups, log } = this.#options;
+    const { wakeups, log } = this.#options;
     // Let the rest of this turn's events join the batch.
     await new Promise((resolve) => setImmediate(resolve));
     while (this.#outbox.length) {
@@ -134,16 +136,34 @@ export class Relay {
       this.#overflowed = false;
       try {
         await this.#inLane(async () => {
-          const ids = await store.withTransaction((sql) => insertRelayEvents(sql, batch, clock.now()));
+          const highest = await this.#writeRetrying(batch);
           // This worker's own rows are not for its own clients (they had them at once).
-          batch.forEach((event, index) => {
-            const cursor = this.#cursors.get(event.group);
-            if (cursor) cursor.after = Math.max(cursor.after, ids[index]!);
-          });
+          for (const [group, id] of highest) {
+            const cursor = this.#cursors.get(group);
+            if (cursor) cursor.after = Math.max(cursor.after, id);
+          }
         });
-        await wakeups.notify('claw_relay');
+        if (batch.length) await wakeups.notify('claw_relay', [...new Set(batch.map((event) => event.group))].join('\n'));
       } catch (error) {
         log(`could not relay ${batch.length} events (${describeError(error)}); clients on other workers miss them`);
+      }
+    }
+  }
+
+  /**
+   * Writes a batch of relayed events, trying again with backoff while the store is unreachable
+   * (a restart) for up to LIMITS.clawHandoffSeconds: followers' clients get them late, not never.
+   * Events published meanwhile wait in the bounded outbox.
+   */
+  async #writeRetrying(batch: ReadonlyArray<Omit<RelayEvent, 'id'>>): Promise<Map<string, number>> {
+    const { store, clock } = this.#options;
+    const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await store.withStatement((sql) => insertRelayEvents(sql, batch, clock.now()));
+      } catch (error) {
+        if (!XdogError.is(error, ErrorCodes.UNAVAILABLE) || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
       }
     }
   }
@@ -165,7 +185,7 @@ export class Relay {
     const cursor = this.#cursors.get(group);
     if (cursor) cursor.since = clock.now();
     else this.#cursors.set(group, { after: await store.withRead((sql) => lastRelayId(sql, group)), since: clock.now() });
-    await store.withTransaction((sql) => recordInterest(sql, group, workerId, clock.now() + 3 * leaseMs));
+    await store.withStatement((sql) => recordInterest(sql, [group], workerId, clock.now() + 3 * leaseMs));
   }
 
   /** With each heartbeat: refreshes this worker's interest, drops what nobody follows, prunes old events. */
@@ -173,31 +193,44 @@ export class Relay {
     const { store, clock, workerId, subscriptions } = this.#options;
     // Owned groups too: the interest must be in the store already when the group moves away.
     const followed = [...subscriptions.groups()];
-    for (const group of followed) await this.follow(group);
+    for (const group of followed) {
+      const cursor = this.#cursors.get(group);
+      if (cursor) cursor.since = clock.now();
+      else this.#cursors.set(group, { after: await store.withRead((sql) => lastRelayId(sql, group)), since: clock.now() });
+    }
+    // Every followed group's interest in one statement, however many.
+    await store.withStatement((sql) => recordInterest(sql, followed, workerId, clock.now() + 3 * this.#options.leaseMs));
     for (const [group, cursor] of [...this.#cursors]) {
       // Asked for a moment ago: its subscription may not be recorded yet (subscribe follows first).
       if (followed.includes(group) || subscriptions.groups().has(group) || clock.now() - cursor.since < this.#options.leaseMs) continue;
       this.#cursors.delete(group);
-      await store.withTransaction((sql) => dropInterest(sql, group, workerId));
+      await store.withStatement((sql) => dropInterest(sql, group, workerId));
     }
     await this.refreshInterest();
     if (clock.now() - this.#lastPrune > (LIMITS.clawRelayRetentionSeconds * 1000) / 10) {
       this.#lastPrune = clock.now();
-      await store.withTransaction((sql) => pruneRelayEvents(sql, clock.now() - LIMITS.clawRelayRetentionSeconds * 1000));
+      await store.withStatement((sql) => pruneRelayEvents(sql, clock.now() - LIMITS.clawRelayRetentionSeconds * 1000));
     }
   }
 
-  /** Follower side: publishes the relayed rows after each cursor. One read at a time; a wake-up during one reads again after it. */
-  read(): Promise<void> {
-    if (this.#reading) {
-      this.#readAgain = true;
-      return this.#reading;
+  /**
+   * Follower side: publishes the relayed rows after the cursors of `targets` (every cursor when
+   * undefined). One read at a time; wake-ups during one are gathered and read after it.
+   */
+  read(targets?: ReadonlySet<string>): Promise<void> {
+    if (!targets) this.#readAgain = 'all';
+    else if (this.#readAgain !== 'all') {
+      const again = this.#readAgain || new Set<string>();
+      for (const group of targets) again.add(group);
+      this.#readAgain = again;
     }
+    if (this.#reading) return this.#reading;
     this.#reading = (async () => {
-      do {
+      while (this.#readAgain) {
+        const groups = this.#readAgain === 'all' ? undefined : this.#readAgain;
         this.#readAgain = false;
-        await this.#inLane(() => this.#read()).catch((error: unknown) => this.#options.log(`could not read relayed events (${describeError(error)}); trying again at the next wake-up`));
-      } while (this.#readAgain);
+        await this.#inLane(() => this.#read(groups)).catch((error: unknown) => this.#options.log(`could not read relayed events (${describeError(error)}); trying again at the next wake-up`));
+      }
     })().finally(() => (this.#reading = undefined));
     return this.#reading;
   }
@@ -209,9 +242,10 @@ export class Relay {
   }
 
   /** Rows of owned groups are read too: a previous owner's last events (this worker's own were skipped). */
-  async #read(): Promise<void> {
+  async #read(groups: ReadonlySet<string> | undefined): Promise<void> {
     const { store, subscriptions } = this.#options;
     for (const [group, cursor] of this.#cursors) {
+      if (groups && !groups.has(group)) continue;
       let after = cursor.after;
       for (;;) {
         const { events, more } = await store.withRead((sql) => relayEventsAfter(sql, group, after, LIMITS.clawRelayBatchEvents, LIMITS.clawRelayBatchBytes));

@@ -16,6 +16,7 @@ import { token, type Clock, type GatewayHooks, type Kernel } from '../../core/in
 import type { SessionStore } from '../sessions/index.js';
 import type { GroupRuntime } from './group-runtime.js';
 import type { Subscriber } from './subscriptions.js';
+import type { Wakeups } from './wakeups.js';
 
 /** The connection a method call came from (for subscriptions and per-client state). */
 export type MethodConnection = Subscriber;
@@ -46,6 +47,8 @@ export interface GatewayHost {
   /** Sends a notification to the connections subscribed to a group (and session, when given). */
   publish(group: string, sessionId: string | null, method: string, params: unknown): void;
   log(line: string): void;
+  /** Worker mode: wake-ups to and from the other workers (LISTEN/NOTIFY on PostgreSQL); absent on a single gateway. */
+  readonly wakeups?: Wakeups;
 }
 
 export interface GatewayService {

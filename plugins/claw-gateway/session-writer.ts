@@ -4,10 +4,16 @@
  * client never sees a message the store could lose in a crash.
  *
  * Listeners of an Agent are synchronous, so every event goes into one
- * promise chain. The agent's own hooks wait on that chain where it matters:
- * before each tool runs (the assistant message that asked for it is stored
- * first) and before each model call (tool results and inputs are stored
- * first), so a crash never leaves effects without their record.
+ * promise chain. The agent waits on that chain where it matters: before each
+ * tool runs (a `beforeToolCall` tap: the assistant message that asked for it
+ * is stored first) and before each model call (the owner passes `flush` as the
+ * agent's `beforeModelCall` barrier: tool results and inputs are stored
+ * first), so a crash never leaves effects without their record. It does not
+ * tap `context`: any tap there makes every model call copy and check the whole
+ * history, and a barrier needs neither.
+ *
+ * One commit per stored message: an assistant message commits with its usage
+ * row, a tool result with the writes its tool staged (TurnWrites).
  */
 import {
   ErrorCodes,
@@ -21,8 +27,7 @@ import {
   type Message,
   type Usage,
 } from '../../core/index.js';
-import { LIMITS } from '../../core/limits.js';
-import type { SessionStore, SystemInputSource, UsageOrigin } from '../sessions/index.js';
+import { checkUsage, insertUsage, type SessionStore, type Sql, type SystemInputSource, type UsageOrigin } from '../sessions/index.js';
 import type { TurnWrites } from './turn-writes.js';
 
 export interface SessionWriterOptions {
@@ -40,20 +45,10 @@ export interface SessionWriterOptions {
   cost?(model: string, usage: Usage): number | null;
 }
 
-/** The first user text of a session, as a one-line title. */
-export function summaryOf(message: Message): string | undefined {
-  if (message.role !== 'user') return undefined;
-  const text = typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
-  const line = text.replace(/[\p{Cc}\p{Cf}\s]+/gu, ' ').trim();
-  if (!line) return undefined;
-  return line.length > LIMITS.clawSessionSummaryChars ? `${line.slice(0, LIMITS.clawSessionSummaryChars - 1)}…` : line;
-}
-
 export class SessionWriter {
   readonly #options: SessionWriterOptions;
   #chain: Promise<void> = Promise.resolve();
   #failure?: XdogError;
-  #needsSummary: boolean;
   #turnStartedAt = 0;
   /** The label of the system input the current run starts with; stored with its user message. */
   #nextSource?: SystemInputSource;
@@ -62,22 +57,25 @@ export class SessionWriter {
   readonly #disposers: Disposer[] = [];
   readonly #agent: Agent;
 
-  constructor(agent: Agent, options: SessionWriterOptions & { hasSummary: boolean }) {
+  constructor(agent: Agent, options: SessionWriterOptions) {
     this.#options = options;
     this.#agent = agent;
-    this.#needsSummary = !options.hasSummary;
     this.#disposers.push(agent.subscribe((event) => this.#enqueue(event)));
     this.#disposers.push(tapHook(agent.hooks.beforeToolCall, 'claw-gateway', async () => {
       await this.flush();
       return undefined;
     }));
-    this.#disposers.push(tapHook(agent.hooks.context, 'claw-gateway', async (messages: Message[]) => {
-      await this.flush();
-      return messages;
-    }));
   }
 
-  /** Resolves when every event so far is stored and relayed; throws the first write failure. */
+  /** The first write failure, if any (a hook that re-threw it may have dropped it as the cause). */
+  get failure(): XdogError | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * Resolves when every event so far is stored and relayed; throws the first
+   * write failure. The barrier the owner runs before each model call.
+   */
   async flush(): Promise<void> {
     await this.#chain;
     if (this.#failure) throw this.#failure;
@@ -105,9 +103,11 @@ export class SessionWriter {
     try {
       if (event.type === 'message_end') await this.#store(event.message);
     } catch (error) {
-      this.#failure = new XdogError(ErrorCodes.STORE_CORRUPT, `storing a message of session ${this.#options.sessionId} failed: ${describeError(error)}`, {
+      // An unreachable store (PostgreSQL restarting) is not a damaged one: the run is interrupted, the store is fine.
+      const unreachable = XdogError.is(error, ErrorCodes.UNAVAILABLE);
+      this.#failure = new XdogError(unreachable ? ErrorCodes.UNAVAILABLE : ErrorCodes.STORE_CORRUPT, `storing a message of session ${this.#options.sessionId} failed: ${describeError(error)}`, {
         cause: error,
-        hint: 'the run was stopped; check the store file and the gateway log',
+        hint: unreachable ? 'the run was interrupted; the gateway serves the group again once the store is back (send the input again if it should run)' : 'the run was stopped; check the store file and the gateway log',
       });
       this.#options.onFailure(this.#failure);
       return;
@@ -120,32 +120,33 @@ export class SessionWriter {
     const source = message.role === 'user' ? this.#nextSource : undefined;
     if (source) this.#nextSource = undefined;
     const staged = message.role === 'toolResult' ? (this.#options.turnWrites?.take(message.toolCallId) ?? []) : [];
+    // Checked before the transaction opens, so a bad row fails the write without holding the store.
+    const usage = message.role === 'assistant'
+      ? checkUsage({
+          group,
+          sessionId,
+          // The qualified id the session uses ("provider/model"); the message carries the provider's bare id.
+          model: this.#agent.config.model,
+          usage: message.usage,
+          cost: this.#options.cost?.(this.#agent.config.model, message.usage) ?? null,
+          origin: this.#origin,
+          durationMs: Math.max(0, clock.now() - this.#turnStartedAt),
+          at: clock.now(),
+        })
+      : undefined;
+    const within = staged.length || usage
+      ? async (sql: Sql) => {
+          for (const write of staged) await write(sql);
+          if (usage) await insertUsage(sql, usage);
+        }
+      : undefined;
     try {
-      await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }], staged.length ? { within: async (sql) => { for (const write of staged) await write(sql); } } : {});
+      // The store sets the session's summary from its first user text in the same commit.
+      await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }], within ? { within } : {});
     } catch (error) {
       if (staged.length) this.#options.turnWrites!.settle((message as { toolCallId: string }).toolCallId, false);
       throw error;
     }
     if (staged.length) this.#options.turnWrites!.settle((message as { toolCallId: string }).toolCallId, true);
-    if (message.role === 'assistant') {
-      await store.recordUsage({
-        group,
-        sessionId,
-        // The qualified id the session uses ("provider/model"); the message carries the provider's bare id.
-        model: this.#agent.config.model,
-        usage: message.usage,
-        cost: this.#options.cost?.(this.#agent.config.model, message.usage) ?? null,
-        origin: this.#origin,
-        durationMs: Math.max(0, clock.now() - this.#turnStartedAt),
-        at: clock.now(),
-      });
-    }
-    if (this.#needsSummary) {
-      const summary = summaryOf(message);
-      if (summary) {
-        this.#needsSummary = false;
-        await store.setSummary(sessionId, summary);
-      }
-    }
   }
 }

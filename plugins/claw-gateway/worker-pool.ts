@@ -89,6 +89,8 @@ export class WorkerPool {
   #fenceTimer?: NodeJS.Timeout;
   #ticking?: Promise<void>;
   #stopped = false;
+  /** Consecutive failures of each round step, so an outage is logged once, not every second. */
+  readonly #failures = new Map<string, number>();
   /** Workers found gone in the last round (logged once). */
   #reportedGone = new Set<string>();
 
@@ -161,7 +163,7 @@ export class WorkerPool {
     await this.#step('renewing the leases', () => this.#renew());
     await this.#step('heartbeat', async () => {
       worker.heartbeatAt = clock.now();
-      await store.withTransaction((sql) => heartbeatWorker(sql, worker));
+      await store.withStatement((sql) => heartbeatWorker(sql, worker));
     });
   }
 
@@ -177,15 +179,20 @@ export class WorkerPool {
     await this.renew();
     await this.#step('fair share', () => this.#share());
     if (this.#options.onTick) await this.#step('relay', this.#options.onTick);
-    await this.#step('pruning', () => store.withTransaction((sql) => pruneWorkers(sql, clock.now() - 10 * leaseMs)));
+    await this.#step('pruning', () => store.withStatement((sql) => pruneWorkers(sql, clock.now() - 10 * leaseMs)));
   }
 
+  /** Runs one step of a round; a failure is logged once (and every 20th time) until the step works again, which is logged too. */
   async #step(name: string, work: () => Promise<void>): Promise<void> {
     if (this.#stopped) return;
+    const failures = this.#failures.get(name) ?? 0;
     try {
       await work();
+      if (failures) this.#options.log(`worker round: ${name} works again (after ${failures} failed attempt(s))`);
+      this.#failures.delete(name);
     } catch (error) {
-      this.#options.log(`worker round: ${name} failed (${describeError(error)}); retrying in ${Math.round(this.#options.leaseMs / 3)} ms`);
+      this.#failures.set(name, failures + 1);
+      if (failures === 0 || (failures + 1) % 20 === 0) this.#options.log(`worker round: ${name} failed (${describeError(error)}, attempt ${failures + 1}); retrying in ${Math.round(this.#options.leaseMs / 3)} ms`);
     }
   }
 

@@ -98,10 +98,35 @@ export async function insertHandoff(sql: Sql, request: HandoffRequest): Promise<
   );
 }
 
-/** Pending handoffs, oldest first (the caller keeps those of its own groups). */
-export async function pendingHandoffs(sql: Sql, limit: number): Promise<HandoffRequest[]> {
-  const rows = await sql.all<HandoffRow>(`SELECT id, group_name, method, params, from_worker, created_at FROM claw_handoffs WHERE state = 'pending' ORDER BY created_at, id LIMIT ${Math.trunc(limit)}`);
-  return rows.map((row) => ({ id: row.id, group: row.group_name, method: row.method, params: row.params, fromWorker: row.from_worker, createdAt: Number(row.created_at) }));
+/** `:prefix0, :prefix1, ...` and their values, for an IN list of `values`. */
+function inList(prefix: string, values: readonly string[]): { text: string; params: Record<string, string> } {
+  const params = Object.fromEntries(values.map((value, index) => [`${prefix}${index}`, value]));
+  return { text: values.map((_, index) => `:${prefix}${index}`).join(', '), params };
+}
+
+/**
+ * Claims, in one statement, up to `limit` pending handoffs of `groups` (oldest first): they move to
+ * `running` and are returned. A caller abandoning one at the same moment and this claim never both
+ * win (each moves it only from `pending`).
+ */
+export async function claimHandoffs(sql: Sql, groups: readonly string[], limit: number): Promise<HandoffRequest[]> {
+  if (groups.length === 0) return [];
+  const list = inList('g', groups);
+  const rows = await sql.all<HandoffRow>(
+    `UPDATE claw_handoffs SET state = 'running'
+     WHERE state = 'pending' AND id IN (SELECT id FROM claw_handoffs WHERE state = 'pending' AND group_name IN (${list.text}) ORDER BY created_at, id LIMIT ${Math.trunc(limit)})
+     RETURNING id, group_name, method, params, from_worker, created_at`,
+    list.params,
+  );
+  return rows
+    .map((row) => ({ id: row.id, group: row.group_name, method: row.method, params: row.params, fromWorker: row.from_worker, createdAt: Number(row.created_at) }))
+    .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+}
+
+/** The answer of a finished handoff, taken (its row deleted) in one statement; undefined while it is not done. */
+export async function takeAnswer(sql: Sql, id: string): Promise<Pick<HandoffAnswer, 'result' | 'error'> | undefined> {
+  const [row] = await sql.all<Pick<HandoffAnswer, 'result' | 'error'>>(`DELETE FROM claw_handoffs WHERE id = :id AND state = 'done' RETURNING result, error`, { id });
+  return row;
 }
 
 /** Moves a handoff from `from` to `to`; false when another party moved it first (the owner claims, the caller abandons). */
@@ -113,15 +138,6 @@ export async function finishHandoff(sql: Sql, id: string, answer: { result: stri
   await sql.run(`UPDATE claw_handoffs SET state = 'done', result = :result, error = :error WHERE id = :id`, { id, ...answer });
 }
 
-export async function readHandoff(sql: Sql, id: string): Promise<HandoffAnswer | undefined> {
-  const [row] = await sql.all<HandoffAnswer>('SELECT state, result, error FROM claw_handoffs WHERE id = :id', { id });
-  return row;
-}
-
-export async function deleteHandoff(sql: Sql, id: string): Promise<void> {
-  await sql.run('DELETE FROM claw_handoffs WHERE id = :id', { id });
-}
-
 /** Drops handoffs created before `before` (a caller that died never deleted its answer). */
 export async function pruneHandoffs(sql: Sql, before: number): Promise<void> {
   await sql.run(`DELETE FROM claw_handoffs WHERE created_at < :before AND state <> 'running'`, { before });
@@ -129,12 +145,15 @@ export async function pruneHandoffs(sql: Sql, before: number): Promise<void> {
 
 // relay
 
-/** Says that `worker` has clients following `group` until `expiresAt`. */
-export async function recordInterest(sql: Sql, group: string, worker: string, expiresAt: number): Promise<void> {
+/** Says, in one statement, that `worker` has clients following each of `groups` until `expiresAt`. */
+export async function recordInterest(sql: Sql, groups: readonly string[], worker: string, expiresAt: number): Promise<void> {
+  if (groups.length === 0) return;
+  const list = groups.map((_, index) => `(:g${index}, :worker, :expiresAt)`).join(', ');
+  const params = Object.fromEntries(groups.map((group, index) => [`g${index}`, group]));
   await sql.run(
-    `INSERT INTO claw_relay_interest (group_name, worker_id, expires_at) VALUES (:group, :worker, :expiresAt)
+    `INSERT INTO claw_relay_interest (group_name, worker_id, expires_at) VALUES ${list}
      ON CONFLICT (group_name, worker_id) DO UPDATE SET expires_at = excluded.expires_at`,
-    { group, worker, expiresAt },
+    { ...params, worker, expiresAt },
   );
 }
 
@@ -165,14 +184,18 @@ interface RelayRow {
   params: string;
 }
 
-/** Writes relayed events; returns the id each got, in order. */
-export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<RelayEvent, 'id'>>, now: number): Promise<number[]> {
-  const ids: number[] = [];
-  for (const event of events) {
-    const [row] = await sql.all<{ id: number | string }>('INSERT INTO claw_relay_events (group_name, session_id, method, params, created_at) VALUES (:group, :sessionId, :method, :params, :now) RETURNING id', { ...event, now });
-    ids.push(Number(row!.id));
-  }
-  return ids;
+/** Writes relayed events in one statement; returns, per group, the highest id its rows got. */
+export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<RelayEvent, 'id'>>, now: number): Promise<Map<string, number>> {
+  const highest = new Map<string, number>();
+  if (events.length === 0) return highest;
+  const params: Record<string, unknown> = { now };
+  const values = events.map((event, index) => {
+    Object.assign(params, { [`g${index}`]: event.group, [`s${index}`]: event.sessionId, [`m${index}`]: event.method, [`p${index}`]: event.params });
+    return `(:g${index}, :s${index}, :m${index}, :p${index}, :now)`;
+  });
+  const rows = await sql.all<{ id: number | string; group_name: string }>(`INSERT INTO claw_relay_events (group_name, session_id, method, params, created_at) VALUES ${values.join(', ')} RETURNING id, group_name`, params);
+  for (const row of rows) highest.set(row.group_name, Math.max(highest.get(row.group_name) ?? 0, Number(row.id)));
+  return highest;
 }
 
 /**

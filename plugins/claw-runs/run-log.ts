@@ -5,7 +5,7 @@
  */
 import type { RunEndedInfo, RunInputSource } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore, Sql } from '../sessions/index.js';
 
 /** Where a run's input came from, as the run log names it. */
 export type RunSource = 'prompt' | 'schedule' | 'channel' | 'system';
@@ -83,25 +83,33 @@ export class RunLog {
     private readonly retention: RunLogRetention = { days: LIMITS.clawRunLogDays, rowsPerGroup: LIMITS.clawRunLogRowsPerGroup },
   ) {}
 
-  /** Records an ended run (its own transaction: a plain insert, so concurrent workers do not conflict on it). */
+  /**
+   * Records an ended run and prunes its group's rows past the retention bounds,
+   * in one transaction (one commit per run; the table stays bounded without a
+   * timer). Only the group's owner writes its rows; a serialization conflict
+   * with another worker is retried by the store.
+   */
   async record(run: RunEndedInfo, owner: string): Promise<void> {
     const { source, sourceId } = describeSource(run.source);
-    await this.store.withTransaction((sql) =>
-      sql.run(
+    await this.store.withTransaction(async (sql) => {
+      await sql.run(
         `INSERT INTO claw_runs (group_name, session_id, input_id, source, source_id, owner, status, error, started_at, ended_at)
          VALUES (:group, :sessionId, :inputId, :source, :sourceId, :owner, :status, :error, :startedAt, :endedAt)`,
         { group: run.group, sessionId: run.sessionId, inputId: run.inputId, source, sourceId, owner, status: run.status, error: run.errorMessage ?? null, startedAt: run.startedAt, endedAt: run.endedAt },
-      ),
-    );
+      );
+      await this.#prune(sql, run.group, run.endedAt);
+    });
   }
 
   /** Deletes a group's rows past the retention bounds, as of `now`; returns how many. */
   async prune(group: string, now: number): Promise<number> {
-    return this.store.withTransaction((sql) =>
-      sql.run(
-        `DELETE FROM claw_runs WHERE group_name = :group AND (started_at < :cutoff OR id <= (SELECT id FROM claw_runs WHERE group_name = :group ORDER BY id DESC LIMIT 1 OFFSET :keep))`,
-        { group, cutoff: now - this.retention.days * DAY_MS, keep: this.retention.rowsPerGroup },
-      ),
+    return this.store.withTransaction((sql) => this.#prune(sql, group, now));
+  }
+
+  #prune(sql: Sql, group: string, now: number): Promise<number> {
+    return sql.run(
+      `DELETE FROM claw_runs WHERE group_name = :group AND (started_at < :cutoff OR id <= (SELECT id FROM claw_runs WHERE group_name = :group ORDER BY id DESC LIMIT 1 OFFSET :keep))`,
+      { group, cutoff: now - this.retention.days * DAY_MS, keep: this.retention.rowsPerGroup },
     );
   }
 

@@ -49,11 +49,7 @@ export function createRunsService(): GatewayService {
     const [runLog, logLine] = [log, host.log.bind(host)];
     const write = runLog
       .record(run, owner)
-      .then(
-        // Pruned after each write, so the table stays bounded without a timer; a failed prune is retried at the next write.
-        () => runLog.prune(run.group, run.endedAt).catch((error: unknown) => logLine(`run log: could not prune group ${run.group} (${describeError(error)}); the next run tries again`)),
-        (error: unknown) => logLine(`run log: run ${run.inputId} of group ${run.group} is not recorded: ${describeError(error)}`),
-      )
+      .catch((error: unknown) => logLine(`run log: run ${run.inputId} of group ${run.group} is not recorded: ${describeError(error)}`))
       .finally(() => pending.delete(write));
     pending.add(write);
   };

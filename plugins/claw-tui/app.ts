@@ -50,6 +50,9 @@ export interface ClawTuiOptions {
   reconnectDelayMs?: number;
 }
 
+/** Actions of keybindings.ts the claw features handle (claw-inspectors.ts, model-commands.ts, the slash commands). */
+const FEATURE_ACTIONS = ['cycleModel', 'cycleThinking', 'diff', 'sessions', 'transcript', 'copy'] as const satisfies readonly Action[];
+
 /** Errors of the transport, not answers of the gateway: the request may or may not have been received. */
 const UNCERTAIN: readonly string[] = [ErrorCodes.UNAVAILABLE, ErrorCodes.CLOSED];
 
@@ -99,6 +102,8 @@ export class ClawTui {
   #abortAsked = false;
   /** Messages of the active session's path the chat shows (a reconnect appends only what came after). */
   #shownMessages = 0;
+  /** What the last Ctrl+C cleared from the editor (saved as the draft if the next one quits). */
+  #clearedDraft = '';
   #done: (() => void) | undefined;
   #quitting = false;
   #ticker: NodeJS.Timeout | undefined;
@@ -149,7 +154,7 @@ export class ClawTui {
 
   notice(text: string, kind: 'notice' | 'error' = 'notice'): void {
     this.chat.notice(text, kind);
-    this.tui.requestRender();
+    this.#renderFooter();
   }
 
   error(error: unknown): void {
@@ -227,6 +232,7 @@ export class ClawTui {
     connection.on('mcp.authorized', (params: { group: string; status: string; message: string }) => params.group === this.group?.name && this.notice(`MCP: ${params.message}`, params.status === 'failed' ? 'error' : 'notice'));
     connection.on('goal.changed', (params: GoalView) => params.group === this.group?.name && this.notice(goalLine(params)));
     connection.on('notice', (params: { group: string; message: string }) => params.group === this.group?.name && this.notice(terminalSafe(params.message), 'error'));
+    this.#commands.inspectors.attach(connection);
     const subscribed = (await connection.call('subscribe', { group: this.options.group })) as { group: GroupStatus };
     this.connection = connection;
     this.group = subscribed.group;
@@ -239,6 +245,7 @@ export class ClawTui {
     void this.#approvals.attach(connection, this.group.name).catch((error: unknown) => this.error(error));
     if (this.#startupNotice) this.notice(this.#startupNotice, 'error');
     this.#startupNotice = undefined;
+    if (!wasConnected) this.#restoreDraft();
     if (wasConnected) this.notice(`reconnected; nothing was resent${this.queue.size ? `; ${this.queue.size} queued turn(s) are held: /queue resume sends them` : ''}`);
     this.#startTicker();
     this.#drain();
@@ -421,7 +428,11 @@ export class ClawTui {
         this.#quitArmTimer = setTimeout(() => this.#disarmQuit(), QUIT_ARM_MS);
         this.#quitArmTimer.unref();
         if (this.#overlay) this.closeOverlay();
-        else this.editor.setText('');
+        else {
+          // Kept for the draft file in case this press is followed by the quitting one.
+          this.#clearedDraft = this.editor.getExpandedText() || this.#clearedDraft;
+          this.editor.setText('');
+        }
         this.#renderFooter();
       }
       return true;
@@ -444,6 +455,11 @@ export class ClawTui {
         this.editor.addToHistory(text);
         void this.submit(text);
       }
+      return true;
+    }
+    const feature = FEATURE_ACTIONS.find((name) => this.#matches(data, name));
+    if (feature) {
+      this.#runFeature(feature);
       return true;
     }
     const action = (['abort', 'repaint', 'toggleTools', 'steer', 'followUp', 'externalEditor', 'queue'] as const).find((name) => this.#matches(data, name));
@@ -470,6 +486,24 @@ export class ClawTui {
       void this.submit(`/${action === 'steer' ? 'steer' : 'follow-up'} ${text}`, text);
     }
     return true;
+  }
+
+  /** The keys of the claw features: a cycle, or the slash command they stand for. */
+  #runFeature(action: (typeof FEATURE_ACTIONS)[number]): void {
+    const done = (promise: Promise<void>): void => {
+      promise.catch((error: unknown) => this.error(error)).finally(() => this.#renderFooter());
+    };
+    if (action === 'cycleModel') done(this.#commands.models.cycleModel());
+    else if (action === 'cycleThinking') done(this.#commands.models.cycleThinking());
+    else void this.submit(`/${action}`, '');
+  }
+
+  #restoreDraft(): void {
+    try {
+      this.#commands.drafts.restore();
+    } catch (error) {
+      this.error(error);
+    }
   }
 
   /**
@@ -663,7 +697,9 @@ export class ClawTui {
     this.#lifetime.abort();
     if (this.#ticker) clearInterval(this.#ticker);
     if (this.#quitArmTimer) clearTimeout(this.#quitArmTimer);
+    const kept = this.#commands.drafts.saveOnQuit(this.editor.getExpandedText() || this.#clearedDraft);
     this.tui.stop();
+    if (kept) process.stderr.write(`xdog: ${kept}\n`);
     const connection = this.connection;
     this.connection = undefined;
     await connection?.close().catch(() => undefined);

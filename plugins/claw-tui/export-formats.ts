@@ -10,7 +10,8 @@ import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { messageText, thinkingText, toolCallLine, toolCallsOf, type PathMessage } from './conversation.js';
 import { redact } from '../../core/redact.js';
 
-export type ExportFormat = 'text' | 'md' | 'json' | 'html';
+/** `source`: the text form with reasoning and every tool call's full arguments (what /transcript shows). */
+export type ExportFormat = 'text' | 'md' | 'json' | 'html' | 'source';
 
 function speaker(entry: PathMessage): string {
   return entry.message.role === 'toolResult' ? `tool result (${(entry.message as { toolName?: string }).toolName ?? 'tool'})` : entry.message.role;
@@ -19,6 +20,13 @@ function speaker(entry: PathMessage): string {
 function bodyOf(entry: PathMessage): string {
   const calls = toolCallsOf(entry.message).map((call) => `[tool call] ${toolCallLine(call.name, call.arguments, 2000)}`);
   return [messageText(entry.message), ...calls].filter(Boolean).join('\n');
+}
+
+/** Everything of one message: its reasoning, text and tool calls with their whole arguments. */
+function sourceOf(entry: PathMessage): string {
+  const thinking = thinkingText(entry.message);
+  const calls = toolCallsOf(entry.message).map((call) => `[tool call] ${call.name} ${JSON.stringify(call.arguments ?? {}, null, 2)}`);
+  return [thinking ? `[reasoning]\n${thinking}\n[/reasoning]` : '', messageText(entry.message), ...calls].filter(Boolean).join('\n');
 }
 
 function escapeHtml(text: string): string {
@@ -32,6 +40,8 @@ export function renderConversation(messages: readonly PathMessage[], format: Exp
   switch (format) {
     case 'text':
       return messages.map((entry) => `#${entry.index} ${speaker(entry)}:\n${clean(bodyOf(entry))}\n`).join('\n');
+    case 'source':
+      return messages.map((entry) => `#${entry.index} ${speaker(entry)}:\n${clean(sourceOf(entry))}\n`).join('\n');
     case 'md':
       return `# ${clean(title)}\n\n${messages
         .map((entry) => {

@@ -23,6 +23,12 @@ export const ACTIONS = {
   externalEditor: { keys: ['ctrl+g'], summary: 'edit the draft in $VISUAL / $EDITOR' },
   suspend: { keys: ['ctrl+z'], summary: 'suspend the TUI to the shell (fg brings it back)' },
   queue: { keys: ['ctrl+q'], summary: "list the client's and the gateway's queued inputs (/queue)" },
+  cycleModel: { keys: ['ctrl+p'], summary: 'switch to the next model the gateway lists' },
+  cycleThinking: { keys: ['shift+tab'], summary: "switch to the model's next thinking level" },
+  diff: { keys: ['alt+d'], summary: "show the workspace's git changes (/diff)" },
+  sessions: { keys: ['alt+r'], summary: 'open the session browser (/sessions)' },
+  transcript: { keys: ['alt+h'], summary: 'open the transcript (/transcript)' },
+  copy: { keys: ['alt+c'], summary: 'copy the last response (/copy)' },
 } as const satisfies Record<string, { keys: readonly string[]; summary: string }>;
 
 export type Action = keyof typeof ACTIONS;

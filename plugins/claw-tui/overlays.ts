@@ -94,9 +94,11 @@ export interface BrowserActions {
   view(row: SessionRow): void;
   create(): void;
   close(): void;
+  /** → : the selected session's entry tree (← or Escape there comes back). */
+  tree?(row: SessionRow): void;
 }
 
-/** The session browser: ↑↓ select, / search (Enter runs it), Enter activate, n new, v view read-only, Esc close. */
+/** The session browser: ↑↓ select, / search (Enter runs it), Enter activate, n new, v view read-only, r refresh, → tree, Esc close. */
 export class SessionBrowser implements Component, Focusable {
   focused = false;
   #rows: SessionRow[];
@@ -114,24 +116,30 @@ export class SessionBrowser implements Component, Focusable {
     this.#rows = rows;
   }
 
+  /** Runs the current query again (`r`, or Enter after `/`); the selection stays on the same session where it still exists. */
+  #load(status: string): void {
+    const id = this.#rows[this.#selected]?.id;
+    this.#status = status;
+    this.actions.search(this.#query).then(
+      (rows) => {
+        this.#rows = rows;
+        this.#selected = Math.max(0, rows.findIndex((row) => row.id === id));
+        this.#status = status === 'refreshing…' ? `refreshed · ${rows.length} session(s)` : '';
+        this.requestRender();
+      },
+      (error: Error) => {
+        this.#status = error.message;
+        this.requestRender();
+      },
+    );
+  }
+
   handleInput(data: string): void {
     if (this.#searching) {
       if (matchesKey(data, 'escape')) this.#searching = false;
       else if (matchesKey(data, 'enter')) {
         this.#searching = false;
-        this.#status = 'searching…';
-        this.actions.search(this.#query).then(
-          (rows) => {
-            this.#rows = rows;
-            this.#selected = 0;
-            this.#status = '';
-            this.requestRender();
-          },
-          (error: Error) => {
-            this.#status = error.message;
-            this.requestRender();
-          },
-        );
+        this.#load('searching…');
       } else if (matchesKey(data, 'backspace')) this.#query = this.#query.slice(0, -1);
       else if (data.length === 1 && data >= ' ') this.#query += data;
       return;
@@ -143,7 +151,11 @@ export class SessionBrowser implements Component, Focusable {
       this.#query = '';
     } else if (matchesKey(data, 'up') || data === 'k') this.#selected = Math.max(0, this.#selected - 1);
     else if (matchesKey(data, 'down') || data === 'j') this.#selected = Math.min(Math.max(0, this.#rows.length - 1), this.#selected + 1);
+    else if (matchesKey(data, 'pageUp')) this.#selected = Math.max(0, this.#selected - Math.max(1, this.height() - 4));
+    else if (matchesKey(data, 'pageDown')) this.#selected = Math.min(Math.max(0, this.#rows.length - 1), this.#selected + Math.max(1, this.height() - 4));
     else if (data === 'n') this.actions.create();
+    else if (data === 'r') this.#load('refreshing…');
+    else if (row && matchesKey(data, 'right') && this.actions.tree) this.actions.tree(row);
     else if (row && data === 'v') this.actions.view(row);
     else if (row && matchesKey(data, 'enter')) this.actions.activate(row);
   }
@@ -164,7 +176,28 @@ export class SessionBrowser implements Component, Focusable {
     return [
       style.bold(truncateToWidth(`${search}${this.#status ? ` · ${this.#status}` : ''}`, width)),
       ...lines,
-      style.dim(truncateToWidth('↑↓ select · Enter activate · / search · n new · v view read-only · Esc close', width)),
+      style.dim(truncateToWidth('↑↓ select · Enter activate · / search · r refresh · → tree · n new · v view read-only · Esc close', width)),
     ];
+  }
+}
+
+/** A pager one level down (a session's tree from the browser): ← goes back, as q and Escape do. */
+export class BackPager implements Component, Focusable {
+  focused = false;
+
+  constructor(
+    private readonly pager: Pager,
+    private readonly back: () => void,
+  ) {}
+
+  handleInput(data: string): void {
+    if (matchesKey(data, 'left')) this.back();
+    else this.pager.handleInput(data);
+  }
+
+  invalidate(): void {}
+
+  render(width: number): string[] {
+    return this.pager.render(width);
   }
 }

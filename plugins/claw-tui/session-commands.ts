@@ -5,16 +5,20 @@
  * (`expectedSessionId`), so a change made meanwhile by another client is
  * refused (STALE) instead of applied to a session the user did not see.
  */
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ClawTui } from './app.js';
 import type { Message } from '../../core/index.js';
 import { messageText, pathMessages, readTranscriptEntries, toolCallLine, toolCallsOf, type PathMessage } from './conversation.js';
-import { renderConversation, writePrivateFile, type ExportFormat } from './export-formats.js';
-import { SessionBrowser, type SessionRow } from './overlays.js';
+import { renderConversation } from './export-formats.js';
+import { BackPager, Pager, SessionBrowser, type SessionRow } from './overlays.js';
+import { copyText, describeCopy } from './clipboard.js';
+import { Picker } from './picker.js';
+import { ModelCommands } from './model-commands.js';
+import { ClawInspectors } from './claw-inspectors.js';
+import { DraftCommands } from './draft-commands.js';
+import { ExportCommands } from './export-commands.js';
 import { environmentSecrets, redact } from '../../core/redact.js';
 import { queueListing, type GatewayQueued } from './queue-view.js';
 import { runGoalCommand } from './goal-commands.js';
@@ -37,10 +41,21 @@ interface SessionRecord {
 }
 
 export class SessionCommands {
-  constructor(private readonly app: ClawTui) {}
+  readonly models: ModelCommands;
+  readonly inspectors: ClawInspectors;
+  readonly drafts: DraftCommands;
+
+  constructor(private readonly app: ClawTui) {
+    this.models = new ModelCommands(app);
+    this.inspectors = new ClawInspectors(app);
+    this.drafts = new DraftCommands(app);
+    this.#exports = new ExportCommands(app, () => this.#conversation(), () => this.#title());
+  }
+
+  readonly #exports: ExportCommands;
 
   async run(name: string, rest: string): Promise<void> {
-    const handler = this.#handlers[name];
+    const handler: ((args: string, raw: string) => Promise<void> | void) | undefined = this.inspectors.handlers[name] ?? this.#handlers[name];
     if (!handler) throw usage(`/${name} is not available`);
     await handler(rest.trim(), rest);
   }
@@ -85,14 +100,7 @@ export class SessionCommands {
     queue: (args) => this.#queue(args),
     sessions: (query) => this.#sessions(query),
     tree: async () => {
-      // Loaded at use: the sessions plugin's face brings the store's modules, which the chat never needs otherwise.
-      const { readWholeTree, treeOutline } = await import('../sessions/index.js');
-      const tree = await readWholeTree((next) => this.app.call('session.tree', next ? { sessionId: next.sessionId, cursor: next.cursor } : {}));
-      const lines = treeOutline(tree.entries).map(
-        ({ entry, depth }) =>
-          `${'  '.repeat(depth)}${entry.onPath ? '*' : ' '} ${entry.id} ${entry.kind}${entry.kind === 'message' ? ` ${entry.payload.message.role}: ${messageText(entry.payload.message).replace(/\s+/g, ' ').slice(0, 80)}` : ''}`,
-      );
-      this.app.page('session tree (* on the active path; /branch ENTRY moves there)', lines.join('\n') || '(empty)');
+      this.app.page('session tree (* on the active path; /branch ENTRY moves there)', await this.#treeText());
     },
     new: async (name) => {
       this.#idle('/new');
@@ -146,17 +154,9 @@ export class SessionCommands {
       if (this.app.session) this.app.session.name = session.name;
       this.app.notice(session.name ? `the session is now named "${session.name}"` : 'the session name was cleared');
     },
-    model: async (id) => {
-      const answer = (await this.app.call('session.model', id ? { model: id, expectedSessionId: this.#expected } : {})) as { model: string };
-      this.app.model = answer.model;
-      this.app.notice(`model: ${answer.model}`);
-    },
-    thinking: async (level) => {
-      const thinking = level === 'off' ? null : level;
-      const answer = (await this.app.call('session.thinking', level ? { thinking, expectedSessionId: this.#expected } : {})) as { thinking: string | null };
-      this.app.thinking = answer.thinking;
-      this.app.notice(`thinking: ${answer.thinking ?? 'off'}`);
-    },
+    model: (id) => this.models.model(id),
+    thinking: (level) => this.models.thinking(level),
+    draft: (args) => this.drafts.run(args),
     compact: async (focus) => {
       this.#idle('/compact');
       const receipt = (await this.app.call('session.compact', { expectedSessionId: this.#expected, ...(focus ? { focus } : {}) })) as { status: 'compacted'; recoveryLabel: string } | { status: 'skipped'; reason: string };
@@ -181,23 +181,13 @@ export class SessionCommands {
       this.app.page('status', [...head, ...list].join('\n'));
     },
     transcript: async (query) => {
-      const text = renderConversation(await this.#conversation(), 'text', environmentSecrets());
-      const pager = this.app.page(`transcript (redacted)`, text, query);
+      const text = renderConversation(await this.#conversation(), 'source', environmentSecrets());
+      const pager = this.app.page(`transcript (redacted; reasoning and full tool arguments)`, text, query);
       if (query && pager.matchCount === 0) this.app.notice(`"${query}" is not in the transcript`);
     },
     copy: (what) => this.#copy(what || 'response'),
-    export: async (args) => {
-      const match = /^(\S+)(?:\s+(text|md|json))?$/.exec(args);
-      if (!match) throw usage('/export needs PATH and optionally a format: text, md or json');
-      const format = (match[2] ?? formatOf(match[1]!)) as ExportFormat;
-      const file = writePrivateFile(expandHome(match[1]!), renderConversation(await this.#conversation(), format, environmentSecrets(), this.#title()));
-      this.app.notice(`exported to ${file} (${format}, 0600)`);
-    },
-    share: async (target) => {
-      if (!target || /\s/.test(target)) throw usage('/share needs one PATH');
-      const file = writePrivateFile(expandHome(target), renderConversation(await this.#conversation(), 'html', environmentSecrets(), this.#title()));
-      this.app.notice(`shared page written to ${file} (standalone HTML, no scripts, secrets redacted; review before sending)`);
-    },
+    export: (args) => this.#exports.run('export', args),
+    share: (args) => this.#exports.run('share', args),
     attach: (file) => {
       if (!file) throw usage('/attach needs a PATH');
       // A relative path names a file of the group's workspace, as the agent sees it (not the TUI's cwd).
@@ -234,6 +224,18 @@ export class SessionCommands {
       ),
     quit: () => this.app.quit(),
   };
+
+  /** A session's entry tree as indented lines (default: the active session). */
+  async #treeText(sessionId?: string): Promise<string> {
+    // Loaded at use: the sessions plugin's face brings the store's modules, which the chat never needs otherwise.
+    const { readWholeTree, treeOutline } = await import('../sessions/index.js');
+    const tree = await readWholeTree((next) => this.app.call('session.tree', next ? { sessionId: next.sessionId, cursor: next.cursor } : sessionId ? { sessionId } : {}));
+    const lines = treeOutline(tree.entries).map(
+      ({ entry, depth }) =>
+        `${'  '.repeat(depth)}${entry.onPath ? '*' : ' '} ${entry.id} ${entry.kind}${entry.kind === 'message' ? ` ${entry.payload.message.role}: ${messageText(entry.payload.message).replace(/\s+/g, ' ').slice(0, 80)}` : ''}`,
+    );
+    return lines.join('\n') || '(empty)';
+  }
 
   #title(): string {
     return `xdog · ${this.app.group?.name ?? ''} · ${this.app.session?.name ?? this.app.session?.id ?? ''}`;
@@ -285,64 +287,75 @@ export class SessionCommands {
         void this.app.submit('/new', '');
       },
       close: () => this.app.closeOverlay(),
+      tree: (row) => {
+        this.#treeText(row.id).then(
+          (text) => {
+            // ← (or q, Escape) goes back to the browser, where it was.
+            const back = (): void => this.app.showOverlay(browser);
+            this.app.showOverlay(new BackPager(new Pager(`tree of session ${row.id.slice(0, 8)} (* its path) · ← back`, text, () => this.app.tui.terminal.rows - 2, back), back));
+          },
+          (error: unknown) => this.app.error(error),
+        );
+      },
     }, () => this.app.tui.requestRender());
     this.app.showOverlay(browser);
   }
 
   async #copy(what: string): Promise<void> {
-    const messages = await this.#conversation();
-    let text: string;
-    if (what === 'response') text = messages.findLast((entry) => entry.message.role === 'assistant' && messageText(entry.message)) ? messageText(messages.findLast((entry) => entry.message.role === 'assistant' && messageText(entry.message))!.message) : '';
-    else if (what === 'entry') text = messages.at(-1) ? messageText(messages.at(-1)!.message) : '';
-    else if (what === 'conversation') text = renderConversation(messages, 'text', []);
-    else throw usage(`/copy takes response, entry or conversation, not "${what}"`);
-    if (!text) throw new XdogError(ErrorCodes.NOT_FOUND, `there is no ${what} to copy yet`);
-    text = redact(text, environmentSecrets());
-    const copier = await clipboardCommand();
-    if (copier) {
-      await pipeTo(copier, text);
-      this.app.notice(`copied the ${what} with ${copier[0]}`);
+    if (what === 'cancel') {
+      if (!this.#copyPicker) throw usage('there is no copy to cancel', '/copy selection opens one');
+      this.#copyPicker = undefined;
+      this.app.closeOverlay();
+      this.app.notice('copy cancelled; nothing was copied');
       return;
     }
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-copy-'));
-    const file = writePrivateFile(path.join(dir, `${what}.txt`), text);
-    this.app.notice(`no clipboard tool (wl-copy, xclip) found: the ${what} is in ${file} (0600)`);
+    const messages = await this.#conversation();
+    const lastText = (role?: string) => messages.findLast((entry) => (!role || entry.message.role === role) && messageText(entry.message));
+    let text: string;
+    if (what === 'response') text = lastText('assistant') ? messageText(lastText('assistant')!.message) : '';
+    else if (what === 'entry') text = messages.at(-1) ? messageText(messages.at(-1)!.message) : '';
+    else if (what === 'conversation' || what === 'all') text = renderConversation(messages, 'text', []);
+    else if (what === 'selection') return this.#copySelection(messages);
+    else throw usage(`/copy takes response, entry, selection, all (conversation) or cancel, not "${what}"`);
+    if (!text) throw new XdogError(ErrorCodes.NOT_FOUND, `there is no ${what} to copy yet`);
+    await this.#copyOut(text, what);
   }
-}
 
-function formatOf(file: string): ExportFormat {
-  if (file.endsWith('.md')) return 'md';
-  if (file.endsWith('.json')) return 'json';
-  return 'text';
+  async #copyOut(text: string, what: string): Promise<void> {
+    const outcome = await copyText(redact(text, environmentSecrets()), (data) => this.app.tui.terminal.write(data), what);
+    this.app.notice(describeCopy(outcome, what));
+  }
+
+  #copyPicker: Picker | undefined;
+
+  /** `/copy selection`: pick one message (newest first); Esc or `/copy cancel` copies nothing. */
+  #copySelection(messages: PathMessage[]): void {
+    const shown = messages.filter((entry) => messageText(entry.message)).reverse();
+    if (!shown.length) throw new XdogError(ErrorCodes.NOT_FOUND, 'there is no message to copy yet');
+    const close = (): void => {
+      this.#copyPicker = undefined;
+      this.app.closeOverlay();
+    };
+    this.#copyPicker = new Picker({
+      title: 'copy which message? (Esc cancels)',
+      items: shown.map((entry) => ({ value: String(entry.index), label: `#${entry.index} ${entry.message.role}`, detail: messageText(entry.message).replace(/\s+/g, ' ').slice(0, 120) })),
+      height: () => this.app.tui.terminal.rows - 2,
+      close: () => {
+        close();
+        this.app.notice('copy cancelled; nothing was copied');
+      },
+      pick: (item) => {
+        close();
+        const entry = shown.find((candidate) => String(candidate.index) === item.value)!;
+        this.#copyOut(messageText(entry.message), `message #${entry.index}`).catch((error: unknown) => this.app.error(error));
+      },
+    });
+    this.app.showOverlay(this.#copyPicker);
+  }
 }
 
 function expandHome(file: string): string {
   return file === '~' || file.startsWith('~/') ? path.join(os.homedir(), file.slice(1)) : file;
-}
-
-/** wl-copy under Wayland, xclip under X11, when installed; never OSC 52. */
-async function clipboardCommand(): Promise<string[] | undefined> {
-  const onPath = (name: string): boolean => (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, name)));
-  if (process.env.WAYLAND_DISPLAY && onPath('wl-copy')) return ['wl-copy'];
-  if (process.env.DISPLAY && onPath('xclip')) return ['xclip', '-selection', 'clipboard'];
-  return undefined;
-}
-
-function pipeTo(command: string[], text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command[0]!, command.slice(1), { stdio: ['pipe', 'ignore', 'ignore'] });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(new XdogError(ErrorCodes.INVALID_STATE, `${command[0]} failed: ${error.message}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve();
-      else reject(new XdogError(ErrorCodes.INVALID_STATE, `${command[0]} exited with ${code}; nothing was copied`));
-    });
-    child.stdin!.end(text);
-  });
 }
 
 /** A message in one line of /status: its text, else (a reply that only calls tools) its calls. */

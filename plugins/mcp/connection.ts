@@ -1,24 +1,28 @@
 /**
- * One live connection to one MCP server: the SDK client on our transport,
- * bounded requests with the server's timeout, pagination, and errors that
- * name the server. A connection is used once: when it ends (disconnect, EOF,
- * crash, malformed frame) it stays ended; nothing reconnects or resends.
+ * One live connection to one MCP server: the 2026-07-28 protocol when the
+ * server speaks it (found by a `server/discover` probe, spoken by our own
+ * wire), else the SDK client and its initialize handshake; bounded requests
+ * with the server's timeout, pagination, and errors that name the server. A
+ * connection is used once: when it ends (disconnect, EOF, crash, malformed
+ * frame) it stays ended; nothing reconnects or resends.
  */
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ErrorCodes, LIMITS, XdogError, type SandboxConfig, type Telemetry } from '../../core/index.js';
 import { resolvePolicy } from '../sandbox/index.js';
+import { answerClientRequest, clientCapabilities, type McpClientHandlers, type McpRoots } from './client-requests.js';
 import { tracedRequest } from './request-span.js';
 import { createHttpTransport } from './http-transport.js';
+import { HttpPeer, RpcError, StdioPeer, baseFetch, type ModernPeer } from './modern-peers.js';
+import { CLIENT_INFO, MODERN_VERSION, ModernSession, probe } from './modern-session.js';
 import { timeoutMs, type McpServerConfig } from './server-config.js';
 import { StdioProcessTransport, stderrText } from './stdio-transport.js';
 
-/** Identifies this client to servers. */
-export const CLIENT_INFO = { name: 'xdog', version: '0.1.0' };
+export { CLIENT_INFO };
 
 /** Any JSON object: results are validated by our own code, not the SDK's stricter shapes. */
 const LooseResult = z.looseObject({});
@@ -33,6 +37,8 @@ export interface ConnectionOptions {
   bearer?: string;
   /** The sandbox of a stdio server whose entry sets none. */
   sandbox?: SandboxConfig;
+  /** How the host answers elicitation and sampling (absent: declined / refused). */
+  handlers?: McpClientHandlers;
   /** Called once when the connection ends without `close()` being asked for. */
   onLost(reason: string): void;
   /** The telemetry its requests are traced with, when there is one (asked per request). */
@@ -41,27 +47,41 @@ export interface ConnectionOptions {
 
 export interface RequestOptions {
   signal?: AbortSignal;
+  /** Extra HTTP headers of this request (a tool's `Mcp-Param-*` mirrors; the modern HTTP wire only). */
+  headers?: Record<string, string>;
 }
 
+/** The era the probe found: the 2026-07-28 protocol, or the initialize handshake. */
+export type McpEra = 'modern' | 'legacy';
+
 export class McpConnection {
-  readonly client: Client;
   readonly stdio?: StdioProcessTransport;
-  readonly #transport: Transport;
+  #client?: Client;
+  #transport?: Transport;
+  #modern?: ModernSession;
+  #legacyWhy?: string;
+  readonly #options: ConnectionOptions;
   readonly #id: string;
   readonly #timeout: number;
   readonly #secrets: string[];
+  readonly #roots: McpRoots;
+  readonly #handlers: McpClientHandlers;
   readonly #telemetry?: () => Telemetry | undefined;
   readonly #transportKind: 'stdio' | 'http';
+  #notify?: (method: string) => void;
   #closing = false;
   #ended?: string;
 
   private constructor(options: ConnectionOptions) {
     const { config } = options;
+    this.#options = options;
     this.#id = options.id;
     this.#telemetry = options.telemetry;
     this.#transportKind = config.transport === 'stdio' ? 'stdio' : 'http';
     this.#timeout = timeoutMs(config);
     this.#secrets = Object.values(config.transport === 'stdio' ? (config.env ?? {}) : {}).filter((value) => value.length > 0);
+    this.#roots = (config.roots ?? []).map((root) => ({ uri: root.uri, ...(root.name ? { name: root.name } : {}) }));
+    this.#handlers = options.handlers ?? {};
     if (config.transport === 'stdio') {
       this.stdio = new StdioProcessTransport({
         command: config.command,
@@ -72,22 +92,7 @@ export class McpConnection {
         sandbox: resolvePolicy(config.sandbox ?? options.sandbox, options.cwd),
       });
       this.#transport = this.stdio;
-    } else {
-      this.#transport = createHttpTransport(config, options.env, options.bearer);
     }
-    const roots = config.roots ?? [];
-    this.client = new Client(CLIENT_INFO, {
-      // Roots are the only client capability: no sampling, elicitation or tasks.
-      capabilities: roots.length > 0 ? { roots: { listChanged: false } } : {},
-    });
-    if (roots.length > 0) {
-      const disclosed = roots.map((root) => ({ uri: root.uri, ...(root.name ? { name: root.name } : {}) }));
-      this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: disclosed }));
-    }
-    this.client.onclose = () => {
-      this.#ended ??= this.#describeEnd();
-      if (!this.#closing) options.onLost(this.#ended);
-    };
   }
 
   /** A connection that has not started yet: nothing runs until `open()`. */
@@ -95,20 +100,101 @@ export class McpConnection {
     return new McpConnection(options);
   }
 
-  /** Starts the transport and runs the initialize handshake; `close()` during it ends both. */
+  /**
+   * Starts the transport, probes `server/discover`, and either stays on the
+   * 2026-07-28 protocol or runs the initialize handshake (only when the probe
+   * says the server is initialize-era); `close()` during it ends both.
+   */
   async open(): Promise<void> {
+    const session = { server: this.#id, timeoutMs: this.#timeout, roots: this.#roots, handlers: this.#handlers, transport: this.#transportKind };
     try {
-      await this.client.connect(this.#transport, { timeout: this.#timeout });
+      let peer: ModernPeer;
+      const { config } = this.#options;
+      if (this.stdio) {
+        await this.stdio.start();
+        peer = new StdioPeer(this.stdio, () => (this.#ended ??= this.#describeEnd()));
+      } else if (config.transport === 'http') {
+        peer = await HttpPeer.create(config, this.#options.env, { ...(this.#options.bearer === undefined ? {} : { bearer: this.#options.bearer }), protocolVersion: MODERN_VERSION, clientInfo: `${CLIENT_INFO.name}/${CLIENT_INFO.version}` });
+      } else {
+        throw new XdogError(ErrorCodes.INTERNAL, 'unknown MCP transport');
+      }
+      if (this.#closing) throw new XdogError(ErrorCodes.CLOSED, `MCP server "${this.#id}" was disconnected while connecting`);
+      const outcome = await probe(peer, session);
+      if (outcome.era === 'modern') {
+        this.#modern = new ModernSession(peer, outcome.discover, session);
+        peer.onclose = () => this.#onTransportClosed();
+        return;
+      }
+      this.#legacyWhy = outcome.why;
+      await this.#openLegacy(peer);
     } catch (error) {
-      const failure = this.#toError(error, 'initialize');
+      const failure = this.#toError(error, this.#modern || this.#legacyWhy ? 'initialize' : 'server/discover');
       await this.close();
       throw failure;
     }
   }
 
-  /** The negotiated protocol version. */
+  /** The initialize era, on the SDK client: over the already started stdio process, or a new HTTP session. */
+  async #openLegacy(peer: ModernPeer): Promise<void> {
+    const { config } = this.#options;
+    let transport: Transport;
+    if (this.stdio && peer instanceof StdioPeer) {
+      peer.detach();
+      transport = new StartedTransport(this.stdio);
+    } else if (config.transport === 'http') {
+      transport = createHttpTransport(config, this.#options.env, this.#options.bearer, await baseFetch(config));
+      this.#transport = transport;
+    } else {
+      throw new XdogError(ErrorCodes.INTERNAL, 'unknown MCP transport');
+    }
+    const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(this.#roots, this.#handlers) });
+    const answer = (method: string) => async (request: { params?: unknown }, extra: { signal: AbortSignal }) =>
+      (await answerClientRequest(this.#id, method, request.params, { roots: this.#roots, handlers: this.#handlers, signal: extra.signal, deadlineMs: this.#timeout })) as never;
+    if (this.#roots.length > 0) client.setRequestHandler(ListRootsRequestSchema, answer('roots/list'));
+    client.setRequestHandler(ElicitRequestSchema, answer('elicitation/create'));
+    if (this.#handlers.sample) client.setRequestHandler(CreateMessageRequestSchema, answer('sampling/createMessage'));
+    client.onclose = () => this.#onTransportClosed();
+    client.fallbackNotificationHandler = async (notification) => this.#notify?.(notification.method);
+    this.#client = client;
+    await client.connect(transport, { timeout: this.#timeout });
+  }
+
+  #onTransportClosed(): void {
+    this.#ended ??= this.#describeEnd();
+    if (!this.#closing) this.#options.onLost(this.#ended);
+  }
+
+  /** The protocol era in use (after `open()`). */
+  get era(): McpEra | undefined {
+    return this.#modern ? 'modern' : this.#client ? 'legacy' : undefined;
+  }
+
+  /** Why the probe chose the initialize handshake, when it did. */
+  get legacyReason(): string | undefined {
+    return this.#legacyWhy;
+  }
+
+  /** The protocol version in use. */
   get protocolVersion(): string | undefined {
-    return (this.#transport as { protocolVersion?: string }).protocolVersion;
+    if (this.#modern) return MODERN_VERSION;
+    return (this.#transport as { protocolVersion?: string } | undefined)?.protocolVersion;
+  }
+
+  /** The server's declared capabilities. */
+  get capabilities(): Record<string, unknown> {
+    return (this.#modern ? this.#modern.discover.capabilities : this.#client?.getServerCapabilities()) ?? {};
+  }
+
+  /** The server's self-reported name and version (display only). */
+  get serverInfo(): { name: string; version: string } | undefined {
+    if (this.#modern) return this.#modern.discover.serverInfo;
+    const info = this.#client?.getServerVersion();
+    return info ? { name: info.name, version: info.version } : undefined;
+  }
+
+  /** Hears notification methods (list changes); the 2026-07-28 wire has none without a subscription. */
+  onNotification(listener: (method: string) => void): void {
+    this.#notify = listener;
   }
 
   get ended(): string | undefined {
@@ -124,7 +210,9 @@ export class McpConnection {
     }
     const send = async (sent: Record<string, unknown> | undefined) => {
       try {
-        return await this.client.request({ method, ...(sent ? { params: sent } : {}) } as never, LooseResult, {
+        if (this.#modern) return await this.#modern.request(method, sent, options);
+        if (!this.#client) throw new XdogError(ErrorCodes.INVALID_STATE, `MCP server "${this.#id}" is not open`);
+        return await this.#client.request({ method, ...(sent ? { params: sent } : {}) } as never, LooseResult, {
           timeout: this.#timeout,
           signal: options.signal,
         });
@@ -171,9 +259,9 @@ export class McpConnection {
     this.#ended ??= 'disconnected';
     try {
       await this.#endHttpSession();
-      await this.client.close();
+      await this.#client?.close();
     } finally {
-      await this.#transport.close();
+      await this.#transport?.close();
     }
   }
 
@@ -210,8 +298,13 @@ export class McpConnection {
   }
 
   #toError(error: unknown, method: string): XdogError {
-    if (XdogError.is(error)) return error;
     const where = `MCP server "${this.#id}" (${method})`;
+    if (XdogError.is(error)) {
+      // The modern wire's own failures name no server yet.
+      if (error.message.startsWith('MCP server') || error.message.startsWith('cannot reach') || error.message.startsWith('MCP endpoint')) return error;
+      return new XdogError(error.code, `${where} ${error.message}`, { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}), cause: error });
+    }
+    if (error instanceof RpcError) return new XdogError(ErrorCodes.MCP_FAILED, `${where} failed: ${error.message}`, { details: { mcpCode: error.code } });
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout) {
         return new XdogError(ErrorCodes.MCP_FAILED, `${where} timed out after ${this.#timeout / 1000} s; the request was cancelled, not retried`, {
@@ -231,5 +324,44 @@ export class McpConnection {
       return new XdogError(ErrorCodes.ABORTED, `${where} was cancelled; it was not retried`);
     }
     return new XdogError(ErrorCodes.MCP_FAILED, `${where} failed: ${(error as Error)?.message ?? String(error)}`);
+  }
+}
+
+/**
+ * The stdio transport handed to the SDK client after the probe started it:
+ * everything passes through, but `start()` does not spawn a second process.
+ */
+class StartedTransport implements Transport {
+  constructor(private readonly inner: StdioProcessTransport) {}
+  async start(): Promise<void> {}
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.inner.send(message);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+  set onmessage(handler: ((message: JSONRPCMessage) => void) | undefined) {
+    this.inner.onmessage = handler;
+  }
+  get onmessage(): ((message: JSONRPCMessage) => void) | undefined {
+    return this.inner.onmessage;
+  }
+  set onclose(handler: (() => void) | undefined) {
+    this.inner.onclose = handler;
+  }
+  get onclose(): (() => void) | undefined {
+    return this.inner.onclose;
+  }
+  set onerror(handler: ((error: Error) => void) | undefined) {
+    this.inner.onerror = handler;
+  }
+  get onerror(): ((error: Error) => void) | undefined {
+    return this.inner.onerror;
+  }
+  get protocolVersion(): string | undefined {
+    return this.inner.protocolVersion;
+  }
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion(version);
   }
 }

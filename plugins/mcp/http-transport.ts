@@ -9,7 +9,7 @@ import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
 import type { McpHttpConfig } from './server-config.js';
 
 /** Headers the transport owns; a config may not set them. */
-const RESERVED_HEADERS = new Set(['mcp-session-id', 'mcp-protocol-version', 'content-type', 'accept', 'last-event-id', 'host']);
+const RESERVED_HEADERS = new Set(['mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-client-info', 'content-type', 'accept', 'last-event-id', 'host']);
 
 /** Legacy SSE recovery: at most 3 GETs; delays start at 50 ms and stay under 5 s. */
 const RECONNECTION = { maxRetries: 3, initialReconnectionDelay: 50, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 };
@@ -37,7 +37,7 @@ function isLoopback(hostname: string): boolean {
 export function resolveHeaders(config: McpHttpConfig, env: NodeJS.ProcessEnv): Record<string, string> {
   const headers: Record<string, string> = {};
   const add = (name: string, value: string, source: string) => {
-    if (RESERVED_HEADERS.has(name.toLowerCase())) {
+    if (RESERVED_HEADERS.has(name.toLowerCase()) || name.toLowerCase().startsWith('mcp-param-')) {
       throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `header "${name}" is set by the MCP transport and may not be configured`, {
         hint: 'remove it from headers / headers_env',
       });
@@ -166,9 +166,8 @@ export function clampRetry(): TransformStream<string, string> {
   });
 }
 
-/** Builds the SDK transport for one configured HTTP server. */
-export function createHttpTransport(config: McpHttpConfig, env: NodeJS.ProcessEnv, bearer?: string): StreamableHTTPClientTransport {
-  const url = checkEndpoint(config.url, config.allow_insecure_http);
+/** The configured headers plus, for an OAuth server, its bearer token. */
+export function requestHeaders(config: McpHttpConfig, env: NodeJS.ProcessEnv, bearer?: string): Record<string, string> {
   const headers = resolveHeaders(config, env);
   if (bearer !== undefined) {
     if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
@@ -176,10 +175,20 @@ export function createHttpTransport(config: McpHttpConfig, env: NodeJS.ProcessEn
     }
     headers.Authorization = `Bearer ${bearer}`;
   }
+  return headers;
+}
+
+/** What a refused request's error suggests: an OAuth server's 401 means the token expired or was revoked; refreshing is the user's call. */
+export function authHintFor(bearer?: string): string | undefined {
+  return bearer === undefined ? undefined : 'the OAuth access token was refused: run xdog mcp login SERVER --refresh, or log in again';
+}
+
+/** Builds the SDK transport (the initialize era) for one configured HTTP server; `base` is the fetch a `ca_file` needs. */
+export function createHttpTransport(config: McpHttpConfig, env: NodeJS.ProcessEnv, bearer?: string, base: typeof fetch = fetch): StreamableHTTPClientTransport {
+  const url = checkEndpoint(config.url, config.allow_insecure_http);
   return new StreamableHTTPClientTransport(url, {
-    requestInit: { headers, redirect: 'manual' },
-    // An OAuth server's 401: the token expired or was revoked; refreshing is the user's call.
-    fetch: guardedFetch(fetch, bearer === undefined ? undefined : 'the OAuth access token was refused: run xdog mcp login SERVER --refresh, or log in again'),
+    requestInit: { headers: requestHeaders(config, env, bearer), redirect: 'manual' },
+    fetch: guardedFetch(base, authHintFor(bearer)),
     reconnectionOptions: RECONNECTION,
   });
 }

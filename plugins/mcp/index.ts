@@ -21,13 +21,14 @@ export type {
   McpToolInfo,
 } from './registry.js';
 export type { McpBlock, McpBlockType } from './content.js';
+export type { McpClientHandlers, McpElicitation, McpElicitationAnswer, McpElicitationField, McpElicitationValue, McpSamplingAnswer, McpSamplingRequest } from './client-requests.js';
 export { draftText } from './documents.js';
 export type { McpCatalogKind, McpCompletion, McpDocument, McpPromptEntry, McpResourceEntry, McpTemplateEntry } from './documents.js';
 export type { McpToolDetails } from './tool-result.js';
 export { toolAlias } from './aliases.js';
 export { compileSchema, schemaDialect, type SchemaDialect } from './schema.js';
 export { parseServerConfig, type McpServerConfig } from './server-config.js';
-export { connectMcpServer, McpRegistryToken, parseJsonObject, withConfiguredServer } from './session.js';
+export { connectMcpServer, mcpRegistryOf, McpRegistryToken, parseJsonObject, withConfiguredServer } from './session.js';
 export { formatDocument, formatToolResult } from './text.js';
 export { FileCredentialStore, SecretServiceCredentialStore, credentialStoreOf, type McpCredentialRecord, type McpCredentialStore } from './credential-store.js';
 /** OAuth (login, explicit refresh): loaded on demand, it brings the SDK's auth client. */

@@ -8,7 +8,8 @@
 import { ErrorCodes, LIMITS, XdogError, type AgentTool, type AgentToolResult, type RemoteToolSource, type SandboxConfig, type Telemetry } from '../../core/index.js';
 import { toolAlias } from './aliases.js';
 import type { McpCredentialStore } from './credential-store.js';
-import type { McpConnection, RequestOptions } from './connection.js';
+import type { McpClientHandlers } from './client-requests.js';
+import type { McpConnection, McpEra, RequestOptions } from './connection.js';
 import {
   CATALOG_METHODS,
   checkPromptArguments,
@@ -23,6 +24,7 @@ import {
   type McpResourceEntry,
   type McpTemplateEntry,
 } from './documents.js';
+import { headerMirrors, mirroredHeaders, type HeaderMirror } from './header-mirrors.js';
 import { compileSchema, schemaDialect, type CompiledSchema } from './schema.js';
 import { parseServerConfig, type McpServerConfig } from './server-config.js';
 import { toAgentResult, type McpToolDetails } from './tool-result.js';
@@ -44,6 +46,9 @@ export interface McpServerStatus {
   roots: number;
   server?: { name: string; version: string };
   protocolVersion?: string;
+  /** `modern`: the 2026-07-28 protocol (server/discover); `legacy`: the initialize handshake, with why the probe chose it. */
+  era?: McpEra;
+  legacyReason?: string;
   capabilities?: string[];
   tools: number;
   /** Set when a list-changed notice arrived since the last refresh. */
@@ -86,6 +91,8 @@ export interface McpCompletionRequest {
 interface ToolSpec extends McpToolInfo {
   input: CompiledSchema;
   output?: CompiledSchema;
+  /** Arguments mirrored into `Mcp-Param-*` headers (HTTP only). */
+  mirrors: readonly HeaderMirror[];
 }
 
 interface ServerEntry {
@@ -114,6 +121,8 @@ export interface McpRegistryOptions {
   credentials?: McpCredentialStore;
   /** The OS sandbox of stdio servers whose entry sets none (the kernel's or group's `sandbox:`; docs/sandbox.md). */
   sandbox?: SandboxConfig;
+  /** How servers' elicitation and sampling requests are answered (absent: elicitation declined, sampling refused). */
+  handlers?: McpClientHandlers;
 }
 
 /** An MCP proxy tool, carrying the server and tool it stands for. */
@@ -131,6 +140,7 @@ export class McpRegistry implements AsyncDisposable {
   readonly #telemetry?: () => Telemetry | undefined;
   readonly #credentials?: McpCredentialStore;
   readonly #sandbox?: SandboxConfig;
+  #handlers?: McpClientHandlers;
   #proxies: McpProxyTool[] = [];
   #closed = false;
 
@@ -140,6 +150,7 @@ export class McpRegistry implements AsyncDisposable {
     this.#telemetry = options.telemetry;
     this.#credentials = options.credentials;
     this.#sandbox = options.sandbox;
+    this.#handlers = options.handlers;
   }
 
   /** A registry with every server of a config file's `mcp_servers` registered (inert). */
@@ -180,6 +191,15 @@ export class McpRegistry implements AsyncDisposable {
     return [...this.#servers.keys()];
   }
 
+  /**
+   * How servers' elicitation and sampling requests are answered from the next
+   * connect on (a host that learns late whether a person is present, like the
+   * chat on a TTY). Connections already open keep what they had.
+   */
+  setHandlers(handlers: McpClientHandlers | undefined): void {
+    this.#handlers = handlers;
+  }
+
   /** Starts (stdio) or opens (http) the server, runs the handshake and discovers its tools. */
   async connect(id: string, options: RequestOptions = {}): Promise<McpServerStatus> {
     this.#assertOpen();
@@ -210,6 +230,7 @@ export class McpRegistry implements AsyncDisposable {
       env: this.#env,
       ...(bearer === undefined ? {} : { bearer }),
       sandbox: this.#sandbox,
+      ...(this.#handlers ? { handlers: this.#handlers } : {}),
       onLost: (reason) => this.#lost(entry, connection, reason),
       ...(this.#telemetry ? { telemetry: this.#telemetry } : {}),
     });
@@ -465,7 +486,7 @@ export class McpRegistry implements AsyncDisposable {
 
   async #discover(entry: ServerEntry, options: RequestOptions): Promise<void> {
     const connection = entry.connection!;
-    const capabilities = connection.client.getServerCapabilities() ?? {};
+    const capabilities = connection.capabilities;
     const accepted: ToolSpec[] = [];
     const diagnostics: string[] = [];
     if (capabilities.tools) {
@@ -473,7 +494,7 @@ export class McpRegistry implements AsyncDisposable {
       const aliases = new Set<string>();
       for (const [index, item] of raw.entries()) {
         try {
-          const spec = toolSpec(entry.id, item, index);
+          const spec = toolSpec(entry.id, item, index, entry.config.transport === 'http');
           if (aliases.has(spec.alias)) throw new Error(`duplicate tool name or alias "${spec.alias}"`);
           aliases.add(spec.alias);
           accepted.push(spec);
@@ -490,9 +511,9 @@ export class McpRegistry implements AsyncDisposable {
 
   #watchListChanges(entry: ServerEntry, connection: McpConnection): void {
     // Passive marking only: a list-changed notice never triggers a refresh by itself.
-    connection.client.fallbackNotificationHandler = async (notification) => {
-      if (notification.method.endsWith('/list_changed') && entry.connection === connection) entry.stale = true;
-    };
+    connection.onNotification((method) => {
+      if (method.endsWith('/list_changed') && entry.connection === connection) entry.stale = true;
+    });
   }
 
   #lost(entry: ServerEntry, connection: McpConnection, reason: string): void {
@@ -531,7 +552,8 @@ export class McpRegistry implements AsyncDisposable {
     spec.input.check(args, `arguments of ${spec.alias}`);
     const connection = entry.connection;
     if (!connection) throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server "${entry.id}" is not connected`);
-    const result = await connection.request('tools/call', { name: spec.name, arguments: args }, options);
+    const headers = spec.mirrors.length > 0 ? mirroredHeaders(spec.mirrors, args) : undefined;
+    const result = await connection.request('tools/call', { name: spec.name, arguments: args }, { ...options, ...(headers ? { headers } : {}) });
     return toAgentResult(result, { server: entry.id, tool: spec.name, outputSchema: spec.output });
   }
 
@@ -542,8 +564,8 @@ export class McpRegistry implements AsyncDisposable {
 
   #statusOf(entry: ServerEntry): McpServerStatus {
     const { config } = entry;
-    const client = entry.connection?.client;
-    const server = client?.getServerVersion();
+    const connection = entry.connection;
+    const server = connection?.serverInfo;
     return {
       id: entry.id,
       transport: config.transport,
@@ -554,8 +576,10 @@ export class McpRegistry implements AsyncDisposable {
       headerNames: config.transport === 'http' ? [...Object.keys(config.headers ?? {}), ...Object.keys(config.headers_env ?? {})] : [],
       roots: config.roots?.length ?? 0,
       ...(server ? { server: { name: server.name, version: server.version } } : {}),
-      ...(entry.connection?.protocolVersion ? { protocolVersion: entry.connection.protocolVersion } : {}),
-      ...(client ? { capabilities: Object.keys(client.getServerCapabilities() ?? {}) } : {}),
+      ...(connection?.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
+      ...(connection?.era ? { era: connection.era } : {}),
+      ...(connection?.legacyReason ? { legacyReason: connection.legacyReason } : {}),
+      ...(connection?.era ? { capabilities: Object.keys(connection.capabilities) } : {}),
       tools: entry.tools.length,
       stale: entry.stale,
       diagnostics: [...entry.diagnostics],
@@ -585,7 +609,7 @@ export class McpRegistry implements AsyncDisposable {
   }
 
   #requireCapability(entry: ServerEntry, capability: 'resources' | 'prompts' | 'completions'): void {
-    const capabilities = entry.connection!.client.getServerCapabilities() ?? {};
+    const capabilities = entry.connection!.capabilities;
     if (!capabilities[capability]) {
       throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server "${entry.id}" does not offer ${capability}`, {
         hint: `its capabilities: ${Object.keys(capabilities).join(', ') || 'none'}`,
@@ -599,7 +623,7 @@ export class McpRegistry implements AsyncDisposable {
 }
 
 /** Validates one advertised tool and compiles its schemas. */
-function toolSpec(server: string, raw: unknown, index: number): ToolSpec {
+function toolSpec(server: string, raw: unknown, index: number, http: boolean): ToolSpec {
   if (typeof raw !== 'object' || raw === null) throw new Error(`entry ${index} is not an object`);
   const tool = raw as Record<string, unknown>;
   if (typeof tool.name !== 'string' || tool.name === '' || tool.name.length > 128) throw new Error('name must be a string of 1-128 characters');
@@ -609,6 +633,8 @@ function toolSpec(server: string, raw: unknown, index: number): ToolSpec {
     throw new Error('inputSchema must be a JSON Schema with type "object"');
   }
   const input = compileSchema(inputSchema, 'inputSchema');
+  // Over HTTP a tool with a broken x-mcp-header is excluded (the spec's rule); stdio ignores the annotation.
+  const mirrors = http ? headerMirrors(inputSchema) : [];
   const outputSchema = tool.outputSchema as Record<string, unknown> | undefined;
   const output = outputSchema === undefined ? undefined : compileSchema(outputSchema, 'outputSchema');
   return {
@@ -622,6 +648,7 @@ function toolSpec(server: string, raw: unknown, index: number): ToolSpec {
     ...(tool.annotations && typeof tool.annotations === 'object' ? { annotations: tool.annotations as Record<string, unknown> } : {}),
     input,
     ...(output ? { output } : {}),
+    mirrors,
   };
 }
 
@@ -635,7 +662,7 @@ function modelParameters(schema: Record<string, unknown>): Record<string, unknow
 }
 
 function publicInfo(spec: ToolSpec): McpToolInfo {
-  const { input: _input, output: _output, ...info } = spec;
+  const { input: _input, output: _output, mirrors: _mirrors, ...info } = spec;
   return info;
 }
 

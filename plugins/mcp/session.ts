@@ -48,6 +48,11 @@ export function parseJsonObject(text: string | undefined, what: string): Record<
   return value as Record<string, unknown>;
 }
 
+/** The kernel's registry, when the mcp plugin is loaded. */
+export function mcpRegistryOf(kernel: Kernel): McpRegistry | undefined {
+  return kernel.isBound(McpRegistryToken) ? kernel.get(McpRegistryToken) : undefined;
+}
+
 /**
  * Connects one configured server on a kernel's registry (the mcp plugin's),
  * so kernel-created agents get its tools. The kernel's close disconnects it.

@@ -145,6 +145,14 @@ export class StoreDatabase {
         cause: error,
       });
     }
+    if (!this.sqlite && isConnectionFailure(error, code)) {
+      return new XdogError(ErrorCodes.UNAVAILABLE, `${where} is unreachable: ${(error as Error).message}`, {
+        hint: 'check that PostgreSQL runs and accepts connections at that address; the gateway retries on its own and serves again once it is back (nothing was run)',
+        cause: error,
+        // Callers that may wait for the server (a run about to start) tell this apart from a refusal.
+        details: { unreachable: true },
+      });
+    }
     if (code.startsWith('SQLITE_FULL') || code === 'SQLITE_IOERR' || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_READONLY') {
       return new XdogError(ErrorCodes.UNAVAILABLE, `${where} cannot be written: ${(error as Error).message}`, { hint: 'check free disk space and the file permissions', cause: error });
     }
@@ -201,6 +209,20 @@ export class StoreDatabase {
 /** The driver's error code (SQLITE_BUSY, a PostgreSQL SQLSTATE), from a typeorm QueryFailedError or the driver's own error. */
 function errorCode(error: unknown): string {
   return String((error as { driverError?: { code?: unknown } })?.driverError?.code ?? (error as { code?: unknown })?.code ?? '');
+}
+
+/** Socket errors of a server that is down or cut off. */
+const SOCKET_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
+
+/**
+ * The PostgreSQL server is gone for now (restarting, shut down, unreachable): a connection
+ * exception (class 08), an administrator's shutdown (57P01..57P03), a socket error, or pg's
+ * own words for a connection that ended or could not be made in time.
+ */
+function isConnectionFailure(error: unknown, code: string): boolean {
+  if (SOCKET_FAILURES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code)) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|the database system is (starting up|shutting down)|Client has encountered a connection error|Query runner already released/i.test(message);
 }
 
 /** PostgreSQL lock_not_available: a lock wait passed lock_timeout. */

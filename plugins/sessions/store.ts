@@ -5,10 +5,11 @@
  * (catalog, tree, context, checkpoints, names, state, ledger, leases).
  */
 import type { DataSource } from 'typeorm';
-import { ErrorCodes, LIMITS, XdogError, utf8Bytes, type Clock } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, utf8Bytes, type Clock, type Message } from '../../core/index.js';
 import * as access from './access.js';
 import * as catalog from './catalog.js';
 import { checkpointsOf } from './checkpoints.js';
+import { ContextCache } from './context-cache.js';
 import { contextMessages, pathMessages } from './context.js';
 import * as leases from './leases.js';
 import * as ledger from './ledger.js';
@@ -25,6 +26,7 @@ import type {
   CompactionWritten,
   Entry,
   EntryInput,
+  EntryPayloads,
   Expectation,
   GroupRecord,
   LeaseOwner,
@@ -49,6 +51,8 @@ export class TypeormSessionStore implements SessionStore {
   private readonly db: StoreDatabase;
   private readonly clock: Clock;
   private closed = false;
+  /** Contexts of recently used sessions, checked against the stored leaf on every read. */
+  private readonly contexts = new ContextCache();
 
   constructor(dataSource: DataSource, options: SessionStoreOptions = {}) {
     if (!dataSource.isInitialized) throw new XdogError(ErrorCodes.INVALID_STATE, 'the session store needs an initialized DataSource (see openClawDataSource)');
@@ -162,19 +166,34 @@ export class TypeormSessionStore implements SessionStore {
   // tree
 
   async append(sessionId: string, entries: readonly EntryInput[], options: { within?: (sql: Sql) => Promise<void> } = {}): Promise<Entry[]> {
-    return this.write(async (sql) => {
+    let from: number | null = null;
+    const written = await this.write(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
+      from = session.leafEntryId;
       await options.within?.(sql);
       return tree.appendEntries(sql, session, entries, this.now());
     });
+    // Committed: a cached context at the old leaf takes the new messages (anything else makes the next read rebuild it).
+    if (written.every((entry) => entry.kind === 'message')) {
+      this.contexts.extend(sessionId, from, written.at(-1)!.id, written.map((entry) => {
+        const json = JSON.stringify((entry.payload as EntryPayloads['message']).message);
+        return { id: entry.id, message: JSON.parse(json) as Message, bytes: json.length };
+      }));
+    } else {
+      this.contexts.drop(sessionId);
+    }
+    return written;
   }
 
   async context(sessionId: string): Promise<SessionContext> {
     return this.read(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const state = await readState(sql, sessionId);
+      const cached = this.contexts.get(sessionId, session.leafEntryId);
+      if (cached) return { session, state, ...cached };
       const { rows, compactions } = await tree.contextRows(sql, sessionId, session.leafEntryId);
-      return { session, state, ...contextMessages(rows, compactions) };
+      const bytes = rows.reduce((sum, row) => sum + row.payload.length, 0);
+      return { session, state, ...this.contexts.set(sessionId, session.leafEntryId, contextMessages(rows, compactions), bytes) };
     });
   }
 
@@ -327,7 +346,8 @@ export class TypeormSessionStore implements SessionStore {
   }
 
   async renewLeases(ownerId: string, now: number, leaseMs: number): Promise<string[]> {
-    return this.write((sql) => leases.renewAll(sql, ownerId, now, leaseMs));
+    // One UPDATE: atomic without a transaction around it.
+    return this.read((sql) => leases.renewAll(sql, ownerId, now, leaseMs));
   }
 
   async releaseLease(group: string, ownerId: string): Promise<boolean> {
@@ -355,10 +375,16 @@ export class TypeormSessionStore implements SessionStore {
     return this.read(work);
   }
 
+  async withStatement<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    // The read path is the one without a transaction around it (serialized with the store's other work on SQLite).
+    return this.read(work);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.db.idle();
+    this.contexts.clear();
   }
 }
 

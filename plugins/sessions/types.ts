@@ -337,6 +337,13 @@ export interface SessionStore {
   withTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /** Runs reads outside a transaction (on SQLite after the store's earlier work; on PostgreSQL at once, on its own connection). */
   withRead<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs one write that is a single statement, outside a transaction: one statement is atomic on
+   * its own, and on PostgreSQL this saves the BEGIN, SET TRANSACTION and COMMIT round trips (the
+   * hot-path bookkeeping of several workers: leases, heartbeats, handoffs, relayed events). Never
+   * for two statements that must commit together.
+   */
+  withStatement<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
 
   close(): Promise<void>;
 }

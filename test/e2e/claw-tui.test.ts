@@ -202,6 +202,8 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
 
     const page = path.join(sandbox.root, 'page.html');
     tty.keys(`/share ${page}`, 'Enter');
+    await seen(`review before writing ${page}`);
+    tty.keys('w');
     await seen('shared page written to');
     const html = fs.readFileSync(page, 'utf8');
     expect(html).toContain('Content-Security-Policy');
@@ -212,6 +214,8 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
 
     const md = path.join(sandbox.root, 'chat.md');
     tty.keys(`/export ${md} md`, 'Enter');
+    await seen(`review before writing ${md}`);
+    tty.keys('w');
     await seen(`exported to ${md}`);
     expect(fs.statSync(md).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(md, 'utf8')).toContain('echo: remember [redacted]');

@@ -11,9 +11,12 @@ export const hasTmux = ((): boolean => {
   }
 })();
 
-/** One named tmux session: run tmux commands on it, read its screen, wait for text, end it. */
-export function tmuxSession(name: string) {
-  const tmux = (...args: string[]): string => execFileSync('tmux', args, { encoding: 'utf8' });
+/**
+ * One named tmux session: run tmux commands on it, read its screen, wait for text, end it.
+ * `socket` runs it on a private tmux server (`tmux -L`), for tests that change server options or read its buffers.
+ */
+export function tmuxSession(name: string, socket?: string) {
+  const tmux = (...args: string[]): string => execFileSync('tmux', [...(socket ? ['-L', socket] : []), ...args], { encoding: 'utf8' });
   const screen = (): string => tmux('capture-pane', '-t', name, '-p');
   return {
     tmux,
@@ -38,7 +41,7 @@ export function tmuxSession(name: string) {
     /** Ends the session if it still exists. */
     kill(): void {
       try {
-        tmux('kill-session', '-t', name);
+        tmux(socket ? 'kill-server' : 'kill-session', ...(socket ? [] : ['-t', name]));
       } catch {
         // already gone
       }

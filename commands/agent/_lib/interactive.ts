@@ -9,6 +9,7 @@ import readline from 'node:readline';
 import { ErrorCodes, XdogError, type Agent, type RunResult } from '../../../core/index.js';
 import { changesExtensions, completeExtensionSlash, isExtensionSlash, runExtensionSlash, type ExtensionControl } from '../../../plugins/extensions/index.js';
 import type { TtyApprovals } from './approval-prompt.js';
+import type { TtyElicitation } from './elicitation-prompt.js';
 import type { EventRenderer, Output } from './render.js';
 
 const HELP = 'commands: /steer TEXT (add to the running turn), /follow-up TEXT (after it), /extensions [list|reload ID|unload ID], /ext-ID-NAME ARGS (Tab completes), /quit; Ctrl+C aborts a run, twice exits';
@@ -35,6 +36,7 @@ export async function runInteractive(
   input: NodeJS.ReadableStream = process.stdin,
   extensions?: ExtensionControl,
   approvals?: TtyApprovals,
+  elicitation?: TtyElicitation,
 ): Promise<void> {
   const completer = (line: string, done: (error: null, result: [string[], string]) => void): void => {
     if (!extensions) return done(null, [[], line]);
@@ -94,6 +96,11 @@ export async function runInteractive(
       // A tool call waits for a person: this line is the answer.
       if (approvals?.pending) {
         approvals.answer(line);
+        return;
+      }
+      // An MCP server's elicitation waits for a person: this line answers its current field.
+      if (elicitation?.pending) {
+        elicitation.answer(line);
         return;
       }
       const text = line.trim();

@@ -25,18 +25,40 @@ describe('context hook', () => {
     expect(agent.isIdle).toBe(true);
   });
 
-  it('unknown roles and throwing taps fail the request; mutations of the copy never reach history', async () => {
+  it('unknown roles and throwing taps fail the request; writing into the read-only copy fails it and never reaches history', async () => {
     const unknown = scripted([{ text: 'never' }]);
     tapHook(unknown.agent.hooks.context, 'weird', (messages: Message[]) => [...messages, { role: 'system', content: 'x' }]);
-    await expect(unknown.agent.prompt('hi').result()).rejects.toMatchObject({ code: 'HOOK_FAILED' });
+    await expect(unknown.agent.prompt('hi').result()).rejects.toMatchObject({ code: 'HOOK_FAILED', message: expect.stringContaining('1.role') });
 
-    const mutating = scripted([{ text: 'ok' }]);
+    const mutating = scripted([{ text: 'never' }]);
     tapHook(mutating.agent.hooks.context, 'mutate', (messages: Message[]) => {
       (messages[0] as { content: string }).content = 'mutated';
     });
-    await mutating.agent.prompt('original').result();
+    await expect(mutating.agent.prompt('original').result()).rejects.toMatchObject({ code: 'HOOK_FAILED', message: expect.stringContaining('context hook "mutate" failed') });
     expect(mutating.agent.messages[0]).toMatchObject({ content: 'original' });
-    expect(requestTexts(mutating.model, 0)).toEqual(['mutated']);
+    expect(mutating.model.callCount).toBe(0);
+  });
+
+  it('a tap replaces a message by returning a new one; history keeps the original', async () => {
+    const { agent, model } = scripted([{ text: 'ok' }]);
+    tapHook(agent.hooks.context, 'redact', (messages: Message[]) => messages.map((message) => (message.role === 'user' ? { ...message, content: 'redacted' } : message)));
+    await agent.prompt('secret').result();
+    expect(requestTexts(model, 0)).toEqual(['redacted']);
+    expect(agent.messages[0]).toMatchObject({ content: 'secret' });
+  });
+
+  it('taps see the same read-only copy of a message on every call, not a fresh copy of history each time', async () => {
+    const { agent, model } = scripted([{ toolCalls: [{ name: 't', arguments: {} }] }, { toolCalls: [{ name: 't', arguments: {} }] }, { text: 'done' }], { tools: [recordingTool('t').tool] });
+    const seen: Message[][] = [];
+    tapHook(agent.hooks.context, 'watch', (messages: Message[]) => void seen.push(messages));
+    await agent.prompt('go').result();
+    expect(seen.map((messages) => messages.length)).toEqual([1, 3, 5]);
+    expect(seen[1]![0]).toBe(seen[0]![0]);
+    expect(seen[2]![2]).toBe(seen[1]![2]);
+    expect(Object.isFrozen(seen[2]![1])).toBe(true);
+    // What the model got is history's content, and history itself is not frozen by it.
+    expect(JSON.stringify(model.requests[2]!.messages)).toBe(JSON.stringify(agent.messages.slice(0, 5)));
+    expect(Object.isFrozen(agent.messages[0])).toBe(false);
   });
 
   it('runs before every model call, with the turn number', async () => {

@@ -25,6 +25,11 @@ function fakeStore() {
       // The statements a round writes: a heartbeat is the upsert of claw_workers.
       await work({ run: async (text: string) => void (/INSERT INTO claw_workers/.test(text) && state.heartbeats.push(clock.now())) });
     },
+    withStatement: async (work: (sql: unknown) => Promise<unknown>) => {
+      check();
+      if (state.transactionsDown) throw new XdogError(ErrorCodes.BUSY, 'the claw store is busy');
+      await work({ run: async (text: string) => void (/INSERT INTO claw_workers/.test(text) && state.heartbeats.push(clock.now())) });
+    },
     withRead: async () => (check(), []),
     listLeases: async (): Promise<LeaseRecord[]> => (check(), []),
     acquireLease: async (group: string, who: LeaseOwner, now: number, leaseMs: number): Promise<LeaseRecord> => (check(), state.held.add(group), state.lost.delete(group), { group, ...who, expiresAt: now + leaseMs }),

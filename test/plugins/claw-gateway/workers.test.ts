@@ -13,7 +13,7 @@ import type { MethodHandler } from '../../../plugins/claw-gateway/methods.js';
 import { Relay } from '../../../plugins/claw-gateway/relay.js';
 import { Subscriptions } from '../../../plugins/claw-gateway/subscriptions.js';
 import { openWakeups, type Wakeups } from '../../../plugins/claw-gateway/wakeups.js';
-import { deleteHandoff, finishHandoff, insertHandoff, insertRelayEvents, moveHandoff, pendingHandoffs, pruneHandoffs, readHandoff, relayEventsAfter } from '../../../plugins/claw-gateway/worker-store.js';
+import { claimHandoffs, finishHandoff, insertHandoff, insertRelayEvents, moveHandoff, pruneHandoffs, relayEventsAfter, takeAnswer } from '../../../plugins/claw-gateway/worker-store.js';
 import { openSessionStore, type LeaseRecord, type SessionStore } from '../../../plugins/sessions/index.js';
 import { describeStores, openTestDataSource, type TestDataSource } from '../../support/stores.js';
 
@@ -66,7 +66,8 @@ describeStores('worker store', (kind) => {
     const [store] = await twoWorkers();
     const big = JSON.stringify('é'.repeat(600 * 1024)); // 1.2 MB of JSON
     const rows = [big, big, '{}', big].map((params) => ({ group: 'g', sessionId: null, method: 'event', params }));
-    const ids = await store.withTransaction((sql) => insertRelayEvents(sql, rows, 1));
+    const ids: number[] = [];
+    for (const row of rows) ids.push((await store.withStatement((sql) => insertRelayEvents(sql, [row], 1))).get('g')!);
     const read = (after: number) => store.withRead((sql) => relayEventsAfter(sql, 'g', after, 10, 2 * 1024 * 1024));
     const first = await read(0);
     expect(first.events.map((event) => event.id)).toEqual([ids[0]]);
@@ -79,30 +80,36 @@ describeStores('worker store', (kind) => {
     expect(last.more).toBe(false);
   });
 
-  it('claims a handoff once: the owner and an abandoning caller never both win', async () => {
+  it('claims a handoff once, only for the groups asked: the owner and an abandoning caller never both win', async () => {
     const [store] = await twoWorkers();
     const request = { id: '00000000-0000-4000-8000-000000000001', group: 'g', method: 'prompt', params: '{}', fromWorker: 'w1', createdAt: 1000 };
-    await store.withTransaction((sql) => insertHandoff(sql, request));
-    expect(await store.withRead((sql) => pendingHandoffs(sql, 10))).toEqual([request]);
-    expect(await store.withTransaction((sql) => moveHandoff(sql, request.id, 'pending', 'running'))).toBe(true);
-    expect(await store.withTransaction((sql) => moveHandoff(sql, request.id, 'pending', 'abandoned'))).toBe(false);
-    expect(await store.withRead((sql) => pendingHandoffs(sql, 10))).toEqual([]);
-    await store.withTransaction((sql) => finishHandoff(sql, request.id, { result: '{"ok":true}', error: null }));
-    expect(await store.withRead((sql) => readHandoff(sql, request.id))).toEqual({ state: 'done', result: '{"ok":true}', error: null });
-    await store.withTransaction((sql) => pruneHandoffs(sql, 2000));
-    expect(await store.withRead((sql) => readHandoff(sql, request.id))).toBeUndefined();
-    await store.withTransaction((sql) => deleteHandoff(sql, request.id));
+    const other = { ...request, id: '00000000-0000-4000-8000-000000000002', group: 'h' };
+    await store.withStatement((sql) => insertHandoff(sql, request));
+    await store.withStatement((sql) => insertHandoff(sql, other));
+    expect(await store.withStatement((sql) => claimHandoffs(sql, ['g', 'x'], 10))).toEqual([request]);
+    expect(await store.withStatement((sql) => claimHandoffs(sql, ['g'], 10))).toEqual([]);
+    expect(await store.withStatement((sql) => moveHandoff(sql, request.id, 'pending', 'abandoned'))).toBe(false);
+    // Abandoned first: the owner's claim finds nothing.
+    expect(await store.withStatement((sql) => moveHandoff(sql, other.id, 'pending', 'abandoned'))).toBe(true);
+    expect(await store.withStatement((sql) => claimHandoffs(sql, ['h'], 10))).toEqual([]);
+    expect(await store.withStatement((sql) => takeAnswer(sql, request.id))).toBeUndefined();
+    await store.withStatement((sql) => finishHandoff(sql, request.id, { result: '{"ok":true}', error: null }));
+    expect(await store.withStatement((sql) => takeAnswer(sql, request.id))).toEqual({ result: '{"ok":true}', error: null });
+    // Taken: its row is gone.
+    expect(await store.withStatement((sql) => takeAnswer(sql, request.id))).toBeUndefined();
+    await store.withStatement((sql) => pruneHandoffs(sql, 2000));
+    expect(await store.withStatement((sql) => claimHandoffs(sql, ['h'], 10))).toEqual([]);
   });
 
   it('hands a call to the owner of its group and returns its answer or its error', async () => {
     const [callerStore, ownerStore, callerWakeups, ownerWakeups] = await twoWorkers();
     await ownerStore.ensureGroup('g');
     const log: string[] = [];
-    const caller = new Handoffs({ store: callerStore, clock, wakeups: callerWakeups, workerId: 'w1', owns: () => false, log: (line) => log.push(line) });
+    const caller = new Handoffs({ store: callerStore, clock, wakeups: callerWakeups, workerId: 'w1', owns: () => false, owned: () => [], log: (line) => log.push(line) });
     await expect(caller.call('g', 'echo', { text: 'hi' })).rejects.toMatchObject({ code: ErrorCodes.UNAVAILABLE, message: 'group g has no live owner' });
 
     await ownerStore.acquireLease('g', { ownerId: 'w2', pid: process.pid, host: 'here', info: '' }, clock.now(), 30_000);
-    const owner = new Handoffs({ store: ownerStore, clock, wakeups: ownerWakeups, workerId: 'w2', owns: (group) => group === 'g', log: (line) => log.push(line) });
+    const owner = new Handoffs({ store: ownerStore, clock, wakeups: ownerWakeups, workerId: 'w2', owns: (group) => group === 'g', owned: () => ['g'], log: (line) => log.push(line) });
     const handlers = new Map<string, MethodHandler>([
       ['echo', async (params) => ({ echoed: params })],
       ['refuse', async () => {

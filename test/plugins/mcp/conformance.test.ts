@@ -24,6 +24,8 @@ describe('MCP conformance (client mode, @modelcontextprotocol/conformance 0.1.13
     expect(result.stdout).toMatch(/✓ initialize: \d+ passed, 0 failed/);
     expect(result.stdout).toMatch(/✓ tools_call: \d+ passed, 0 failed/);
     expect(result.stdout).toMatch(/✓ sse-retry: \d+ passed, 0 failed/);
+    // The client declares elicitation; an accepted form carries the defaults it offered (SEP-1034).
+    expect(result.stdout).toMatch(/✓ elicitation-sep1034-client-defaults: [1-9]\d* passed, 0 failed/);
     expect(result.stdout).toContain('Baseline check passed');
     expect(result.status).toBe(0);
   }, 300_000);

@@ -23,6 +23,8 @@ describe('McpRegistry over Streamable HTTP against server-everything', () => {
     expect(registry.tools('web').map((tool) => tool.alias)).toContain('web__echo');
     const [status] = registry.status('web');
     expect(status).toMatchObject({ state: 'connected', transport: 'http', headerNames: ['X-Token'] });
+    // An initialize-era HTTP server refuses the sessionless server/discover with a 4xx and no modern error: legacy.
+    expect(status).toMatchObject({ era: 'legacy', legacyReason: expect.stringMatching(/answered server\/discover with HTTP 4\d\d/) });
     expect(JSON.stringify(status)).not.toContain('secret-token-value');
   });
 

@@ -1,0 +1,64 @@
+/**
+ * `/draft [save|restore|clear]` and the draft's life across runs: quitting
+ * with text in the editor saves it (DraftStore), the next start of the TUI
+ * on the same group puts it back into the editor and says so. A restore
+ * goes in front of what is being typed, never over it.
+ */
+import { ErrorCodes, XdogError } from '../../core/errors.js';
+import type { ClawTui } from './app.js';
+import { DraftStore } from './draft-store.js';
+
+export class DraftCommands {
+  #store: DraftStore | undefined;
+
+  constructor(private readonly app: ClawTui) {}
+
+  get #drafts(): DraftStore {
+    const group = this.app.group?.name;
+    if (!group) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the group is not known yet; the draft file is per group', { hint: 'wait for the TUI to connect' });
+    if (this.#store?.file !== new DraftStore(group).file) this.#store = new DraftStore(group);
+    return this.#store;
+  }
+
+  run(args: string): void {
+    const verb = args.trim() || 'show';
+    const drafts = this.#drafts;
+    if (verb === 'save') {
+      const text = this.app.editor.getExpandedText();
+      if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, 'the editor is empty; there is no draft to save', { hint: 'type it, then /draft save (quitting saves it too)' });
+      drafts.save(text);
+      this.app.notice(`draft saved to ${drafts.file}`);
+    } else if (verb === 'restore') {
+      if (!this.restore()) this.app.notice(`there is no saved draft (${drafts.file})`);
+    } else if (verb === 'clear') {
+      drafts.clear();
+      this.app.notice('the saved draft was removed');
+    } else if (verb === 'show') {
+      const saved = drafts.read();
+      this.app.notice(saved === undefined ? `no saved draft (${drafts.file}); quitting with text in the editor saves it` : `saved draft (${saved.length} characters) in ${drafts.file}; /draft restore puts it in the editor`);
+    } else throw new XdogError(ErrorCodes.USAGE, `unknown /draft ${verb}`, { hint: '/draft, /draft save, /draft restore, /draft clear' });
+  }
+
+  /** Puts the saved draft into the editor (ahead of any text there) and removes the file; false without one. */
+  restore(): boolean {
+    const drafts = this.#drafts;
+    const saved = drafts.read();
+    if (saved === undefined) return false;
+    const current = this.app.editor.getText();
+    this.app.editor.setText(current ? `${saved}\n${current}` : saved);
+    drafts.clear();
+    this.app.notice(`restored the draft saved when the TUI last quit (${saved.length} characters)`);
+    return true;
+  }
+
+  /** At quit: keeps a non-empty draft for the next run; answers the line to print. Never throws (quitting must not fail on it). */
+  saveOnQuit(text: string): string | undefined {
+    try {
+      if (!text.trim() || !this.app.group) return undefined;
+      this.#drafts.save(text);
+      return `your draft was kept in ${this.#drafts.file}; it is back in the editor at the next start`;
+    } catch (error) {
+      return `your draft was not kept: ${(error as Error).message}`;
+    }
+  }
+}
