@@ -579,6 +579,24 @@ export const LIMITS = Object.freeze({
   webEventStreams: 4,
   /** claw web: bytes an event stream may have waiting for a slow browser before it is closed (the page reconnects and reads state). */
   webEventBacklogBytes: 8 * MiB,
+  /** claw uploads: one image sent in chunks (`upload.begin`), in bytes (the TUI's attachment limit). */
+  clawUploadBytes: 10 * MiB,
+  /** claw uploads: the bytes one `upload.chunk` carries at most (base64 keeps its frame well under clawFrameBytes). */
+  clawUploadChunkBytes: 1 * MiB,
+  /** claw uploads: uploads one connection holds at once (begun, not yet used in an input). */
+  clawUploadsPerConnection: 8,
+  /** claw uploads: bytes one connection's held uploads may declare in total. */
+  clawUploadConnectionBytes: 40 * MiB,
+  /** claw uploads: milliseconds an upload is kept after its last chunk before it expires unused. */
+  clawUploadTtlMs: 10 * 60 * 1000,
+  /** claw TUI: recent tool calls and reasoning the Ctrl+O details viewer keeps. */
+  tuiDetailEntries: 200,
+  /** claw TUI: files the `@file` completion indexes in a workspace. */
+  tuiFileIndexEntries: 20_000,
+  /** claw TUI: milliseconds the `@file` index may take to build (git ls-files or the walk). */
+  tuiFileIndexMs: 3000,
+  /** claw TUI: pixels of one attached image (width x height), 100 megapixels. */
+  tuiAttachmentPixels: 100_000_000,
 });
 
 export type LimitName = keyof typeof LIMITS;

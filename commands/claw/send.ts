@@ -5,6 +5,7 @@ import { XdogCommand } from '../base-command.js';
 import { readText } from './_lib/args.js';
 import { groupFlag, withGateway } from './_lib/gateway.js';
 import { sendPrompt } from './_lib/send.js';
+import { Attachments } from '../../plugins/claw-tui/attachments.js';
 
 export default class ClawSend extends XdogCommand {
   static override summary = "Send a prompt to a group's active session and stream the reply";
@@ -17,16 +18,22 @@ Exit codes: 0 the run completed, 1 it failed, was aborted or interrupted (its ga
   static override flags = {
     group: groupFlag,
     session: Flags.string({ description: 'send only if this session is still the active one (refused with STALE otherwise)' }),
+    image: Flags.string({ description: 'attach a PNG, JPEG or WebP image (up to 4; 10 MiB each; big ones go as chunked uploads)', multiple: true }),
   };
   static override examples = [
     '<%= config.bin %> claw send "What changed in the repo today?"',
     'git diff | <%= config.bin %> claw send --group review -',
     '<%= config.bin %> claw send --json "hi" | jq -c .type',
+    '<%= config.bin %> claw send --image shot.png "What is wrong in this screenshot?"',
   ];
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ClawSend);
     const text = await readText(args.text);
+    // The TUI's checks: the type from the bytes, 4 images, 10 MiB each, 100 megapixels.
+    const attachments = new Attachments();
+    for (const file of flags.image ?? []) attachments.add(file);
+    const images = attachments.take();
     const interrupt = new AbortController();
     // The first Ctrl+C asks the gateway to abort (or unqueue); a second one stops waiting for it.
     const onSigint = (): void => (interrupt.signal.aborted ? process.exit(130) : interrupt.abort());
@@ -34,7 +41,7 @@ Exit codes: 0 the run completed, 1 it failed, was aborted or interrupted (its ga
     try {
       // Model and tool text cannot drive the terminal; --json stays byte-exact.
       const output = this.jsonEnabled() ? processOutput : terminalOutput;
-      const result = await withGateway((gateway) => sendPrompt(gateway, { group: flags.group, sessionId: flags.session, text, json: this.jsonEnabled(), output, interrupt: interrupt.signal }));
+      const result = await withGateway((gateway) => sendPrompt(gateway, { group: flags.group, sessionId: flags.session, text, images, json: this.jsonEnabled(), output, interrupt: interrupt.signal }));
       if (result.status === 'duplicate') processOutput.stderr('the gateway had already received this prompt; it was not run again\n');
       else if (result.status === 'aborted') throw new XdogError(ErrorCodes.ABORTED, 'the run was aborted');
       else if (result.status === 'interrupted' || result.status === 'dropped') {

@@ -13,6 +13,7 @@ export { GroupRuntime, selectTools, type ModelCatalog, type ControlGuard, type C
 export { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution, followGroups, gatewayMethod, type GroupFollower, type ClawGroupContext, type GatewayHost, type GatewayMethod, type GatewayService, type MethodConnection } from './services.js';
 export { READY_MESSAGE, runGatewayForeground, runningGatewayPid, type ForegroundOptions } from './foreground.js';
 export { connectGateway, type ConnectOptions, type GatewayConnection } from './client.js';
+export { offersUploads, prepareImages, type InputImage } from './upload-client.js';
 export { GroupJobs } from './group-jobs.js';
 export { jobIdOf, openGroupJobQueue, pgConnectionOf, type GroupJob, type GroupJobHandler, type GroupJobQueue, type GroupJobRequest, type PgConnection, type SendOptions, type SendOutcome } from './job-queue.js';
 export { gatewayLocations, type GatewayLocations } from './locations.js';

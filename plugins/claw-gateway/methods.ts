@@ -11,6 +11,7 @@ import { MethodParams, type GatewayStatus, type MethodName, type ParamsOf, type 
 import type { GatewayService, MethodConnection } from './services.js';
 import type { Subscriptions } from './subscriptions.js';
 import type { TranscriptReader } from './transcript.js';
+import { Uploads } from './uploads.js';
 import { workspaceDiff } from './workspace-diff.js';
 
 export type MethodHandler = (params: unknown, connection: MethodConnection) => Promise<unknown>;
@@ -70,6 +71,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
     return id;
   };
   const { store } = context;
+  const uploads = new Uploads();
   const expectationFor = (method: string, expected: string | null | undefined): string | null => {
     if (expected === undefined) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `${method}: a change needs expectedSessionId`, { hint: 'pass the active session id you saw (null if none)' });
     return expected;
@@ -80,12 +82,14 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
     'group.list': () => [...context.groups.values()].map((runtime) => runtime.status()),
     'group.status': (params) => group(params.group).status(),
 
-    prompt: (params) => {
+    prompt: (params, connection) => {
       const parent = parseTraceCarrier(params._meta);
-      return group(params.group).prompt(params.text, params.images ?? [], params.idempotencyKey, params.expectedSessionId, undefined, { via: 'client', ...(parent ? { parent } : {}) });
+      return group(params.group).prompt(params.text, uploads.resolve(connection, params.images ?? []), params.idempotencyKey, params.expectedSessionId, undefined, { via: 'client', ...(parent ? { parent } : {}) });
     },
-    steer: (params) => group(params.group).queueInput('steer', params.text, params.images ?? [], params.expectedSessionId),
-    follow_up: (params) => group(params.group).queueInput('followUp', params.text, params.images ?? [], params.expectedSessionId),
+    steer: (params, connection) => group(params.group).queueInput('steer', params.text, uploads.resolve(connection, params.images ?? []), params.expectedSessionId),
+    follow_up: (params, connection) => group(params.group).queueInput('followUp', params.text, uploads.resolve(connection, params.images ?? []), params.expectedSessionId),
+    'upload.begin': (params, connection) => uploads.begin(connection, params),
+    'upload.chunk': (params, connection) => uploads.chunk(connection, params.uploadId, params.offset, params.data),
     'queue.list': (params) => group(params.group).queueList(),
     'queue.edit': (params) => group(params.group).queueChange(params.id, { edit: params.text }),
     'queue.remove': (params) => group(params.group).queueChange(params.id, { remove: true }),

@@ -14,7 +14,7 @@ import { textWithin } from '../../core/text-limit.js';
 export const PROTOCOL_VERSION = 1;
 
 /** Feature flags the gateway advertises (`name:version`). */
-export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'workers:1', 'notification-parts:1', 'trace-context:1', 'models:1', 'tools:1', 'workspace-diff:1'] as const;
+export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'workers:1', 'notification-parts:1', 'trace-context:1', 'models:1', 'tools:1', 'workspace-diff:1', 'upload:1'] as const;
 
 const Group = ClawGroupNameSchema.optional().describe('the group; default: claw.default_group');
 const SessionId = z.string().uuid();
@@ -22,6 +22,8 @@ const SessionId = z.string().uuid();
 const Expected = z.string().uuid().nullable();
 const InputText = textWithin(LIMITS.clawInputBytes);
 const Checkpoint = z.number().int().positive();
+/** An input's image: inline base64, or an upload this connection finished (`upload:1`). */
+const InputImages = z.array(z.union([ImageContentSchema, z.object({ type: z.literal('image'), uploadId: z.string().min(1).max(64) }).strict()])).max(4);
 /** The caller's W3C trace context (`trace-context:1`): the run joins that trace. A malformed value starts a new trace. */
 const TraceMeta = z.object({ traceparent: z.string().max(128).optional(), tracestate: z.string().max(512).optional() }).strict();
 
@@ -34,7 +36,7 @@ export const MethodParams = {
     .object({
       group: Group,
       text: InputText,
-      images: z.array(ImageContentSchema).max(4).optional(),
+      images: InputImages.optional(),
       /** A key the client makes up per prompt; a repeated key is acknowledged and never run twice. */
       idempotencyKey: textWithin(LIMITS.clawIdempotencyKeyBytes, { nonEmpty: true }),
       /** When given, the prompt is refused (STALE) unless this is still the active session. */
@@ -42,8 +44,12 @@ export const MethodParams = {
       _meta: TraceMeta.optional(),
     })
     .strict(),
-  steer: z.object({ group: Group, text: InputText, images: z.array(ImageContentSchema).max(4).optional(), expectedSessionId: SessionId.optional() }).strict(),
-  follow_up: z.object({ group: Group, text: InputText, images: z.array(ImageContentSchema).max(4).optional(), expectedSessionId: SessionId.optional() }).strict(),
+  steer: z.object({ group: Group, text: InputText, images: InputImages.optional(), expectedSessionId: SessionId.optional() }).strict(),
+  follow_up: z.object({ group: Group, text: InputText, images: InputImages.optional(), expectedSessionId: SessionId.optional() }).strict(),
+  /** Starts a chunked image upload owned by this connection (`upload:1`). */
+  'upload.begin': z.object({ mimeType: z.enum(['image/png', 'image/jpeg', 'image/webp']), bytes: z.number().int().positive(), sha256: z.string().regex(/^[0-9a-fA-F]{64}$/) }).strict(),
+  /** One chunk of an upload, at the offset of the bytes received so far (base64 of at most LIMITS.clawUploadChunkBytes). */
+  'upload.chunk': z.object({ uploadId: z.string().min(1).max(64), offset: z.number().int().nonnegative(), data: z.string().min(1) }).strict(),
   'queue.list': z.object({ group: Group }).strict(),
   'queue.edit': z.object({ group: Group, id: z.string().min(1), text: InputText }).strict(),
   'queue.remove': z.object({ group: Group, id: z.string().min(1) }).strict(),

@@ -12,12 +12,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Editor, KeybindingsManager, matchesKey, ProcessTerminal, setKeybindings, Text, TUI, TUI_KEYBINDINGS, type Component, type KeyId, type OverlayHandle, type Terminal } from '@mariozechner/pi-tui';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ImageContent, Message } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { terminalSafe } from '../../core/terminal-text.js';
-import type { GatewayConnection, GroupStatus, PromptReceipt } from '../claw-gateway/index.js';
+import { prepareImages, type GatewayConnection, type GroupStatus, type PromptReceipt } from '../claw-gateway/index.js';
 import type { TodoView } from '../todos/index.js';
 import type { GoalView } from '../claw-goals/index.js';
 import { goalLine } from './goal-commands.js';
@@ -32,6 +33,10 @@ import { TuiApprovals } from './approvals-view.js';
 import { isCommand, parseCommand, unsupported } from './slash-commands.js';
 import { TuiExtensions } from './extension-commands.js';
 import { isExtensionSlash } from '../extensions/index.js';
+import { installFastLayout } from './fast-editor.js';
+import { tuiCompletion } from './completion.js';
+import { repaintViewport, suspend } from './repaint.js';
+import { queuedNotice, queuePreview, restoredDraft, resumeRefusal } from './queue-view.js';
 
 export interface ClawTuiOptions {
   /** The group to attach to (default: the gateway's default group). */
@@ -68,6 +73,8 @@ export class ClawTui {
   /** The model's todo list in one line ("todos 2/5 done · now: …"); empty without one. */
   readonly #todos = new Text('', 1, 0);
   readonly #footer = new Text('', 1, 0);
+  /** The client's queued turns in one compact line (their full text stays in the queue). */
+  readonly #queueLine = new Text('', 1, 0);
   readonly #bindings: Bindings;
   readonly #commands: SessionCommands;
   readonly #extensions: TuiExtensions;
@@ -86,6 +93,15 @@ export class ClawTui {
   /** Set after a reconnect: the client's queue waits for `/queue resume`. */
   #queueHeld = false;
   #quitArmed = false;
+  #quitArmTimer: NodeJS.Timeout | undefined;
+  /** Ends every wait of the client (reconnect pauses) when it quits. */
+  readonly #lifetime = new AbortController();
+  /** The prompt this client sent for the running turn: restored to the editor when the person aborts it. */
+  #running: { inputId: string; text: string; images: ImageContent[] } | undefined;
+  /** The person pressed Escape: the run's end puts its prompt and the client queue back in the editor. */
+  #abortAsked = false;
+  /** Messages of the active session's path the chat shows (a reconnect appends only what came after). */
+  #shownMessages = 0;
   /** What the last Ctrl+C cleared from the editor (saved as the draft if the next one quits). */
   #clearedDraft = '';
   #done: (() => void) | undefined;
@@ -99,12 +115,14 @@ export class ClawTui {
     const loaded = loadKeybindings(options.keybindingsFile);
     this.#bindings = loaded.bindings;
     setKeybindings(new KeybindingsManager(TUI_KEYBINDINGS, { 'tui.input.newLine': this.#bindings.newLine as KeyId[], 'tui.input.submit': this.#bindings.submit as KeyId[] }));
-    this.tui = new TUI(options.terminal ?? new ProcessTerminal());
+    // The terminal's own cursor shows at the draft position; with a view or dialog focused there is no draft cursor, so it is hidden.
+    this.tui = new TUI(options.terminal ?? new ProcessTerminal(), true);
     this.editor = new Editor(this.tui, { borderColor: style.dim, selectList: { selectedPrefix: style.bold, selectedText: style.bold, description: style.dim, scrollInfo: style.dim, noMatch: style.dim } });
+    installFastLayout(this.editor);
     this.attachments = new Attachments(() => this.queue.list().reduce((sum, turn) => sum + turn.images.reduce((bytes, image) => bytes + Buffer.byteLength(image.data, 'base64'), 0), 0));
     this.#commands = new SessionCommands(this);
     this.#extensions = new TuiExtensions(this);
-    this.editor.setAutocompleteProvider(this.#extensions.autocomplete());
+    this.editor.setAutocompleteProvider(tuiCompletion(() => this.group?.workspace, this.#extensions.autocomplete()));
     // Enter while a completion list shows: the editor applies the item, then submits here.
     this.editor.onSubmit = (text) => {
       if (!text.trim()) return;
@@ -114,6 +132,7 @@ export class ClawTui {
     this.tui.addChild(this.chat);
     this.tui.addChild(this.#todos);
     this.tui.addChild(this.#status);
+    this.tui.addChild(this.#queueLine);
     this.tui.addChild(this.editor);
     this.tui.addChild(this.#footer);
     this.tui.setFocus(this.editor);
@@ -126,6 +145,7 @@ export class ClawTui {
     this.tui.start();
     this.#renderFooter();
     const finished = new Promise<void>((resolve) => (this.#done = resolve));
+    this.#watchTerminal();
     void this.#connectLoop();
     await finished;
   }
@@ -179,6 +199,7 @@ export class ClawTui {
     parts.push(this.connection ? 'online' : 'offline');
     this.#footer.setText(style.dim(parts.join(' · ')));
     this.#status.setText(this.#quitArmed ? style.notice('press Ctrl+C again to quit') : '');
+    this.#queueLine.setText(this.queue.size ? style.dim(terminalSafe(queuePreview(this.queue.list(), this.#queueHeld))) : '');
     this.tui.requestRender();
   }
 
@@ -194,13 +215,15 @@ export class ClawTui {
         if (!reported) this.error(error);
         reported = true;
         this.#renderFooter();
-        await new Promise((resolve) => setTimeout(resolve, this.options.reconnectDelayMs ?? 1000));
+        // Quitting ends the pause at once.
+        await sleep(this.options.reconnectDelayMs ?? 1000, undefined, { signal: this.#lifetime.signal }).catch(() => undefined);
       }
     }
   }
 
   async #attach(connection: GatewayConnection): Promise<void> {
     const wasConnected = this.group !== undefined;
+    const shownSession = wasConnected ? this.group?.activeSessionId : undefined;
     this.methods = new Set(connection.hello.methods);
     connection.on('event', (params) => this.#onEvent(params));
     connection.on('run.end', (params) => this.#onRunEnd(params));
@@ -215,7 +238,9 @@ export class ClawTui {
     this.group = subscribed.group;
     connection.onClose(() => this.#onClose(connection));
     if (wasConnected && this.queue.size) this.#queueHeld = true;
-    await this.reload();
+    // Same session as before the drop: the chat keeps what it showed (notices too) and gets only what came after.
+    if (shownSession && shownSession === this.group.activeSessionId) await this.reload({ redraw: false, catchUp: true });
+    else await this.reload();
     // Calls waiting for a person open their dialog (pending ones from before, too).
     void this.#approvals.attach(connection, this.group.name).catch((error: unknown) => this.error(error));
     if (this.#startupNotice) this.notice(this.#startupNotice, 'error');
@@ -229,7 +254,10 @@ export class ClawTui {
   #onClose(connection: GatewayConnection): void {
     if (this.connection !== connection) return;
     this.connection = undefined;
+    // A reply cut mid-stream is not kept half: its whole message comes with the catch-up after the reconnect.
+    if (this.#reply) this.chat.removeChild(this.#reply);
     this.#reply = undefined;
+    this.#running = undefined;
     if (this.#quitting) return;
     this.notice('the connection to the gateway was lost; reconnecting (nothing will be resent; your draft stays in the editor)', 'error');
     this.#renderFooter();
@@ -242,7 +270,7 @@ export class ClawTui {
    * without it (after a run, whose events the chat already shows) only the
    * session record and state are read again, which stays cheap on long sessions.
    */
-  async reload({ redraw = true } = {}): Promise<void> {
+  async reload({ redraw = true, catchUp = false } = {}): Promise<void> {
     const connection = this.need();
     this.group = (await connection.call('group.status', { group: this.group?.name })) as GroupStatus;
     const sessionId = this.group.activeSessionId;
@@ -251,6 +279,7 @@ export class ClawTui {
       this.session = undefined;
       this.model = this.group.model;
       if (redraw) this.chat.load([]);
+      if (redraw) this.#shownMessages = 0;
       this.#renderFooter();
       return;
     }
@@ -264,6 +293,13 @@ export class ClawTui {
       this.contextTokens = usage ? usage.input + usage.output : undefined;
       // System inputs (a schedule's, a goal's) are not a person's words: the replies are drawn, not the inputs.
       this.chat.load(messages.filter((entry) => !entry.system));
+      this.#shownMessages = messages.length;
+    } else if (catchUp && shown.session.messageCount > this.#shownMessages) {
+      const messages = pathMessages(await readTranscriptEntries(connection, this.group.name, sessionId), shown.session.leafEntryId);
+      const missed = messages.slice(this.#shownMessages);
+      if (missed.length) this.notice(`${missed.length} message(s) arrived while the TUI was offline:`);
+      for (const entry of missed) if (!entry.system) this.chat.addMessage(entry.message, entry.index);
+      this.#shownMessages = messages.length;
     }
     this.#renderFooter();
   }
@@ -306,6 +342,7 @@ export class ClawTui {
   #onEvent(params: { group: string; event: any; system?: boolean }): void {
     if (params.group !== this.group?.name) return;
     const event = params.event;
+    if (event.type === 'message_end') this.#shownMessages++;
     if (params.system && event.type === 'message_end' && event.message?.role === 'user') return;
     switch (event.type) {
       case 'message_start':
@@ -342,14 +379,21 @@ export class ClawTui {
     this.tui.requestRender();
   }
 
-  #onRunEnd(params: { group: string; status: string; errorMessage?: string }): void {
+  #onRunEnd(params: { group: string; inputId?: string; status: string; errorMessage?: string }): void {
     if (params.group !== this.group?.name) return;
     if (this.#reply) {
       this.chat.removeChild(this.#reply);
       this.#reply = undefined;
     }
-    if (params.status === 'aborted') this.notice('the turn was aborted');
+    const running = this.#running && this.#running.inputId === params.inputId ? this.#running : undefined;
+    if (running) this.#running = undefined;
+    if (params.status === 'aborted' && this.#abortAsked) {
+      this.#abortAsked = false;
+      this.#restoreAfterAbort(running);
+    } else if (params.status === 'aborted') this.notice('the turn was aborted');
     else if (params.status !== 'completed') this.notice(`the turn ended: ${params.status}${params.errorMessage ? `: ${params.errorMessage}` : ''}`, 'error');
+    if (params.status !== 'aborted') this.#abortAsked = false;
+    this.#drain();
   }
 
   #onGroupChanged(params: { group: string; activeSessionId: string | null; busy: boolean; queued: number; revision: number }): void {
@@ -375,14 +419,14 @@ export class ClawTui {
   /** Global keys; returns true when the key was taken. Overlays get every key but quit. */
   #onKey(data: string): boolean {
     const quit = this.#matches(data, 'quit');
-    if (!quit && this.#quitArmed) {
-      this.#quitArmed = false;
-      this.#renderFooter();
-    }
+    if (!quit && this.#quitArmed) this.#disarmQuit();
     if (quit) {
       if (this.#quitArmed) void this.quit();
       else {
         this.#quitArmed = true;
+        // The hint goes when it no longer applies: after any other key, or after a while.
+        this.#quitArmTimer = setTimeout(() => this.#disarmQuit(), QUIT_ARM_MS);
+        this.#quitArmTimer.unref();
         if (this.#overlay) this.closeOverlay();
         else {
           // Kept for the draft file in case this press is followed by the quitting one.
@@ -394,7 +438,17 @@ export class ClawTui {
       return true;
     }
     if (this.#overlay) return false;
-    if (this.#matches(data, 'submit') && !this.editor.isShowingAutocomplete()) {
+    if (this.#matches(data, 'suspend')) {
+      if (!suspend(this.tui, () => this.#renderFooter())) this.notice('suspending is not supported on this platform', 'error');
+      return true;
+    }
+    // Escape closes the completion list first (the editor takes it); only then does it abort a run.
+    if (this.#matches(data, 'abort') && this.editor.isShowingAutocomplete()) return false;
+    if (this.#matches(data, 'submit') && this.editor.isShowingAutocomplete()) {
+      // Enter never picks a suggestion (Tab does): the list closes and exactly what was typed is sent.
+      (this.editor as unknown as { cancelAutocomplete(): void }).cancelAutocomplete();
+    }
+    if (this.#matches(data, 'submit')) {
       const text = this.editor.getExpandedText();
       this.editor.setText('');
       if (text.trim() || this.attachments.list().length) {
@@ -408,15 +462,20 @@ export class ClawTui {
       this.#runFeature(feature);
       return true;
     }
-    const action = (['abort', 'repaint', 'toggleTools', 'steer', 'followUp', 'externalEditor'] as const).find((name) => this.#matches(data, name));
+    const action = (['abort', 'repaint', 'toggleTools', 'steer', 'followUp', 'externalEditor', 'queue'] as const).find((name) => this.#matches(data, name));
     if (!action) return false;
     if (action === 'abort') {
       if (!this.group?.busy) return false;
+      this.#abortAsked = true;
       this.call('abort', {}).then(
         () => this.notice('aborting the turn…'),
-        (error: unknown) => this.error(error),
+        (error: unknown) => {
+          this.#abortAsked = false;
+          this.error(error);
+        },
       );
-    } else if (action === 'repaint') this.tui.requestRender(true);
+    } else if (action === 'repaint') repaintViewport(this.tui);
+    else if (action === 'queue') void this.submit('/queue', '');
     else if (action === 'toggleTools') {
       this.chat.toggleTools();
       this.tui.requestRender();
@@ -473,7 +532,7 @@ export class ClawTui {
     if (this.group?.busy || this.#sending || this.queue.size) {
       try {
         const turn = this.queue.add(text, images);
-        this.notice(`queued ${turn.id} (${this.queue.size} waiting); it is sent when the running turn ends`);
+        this.notice(queuedNotice(turn, this.queue.size, this.#queueHeld));
       } catch (error) {
         this.attachments.restore(images);
         throw error;
@@ -495,9 +554,12 @@ export class ClawTui {
     }
     this.#sending = true;
     try {
-      const receipt = (await this.call('prompt', { text: turn.text, ...(turn.images.length ? { images: turn.images } : {}), idempotencyKey: crypto.randomUUID(), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as PromptReceipt;
+      // Images over one chunk go first, as uploads (upload:1); the prompt names them.
+      const images = await prepareImages(this.need(), turn.images);
+      const receipt = (await this.call('prompt', { text: turn.text, ...(images.length ? { images } : {}), idempotencyKey: crypto.randomUUID(), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as PromptReceipt;
       // Busy or idle comes from the gateway's group.changed, which may arrive before or after this receipt.
       if (receipt.status === 'duplicate') this.notice('the gateway had this message already; it was not run again');
+      else if (receipt.inputId) this.#running = { inputId: receipt.inputId, text: turn.text, images: turn.images };
     } catch (error) {
       if (!(XdogError.is(error) && UNCERTAIN.includes(error.code))) {
         this.#giveBack(turn, from);
@@ -530,15 +592,56 @@ export class ClawTui {
 
   /** Sends the next client-queued turn when the group is idle. */
   #drain(): void {
-    if (this.#sending || this.#queueHeld || !this.connection || this.group?.busy || !this.queue.size) return;
+    // After an abort the queue waits for the run's end, which puts it back in the editor.
+    if (this.#sending || this.#queueHeld || this.#abortAsked || !this.connection || this.group?.busy || !this.queue.size) return;
     const turn = this.queue.shift()!;
     this.notice(`sending queued ${turn.id}`);
     this.#send(turn, 'queue').catch((error: unknown) => this.error(error));
   }
 
   resumeQueue(): void {
+    const refusal = resumeRefusal(this.queue.size, this.#queueHeld);
+    if (refusal) return this.notice(refusal);
     this.#queueHeld = false;
+    this.notice(`resuming the queue: ${this.queue.size} turn(s) are sent one by one`);
     this.#drain();
+  }
+
+  /** Whether the client queue waits for `/queue resume`. */
+  get queueHeld(): boolean {
+    return this.#queueHeld;
+  }
+
+  #disarmQuit(): void {
+    if (this.#quitArmTimer) clearTimeout(this.#quitArmTimer);
+    this.#quitArmTimer = undefined;
+    if (!this.#quitArmed) return;
+    this.#quitArmed = false;
+    this.#renderFooter();
+  }
+
+  /**
+   * After the person aborted a run: its prompt (when this client sent it) and
+   * every turn of the client queue go back into the editor, oldest first,
+   * ahead of what is typed there now; nothing more is sent by itself.
+   */
+  #restoreAfterAbort(running: { text: string; images: ImageContent[] } | undefined): void {
+    const queued = this.queue.clear();
+    const texts = [...(running ? [running.text] : []), ...queued.map((turn) => turn.text)];
+    this.editor.setText(restoredDraft(texts, this.editor.getText()));
+    for (const turn of [...(running ? [running] : []), ...queued]) this.attachments.restore(turn.images);
+    this.#queueHeld = false;
+    const what = [running ? 'its prompt' : '', queued.length ? `${queued.length} queued turn(s) (${queued.map((turn) => turn.id).join(', ')})` : ''].filter(Boolean).join(' and ');
+    this.notice(`the turn was aborted${what ? `; ${what} are back in the editor, ahead of your draft; nothing was resent` : ''}`);
+    this.#renderFooter();
+  }
+
+  /** EOF on stdin and errors of the terminal's streams end the TUI and its socket work (reconnect waits too). */
+  #watchTerminal(): void {
+    if (this.options.terminal) return;
+    const end = (): void => void this.quit();
+    process.stdin.once('end', end);
+    for (const stream of [process.stdin, process.stdout]) stream.once('error', end);
   }
 
   /** Steer or follow-up: straight to the gateway's lanes of the running turn. */
@@ -547,7 +650,8 @@ export class ClawTui {
     checkInputText(text, `the ${method === 'steer' ? 'steer' : 'follow-up'}`);
     const images: ImageContent[] = this.attachments.take();
     try {
-      const { inputId } = (await this.call(method, { text, ...(images.length ? { images } : {}), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as { inputId: string };
+      const sent = await prepareImages(this.need(), images);
+      const { inputId } = (await this.call(method, { text, ...(sent.length ? { images: sent } : {}), ...(this.group?.activeSessionId ? { expectedSessionId: this.group.activeSessionId } : {}) })) as { inputId: string };
       this.notice(`${method === 'steer' ? 'steer' : 'follow-up'} ${inputId} accepted`);
     } catch (error) {
       this.attachments.restore(images);
@@ -590,7 +694,9 @@ export class ClawTui {
   async quit(): Promise<void> {
     if (this.#quitting) return;
     this.#quitting = true;
+    this.#lifetime.abort();
     if (this.#ticker) clearInterval(this.#ticker);
+    if (this.#quitArmTimer) clearTimeout(this.#quitArmTimer);
     const kept = this.#commands.drafts.saveOnQuit(this.editor.getExpandedText() || this.#clearedDraft);
     this.tui.stop();
     if (kept) process.stderr.write(`xdog: ${kept}\n`);
@@ -600,6 +706,9 @@ export class ClawTui {
     this.#done?.();
   }
 }
+
+/** How long "press Ctrl+C again to quit" stays armed. */
+const QUIT_ARM_MS = 3000;
 
 function resultText(result: { content?: Array<{ type: string; text?: string }> } | undefined): string {
   return (result?.content ?? []).filter((part) => part.type === 'text').map((part) => part.text ?? '').join('\n');

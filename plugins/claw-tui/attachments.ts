@@ -5,6 +5,7 @@
  * blow up memory. Limits: 4 per draft, 10 MiB each, 40 MiB held in total.
  */
 import fs from 'node:fs';
+import { getImageDimensions } from '@mariozechner/pi-tui';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ImageContent } from '../../core/index.js';
@@ -26,6 +27,9 @@ export interface Attachment {
   id: string;
   path: string;
   bytes: number;
+  /** Pixels, from the file's header (0 for images restored after a failed send). */
+  width: number;
+  height: number;
   image: ImageContent;
 }
 
@@ -68,7 +72,14 @@ export class Attachments {
       const data = buffer.subarray(0, length);
       const mimeType = sniffImage(data);
       if (!mimeType) throw new XdogError(ErrorCodes.IMAGE_REJECTED, `${file} is not a PNG, JPEG or WebP image (by its content); it was not attached`);
-      const attachment: Attachment = { id: `a${this.#next++}`, path: resolved, bytes: length, image: { type: 'image', mimeType, data: data.toString('base64') } as ImageContent };
+      const base64 = data.toString('base64');
+      // A small file can still decode to a huge bitmap: the header's size is checked before anything decodes it.
+      const size2d = getImageDimensions(base64, mimeType);
+      if (!size2d) throw new XdogError(ErrorCodes.IMAGE_REJECTED, `${file}: its ${mimeType} header has no readable width and height; it was not attached`);
+      if (size2d.widthPx * size2d.heightPx > LIMITS.tuiAttachmentPixels) {
+        throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${file} is ${size2d.widthPx}x${size2d.heightPx} pixels, over the ${LIMITS.tuiAttachmentPixels / 1e6}-megapixel limit; it was not attached`, { hint: 'scale it down first' });
+      }
+      const attachment: Attachment = { id: `a${this.#next++}`, path: resolved, bytes: length, width: size2d.widthPx, height: size2d.heightPx, image: { type: 'image', mimeType, data: base64 } as ImageContent };
       this.#items.push(attachment);
       return attachment;
     } finally {
@@ -89,7 +100,7 @@ export class Attachments {
 
   /** Puts images back after a send failed (the draft is restored as it was). */
   restore(images: readonly ImageContent[]): void {
-    for (const image of images) this.#items.push({ id: `a${this.#next++}`, path: '(restored)', bytes: Buffer.byteLength(image.data, 'base64'), image });
+    for (const image of images) this.#items.push({ id: `a${this.#next++}`, path: '(restored)', bytes: Buffer.byteLength(image.data, 'base64'), width: 0, height: 0, image });
   }
 
   clear(): void {

@@ -21,6 +21,8 @@ export const ACTIONS = {
   steer: { keys: ['alt+s'], summary: 'send the draft as /steer' },
   followUp: { keys: ['alt+f'], summary: 'send the draft as /follow-up' },
   externalEditor: { keys: ['ctrl+g'], summary: 'edit the draft in $VISUAL / $EDITOR' },
+  suspend: { keys: ['ctrl+z'], summary: 'suspend the TUI to the shell (fg brings it back)' },
+  queue: { keys: ['ctrl+q'], summary: "list the client's and the gateway's queued inputs (/queue)" },
   cycleModel: { keys: ['ctrl+p'], summary: 'switch to the next model the gateway lists' },
   cycleThinking: { keys: ['shift+tab'], summary: "switch to the model's next thinking level" },
   diff: { keys: ['alt+d'], summary: "show the workspace's git changes (/diff)" },

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ClawTui } from './app.js';
-import { messageText, pathMessages, readTranscriptEntries, type PathMessage } from './conversation.js';
+import type { Message } from '../../core/index.js';
+import { messageText, pathMessages, readTranscriptEntries, toolCallLine, toolCallsOf, type PathMessage } from './conversation.js';
 import { renderConversation } from './export-formats.js';
 import { BackPager, Pager, SessionBrowser, type SessionRow } from './overlays.js';
 import { copyText, describeCopy } from './clipboard.js';
@@ -19,6 +20,7 @@ import { ClawInspectors } from './claw-inspectors.js';
 import { DraftCommands } from './draft-commands.js';
 import { ExportCommands } from './export-commands.js';
 import { environmentSecrets, redact } from '../../core/redact.js';
+import { queueListing, type GatewayQueued } from './queue-view.js';
 import { runGoalCommand } from './goal-commands.js';
 import { missingMethods, searchCommands } from './slash-commands.js';
 import { runMcpCommand } from './mcp-commands.js';
@@ -105,6 +107,11 @@ export class SessionCommands {
       const session = await this.app.call('session.new', { expectedSessionId: this.#expected, ...(name ? { name } : {}) });
       await this.#switched(session, 'new session');
     },
+    clear: async () => {
+      this.#idle('/clear');
+      const session = await this.app.call('session.new', { expectedSessionId: this.#expected });
+      await this.#switched(session, 'cleared: a fresh session');
+    },
     reset: async () => {
       this.#idle('/reset');
       const session = await this.app.call('session.new', { expectedSessionId: this.#expected });
@@ -170,7 +177,7 @@ export class SessionCommands {
         '',
         'messages (N for /fork N and /goto N):',
       ];
-      const list = messages.map((entry) => `${String(entry.index).padStart(4)} ${entry.message.role.padEnd(10)} ${messageText(entry.message).replace(/\s+/g, ' ').slice(0, 100)}`);
+      const list = messages.map((entry) => `${String(entry.index).padStart(4)} ${entry.message.role.padEnd(10)} ${statusText(entry.message)}`);
       this.app.page('status', [...head, ...list].join('\n'));
     },
     transcript: async (query) => {
@@ -183,8 +190,10 @@ export class SessionCommands {
     share: (args) => this.#exports.run('share', args),
     attach: (file) => {
       if (!file) throw usage('/attach needs a PATH');
-      const attachment = this.app.attachments.add(expandHome(file));
-      this.app.notice(`attached ${attachment.id}: ${path.basename(attachment.path)} (${attachment.image.mimeType}, ${attachment.bytes} bytes)`);
+      // A relative path names a file of the group's workspace, as the agent sees it (not the TUI's cwd).
+      const target = expandHome(file);
+      const attachment = this.app.attachments.add(path.isAbsolute(target) ? target : path.join(this.app.group?.workspace ?? process.cwd(), target));
+      this.app.notice(`attached ${attachment.id}: ${path.basename(attachment.path)} (${attachment.image.mimeType}, ${attachment.width}x${attachment.height}, ${attachment.bytes} bytes)`);
     },
     attachments: (args) => {
       const [verb, id] = args.split(/\s+/);
@@ -232,12 +241,13 @@ export class SessionCommands {
     return `xdog · ${this.app.group?.name ?? ''} · ${this.app.session?.name ?? this.app.session?.id ?? ''}`;
   }
 
-  #queue(args: string): void {
+  async #queue(args: string): Promise<void> {
     const match = /^(\S+)?\s*(\S+)?\s*([\s\S]*)$/.exec(args)!;
     const [, verb, id, text] = match;
     const queue = this.app.queue;
     if (!verb) {
-      this.app.notice(queue.size ? queue.list().map((turn) => `${turn.id} ${turn.text.replace(/\s+/g, ' ').slice(0, 100)}${turn.images.length ? ` [${turn.images.length} image(s)]` : ''}`).join('\n') : 'the queue is empty');
+      const gateway = this.app.methods.has('queue.list') ? ((await this.app.call('queue.list', {})) as GatewayQueued[]) : undefined;
+      this.app.notice(queueListing(queue.list(), gateway, this.app.queueHeld));
       return;
     }
     if (verb === 'resume') {
@@ -346,4 +356,11 @@ export class SessionCommands {
 
 function expandHome(file: string): string {
   return file === '~' || file.startsWith('~/') ? path.join(os.homedir(), file.slice(1)) : file;
+}
+
+/** A message in one line of /status: its text, else (a reply that only calls tools) its calls. */
+export function statusText(message: Message): string {
+  const text = messageText(message).replace(/\s+/g, ' ').trim();
+  const calls = toolCallsOf(message).map((call) => `→ ${toolCallLine(call.name, call.arguments, 60)}`);
+  return [text.slice(0, 100), ...calls].filter(Boolean).join(' ') || '(empty)';
 }

@@ -224,7 +224,8 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     tty.keys('C-u', `/export ${path.join(sandbox.root, 'nope', 'x.txt')}`, 'Enter');
     await seen('does not exist');
 
-    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    // A PNG signature and IHDR (1x1): the TUI reads the size from the header.
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
     for (let i = 1; i <= 5; i++) fs.writeFileSync(path.join(sandbox.root, `i${i}.png`), png);
     fs.writeFileSync(path.join(sandbox.root, 'big.png'), Buffer.concat([png, Buffer.alloc(11 * 1024 * 1024)]));
     tty.keys('C-u', `/attach ${path.join(sandbox.root, 'big.png')}`, 'Enter');

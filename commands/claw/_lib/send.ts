@@ -11,8 +11,8 @@ import crypto from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
 import { parseTraceCarrier, type TraceCarrier } from '../../../core/telemetry.js';
 import { terminalSafe } from '../../../core/terminal-text.js';
-import type { AgentEvent } from '../../../core/index.js';
-import type { GatewayConnection, WireEvent } from '../../../plugins/claw-gateway/index.js';
+import type { AgentEvent, ImageContent } from '../../../core/index.js';
+import { prepareImages, type GatewayConnection, type WireEvent } from '../../../plugins/claw-gateway/index.js';
 import { Notifications, type PromptReceipt } from '../../../plugins/claw-gateway/protocol.js';
 import { EventRenderer, type Output } from '../../agent/_lib/render.js';
 
@@ -21,6 +21,8 @@ export interface SendOptions {
   /** Send only if this is still the active session (else STALE). */
   sessionId?: string;
   text: string;
+  /** Images for the prompt (sent as chunked uploads when over one chunk). */
+  images?: ImageContent[];
   json: boolean;
   output: Output;
   /** Aborts our run (or takes our prompt out of the queue) when it fires. */
@@ -121,10 +123,13 @@ function traceMeta(gateway: GatewayConnection): { _meta?: TraceCarrier } {
 
 /** Sends the prompt once, with a fresh idempotency key; a lost receipt is reported, never retried. */
 async function sendOnce(gateway: GatewayConnection, options: SendOptions): Promise<PromptReceipt> {
+  // Uploads go before the prompt: a failed upload sends no prompt at all.
+  const images = await prepareImages(gateway, options.images ?? []);
   try {
     return (await gateway.call('prompt', {
       group: options.group,
       text: options.text,
+      ...(images.length ? { images } : {}),
       idempotencyKey: crypto.randomUUID(),
       expectedSessionId: options.sessionId,
       ...traceMeta(gateway),

@@ -17,7 +17,8 @@ import { SLASH_COMMANDS, isCommand, parseCommand, searchCommands, unsupported } 
 import { tempDir } from '../../support/temp.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
-const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 0, 0, 0, 0, 0]);
+// A start-of-frame header (16x16): the TUI reads the size before attaching.
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x00, 0x10, 0x00, 0x10, 0x03, 0x01, 0x22, 0x00]);
 const WEBP = Buffer.from('RIFF\0\0\0\0WEBPVP8 ', 'latin1');
 
 describe('InputQueue', () => {
