@@ -10,11 +10,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WorkersReport } from '../../plugins/claw-gateway/index.js';
-import { collect, startWorker, until, type ClawWorker } from '../support/claw.js';
+import { type ClawWorker, collect, groupsOf, startWorker, until } from '../support/claw.js';
 import { clawSandboxOn, storeKinds } from '../support/stores.js';
 import { tempDir } from '../support/temp.js';
 
-const groupsOf = (report: WorkersReport, name: string): string[] => report.workers.find((worker) => worker.name === name && worker.alive)?.groups.map((lease) => lease.group) ?? [];
 
 describe.runIf(storeKinds().includes('postgres'))('approvals across workers [postgres]', () => {
   it('asked on the owner, answered through the other worker: run once, and each client hears of it once', async () => {

@@ -12,14 +12,13 @@ import { describe, expect, it } from 'vitest';
 import type { WorkersReport } from '../../plugins/claw-gateway/index.js';
 import type { GroupMcpServer } from '../../plugins/claw-mcp/index.js';
 import { EVERYTHING } from '../plugins/mcp/support.js';
-import { collect, startWorker, until, type ClawWorker } from '../support/claw.js';
+import { type ClawWorker, collect, groupsOf, startWorker, until } from '../support/claw.js';
 import { descendants, groupAlive } from '../support/process-tree.js';
 import { clawSandboxOn, storeKinds } from '../support/stores.js';
 import { tempDir } from '../support/temp.js';
 
 const servers = (worker: ClawWorker) => descendants(worker.process.child.pid!).filter((process) => process.args.includes(EVERYTHING) && process.pid === process.pgid);
 
-const groupsOf = (report: WorkersReport, name: string): string[] => report.workers.find((worker) => worker.name === name && worker.alive)?.groups.map((lease) => lease.group) ?? [];
 
 describe.runIf(storeKinds().includes('postgres'))('MCP servers of groups moving between workers [postgres]', () => {
   it('ends the server on the old owner, connects on the new one through any worker, and its agent calls it', async () => {

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCodes, XdogError } from '../../core/index.js';
 import type { WorkersReport } from '../../plugins/claw-gateway/index.js';
-import { clawSandbox, collect, startWorker, until, type ClawSandbox, type ClawWorker } from '../support/claw.js';
+import { type ClawSandbox, clawSandbox, type ClawWorker, collect, groupsOf, startWorker, until } from '../support/claw.js';
 import { tempDir } from '../support/temp.js';
 import { testPgUrl } from '../support/stores.js';
 
@@ -32,7 +32,6 @@ const server = (command: 'start' | 'restart' | 'halt' | 'resume' | 'stop', dir: 
   execFileSync('bash', [script, command, dir], { env: { ...process.env, PGPORT: String(PORT) }, encoding: 'utf8' }).trim();
 
 const report = async (worker: ClawWorker): Promise<WorkersReport> => (await worker.client.call('workers.list', {})) as WorkersReport;
-const groupsOf = (workers: WorkersReport, name: string): string[] => workers.workers.find((worker) => worker.name === name && worker.alive)?.groups.map((lease) => lease.group) ?? [];
 
 describe.skipIf(!enabled)('claw workers on a PostgreSQL server that restarts or goes away', () => {
   let dir: string;

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { connectGateway, type GatewayConnection } from '../../plugins/claw-gateway/client.js';
 import { gatewayLocations, type GatewayLocations } from '../../plugins/claw-gateway/locations.js';
+import type { WorkersReport } from '../../plugins/claw-gateway/protocol.js';
 import { repoRoot } from './cli.js';
 import { tempDir } from './temp.js';
 
@@ -167,4 +168,9 @@ export async function startWorker(sandbox: ClawSandbox, name: string, deadlineMs
   const view: ClawSandbox = { ...sandbox, env, locations: gatewayLocations(env) };
   const process = await startGateway(view, deadlineMs, ['--worker', '--name', name]);
   return { name, view, process, client: await connect(view, `client-of-${name}`) };
+}
+
+/** The groups a live worker named `name` holds, from a `workers.list` answer. */
+export function groupsOf(report: WorkersReport, name: string): string[] {
+  return report.workers.find((worker) => worker.name === name && worker.alive)?.groups.map((lease) => lease.group) ?? [];
 }
