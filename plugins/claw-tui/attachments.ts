@@ -5,7 +5,8 @@
  * blow up memory. Limits: 4 per draft, 10 MiB each, 40 MiB held in total.
  */
 import fs from 'node:fs';
-import { getImageDimensions } from '@mariozechner/pi-tui';
+// The module alone: pi-tui's index loads the whole terminal UI, which `claw send --image` never needs.
+import { getImageDimensions } from '@mariozechner/pi-tui/dist/terminal-image.js';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ImageContent } from '../../core/index.js';

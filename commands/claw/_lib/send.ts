@@ -12,7 +12,8 @@ import { ErrorCodes, XdogError } from '../../../core/errors.js';
 import { parseTraceCarrier, type TraceCarrier } from '../../../core/telemetry.js';
 import { terminalSafe } from '../../../core/terminal-text.js';
 import type { AgentEvent, ImageContent } from '../../../core/index.js';
-import { prepareImages, type GatewayConnection, type WireEvent } from '../../../plugins/claw-gateway/index.js';
+import type { GatewayConnection, WireEvent } from '../../../plugins/claw-gateway/index.js';
+import { prepareImages } from '../../../plugins/claw-gateway/upload-client.js';
 import { Notifications, type PromptReceipt } from '../../../plugins/claw-gateway/protocol.js';
 import { EventRenderer, type Output } from '../../agent/_lib/render.js';
 
