@@ -40,6 +40,8 @@ describe('xdog agent chat approvals', { timeout: 180_000 }, () => {
     expect(fs.readFileSync(path.join(root, 'work/victim.txt'), 'utf8')).toBe('precious');
 
     tty.keys('C-l');
+    // Wait for the clear: otherwise the first question's "approve?" can still be on screen and the answer typed too early.
+    await until(() => !tty.screen().includes('approve?'), 'the screen to clear', 60_000);
     tty.keys('run rm victim.txt', 'Enter');
     await tty.waitFor('approve?');
     tty.keys('e {"command":"echo edited instead"}', 'Enter');
