@@ -294,8 +294,8 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     // The visible screen only: the history of megabytes of text is too slow to capture 40 times a second.
     const onScreen = (text: string, deadlineMs: number): Promise<void> => until(() => tty.screen().includes(text), `the screen to show ${JSON.stringify(text)}:\n${tty.screen()}`, deadlineMs);
     tty.keys('long 300000', 'Enter');
-    await onScreen('w299999', 120_000);
-    await onScreen('idle', 60_000);
+    await onScreen('w299999', 360_000);
+    await onScreen('idle', 180_000);
     tty.keys('bigtext 9000000', 'Enter');
     // The reply's last word is the 9,000th (number 8999).
     await onScreen('8999:', 180_000);
@@ -303,8 +303,8 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     // Responsive: a new session (the long one is over the faux model's context window) answers the next prompt.
     tty.keys('/new', 'Enter');
     tty.keys('still here', 'Enter');
-    await onScreen('echo: still here', 60_000);
-  }, 600_000);
+    await onScreen('echo: still here', 120_000);
+  }, 1_200_000);
 
   it('draws the tool lines of a run whose tool-call ids repeat a run from before a gateway restart', async () => {
     const sandbox = clawSandbox();
