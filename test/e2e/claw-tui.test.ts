@@ -302,6 +302,8 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     await onScreen('idle', 180_000);
     // Responsive: a new session (the long one is over the faux model's context window) answers the next prompt.
     tty.keys('/new', 'Enter');
+    // Typed before the switch is shown, the prompt would carry the old session and be refused as stale.
+    await onScreen('new session:', 120_000);
     tty.keys('still here', 'Enter');
     await onScreen('echo: still here', 120_000);
   }, 1_200_000);
