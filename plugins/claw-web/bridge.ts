@@ -94,7 +94,7 @@ export class GatewayBridge {
     try {
       send('subscribed', await connection.call('subscribe', group === undefined ? {} : { group }));
     } catch (error) {
-      send('failed', errorBody(error));
+      send('failed', errorBody(error, true));
       end();
     }
   }
@@ -108,8 +108,16 @@ export class GatewayBridge {
   }
 }
 
-/** An error as the page gets it: code, message, hint (the gateway's own words). */
-export function errorBody(error: unknown): { error: { code: string; message: string; hint?: string } } {
+/** The hint of a failure to reach the gateway (no socket, no token file): the usual cause is a gateway that is not running. */
+const GATEWAY_HINT = 'is the gateway running? `xdog claw gateway status`, then `xdog claw gateway start`';
+
+/**
+ * An error as the page gets it: code, message, hint (the gateway's own words).
+ * A foreign error is `reaching` the gateway (UNAVAILABLE with the hint to start
+ * it) where that is all the dashboard was doing, else a bug here (INTERNAL).
+ */
+export function errorBody(error: unknown, reaching = false): { error: { code: string; message: string; hint?: string } } {
   if (error instanceof XdogError) return { error: error.toJSON() };
+  if (reaching) return { error: { code: ErrorCodes.UNAVAILABLE, message: `the dashboard cannot reach the gateway: ${describeError(error)}`, hint: GATEWAY_HINT } };
   return { error: { code: ErrorCodes.INTERNAL, message: describeError(error) } };
 }

@@ -86,7 +86,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       try {
         token = options.gatewayToken();
       } catch (error) {
-        return json(response, 503, errorBody(error));
+        return json(response, 503, errorBody(error, true));
       }
       if (!auth || !sameSecret(auth[1], token)) return refuse(response, { status: 401, message: 'the gateway token does not match' });
       return json(response, 200, { url: `${base}/#${logins.mintLink()}` });
@@ -122,7 +122,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       try {
         return await bridge.stream(group, response);
       } catch (error) {
-        return json(response, 503, errorBody(error));
+        return json(response, 503, errorBody(error, true));
       }
     }
     return refuse(response, { status: 404, message: `no ${route}` });

@@ -116,7 +116,7 @@ export class McpConnection {
       } else if (config.transport === 'http') {
         peer = await HttpPeer.create(config, this.#options.env, { ...(this.#options.bearer === undefined ? {} : { bearer: this.#options.bearer }), protocolVersion: MODERN_VERSION, clientInfo: `${CLIENT_INFO.name}/${CLIENT_INFO.version}` });
       } else {
-        throw new XdogError(ErrorCodes.INTERNAL, 'unknown MCP transport');
+        throw unsupportedTransport(this.#id, config.transport);
       }
       if (this.#closing) throw new XdogError(ErrorCodes.CLOSED, `MCP server "${this.#id}" was disconnected while connecting`);
       const outcome = await probe(peer, session);
@@ -145,7 +145,7 @@ export class McpConnection {
       transport = createHttpTransport(config, this.#options.env, this.#options.bearer, await baseFetch(config));
       this.#transport = transport;
     } else {
-      throw new XdogError(ErrorCodes.INTERNAL, 'unknown MCP transport');
+      throw unsupportedTransport(this.#id, config.transport);
     }
     const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(this.#roots, this.#handlers) });
     const answer = (method: string) => async (request: { params?: unknown }, extra: { signal: AbortSignal }) =>
@@ -364,4 +364,9 @@ class StartedTransport implements Transport {
   setProtocolVersion(version: string): void {
     this.inner.setProtocolVersion(version);
   }
+}
+
+/** A transport the config named that this client does not speak (the config schema offers stdio and http). */
+function unsupportedTransport(id: string, transport: string): XdogError {
+  return new XdogError(ErrorCodes.UNSUPPORTED, `MCP server "${id}": transport "${transport}" is not supported`, { hint: 'use transport: stdio or transport: http in mcp_servers' });
 }

@@ -24,8 +24,10 @@ async function post(path: string, body: unknown): Promise<any> {
   } catch {
     throw new ApiError({ code: 'UNAVAILABLE', message: 'the dashboard server does not answer', hint: 'is `xdog claw web` still running?' });
   }
-  const answer = await response.json().catch(() => ({ error: { code: 'INTERNAL', message: `the server answered ${response.status}` } }));
-  if (!response.ok || answer.error) throw new ApiError(answer.error ?? { code: 'INTERNAL', message: `the server answered ${response.status}` });
+  // Not the dashboard's JSON (a proxy's page, a cut connection): the server could not be used, which is not a bug here.
+  const unusable = { code: 'UNAVAILABLE', message: `the dashboard server answered ${response.status} without its JSON`, hint: 'reload the page; if it stays, check that `xdog claw web` still runs' };
+  const answer = await response.json().catch(() => ({ error: unusable }));
+  if (!response.ok || answer.error) throw new ApiError(answer.error ?? unusable);
   return answer;
 }
 
