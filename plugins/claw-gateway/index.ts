@@ -7,12 +7,11 @@
 export { Gateway, leaseMsOf, resolveWorkspace, type GatewayOptions } from './gateway.js';
 export { workersReport } from './workers-report.js';
 export { planShare, type ShareInput, type SharePlan } from './worker-pool.js';
-export { GroupRuntime, selectTools, type ModelCatalog, type ControlGuard, type ControlKind, type ControlRefusal, type RunObserver, type SystemInput, type SystemRunResult } from './group-runtime.js';
+export { GroupRuntime, selectTools } from './group-runtime.js';
 export { READY_MESSAGE, runGatewayForeground, runningGatewayPid, type ForegroundOptions } from './foreground.js';
 export { connectGateway, type ConnectOptions, type GatewayConnection } from './client.js';
 export { offersUploads, prepareImages, type InputImage } from './upload-client.js';
-export { GroupJobs } from './group-jobs.js';
-export { jobIdOf, openGroupJobQueue, pgConnectionOf, type GroupJob, type GroupJobHandler, type GroupJobQueue, type GroupJobRequest, type PgConnection, type SendOptions, type SendOutcome } from './job-queue.js';
+export { jobIdOf, openGroupJobQueue, pgConnectionOf, type PgConnection } from './job-queue.js';
 export { openConfiguredStore, type OpenedStore } from './store.js';
 export { TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION } from './transcript.js';
 export * from './tokens.js';

@@ -27,7 +27,7 @@ import {
   type Message,
   type Usage,
 } from '../../core/index.js';
-import { checkUsage, insertUsage, type SessionStore, type Sql, type SystemInputSource, type UsageOrigin } from '../sessions/index.js';
+import { checkUsage, insertUsage, type SessionStore, type Sql, type SystemInputSource, type UsageOrigin } from '../sessions/tokens.js';
 import type { TurnWrites } from './turn-writes.js';
 
 export interface SessionWriterOptions {

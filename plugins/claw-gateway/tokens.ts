@@ -11,3 +11,6 @@ export { gatewayLocations, type GatewayLocations } from './locations.js';
 export { assertSpendAllowed, budgetExceeded, spendRefusal, tellGroup } from './spend.js';
 export { CLAW_TURN_WRITES_TOOL_CTX, TurnWrites, turnWritesOf, turnWritesOfAgent, type TurnWrite } from './turn-writes.js';
 export * from './protocol.js';
+export { GroupJobs } from './group-jobs.js';
+export type { GroupJob, GroupJobHandler, GroupJobQueue, GroupJobRequest, SendOptions, SendOutcome } from './job-queue.js';
+export type { GroupRuntime, ModelCatalog, ControlGuard, ControlKind, ControlRefusal, RunObserver, SystemInput, SystemRunResult } from './group-runtime.js';

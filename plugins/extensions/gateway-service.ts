@@ -12,7 +12,7 @@ import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
 import { Notifications, followGroups, gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/tokens.js';
-import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/index.js';
+import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/tokens.js';
 import type { Json } from './api.js';
 import type { ExtensionEntrySink, ExtensionHost } from './host.js';
 import { inspectorOf } from './inspector.js';

@@ -9,6 +9,4 @@
  */
 export * from './tokens.js';
 export { TypeormSessionStore, openSessionStore, type SessionStoreOptions } from './store.js';
-export { lockSessionPath, appendInTransaction } from './entries-in-transaction.js';
-export { retryingConflicts } from './sql.js';
 export { default } from './plugin.js';

@@ -14,7 +14,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import { ErrorCodes, XdogError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { describeClawStore } from '../../entities/index.js';
+import { describeClawStore } from '../../entities/claw-store-location.js';
 import { DamagedStore } from './stored.js';
 
 export type Params = Record<string, unknown>;
