@@ -67,12 +67,12 @@ function recordCli(args: string[], env: NodeJS.ProcessEnv): { status: number | n
 /**
  * Heavy packages and the commands allowed to load them at module load, by
  * command id prefix. Plugins meet the gateway and the store through their light
- * faces (tokens.ts), so `typeorm` reaches only the commands listed, which import
- * the gateway or the store themselves (docs/architecture.md, "Import cost"):
- * the list may shrink, never grow.
+ * faces (tokens.ts) and the store loads typeorm on its first open, so no command
+ * module loads typeorm (docs/architecture.md, "Import cost"): the lists may
+ * shrink, never grow.
  */
 const HEAVY: Record<string, readonly string[]> = {
-  typeorm: ['claw channels login', 'claw extensions', 'claw eyes follow', 'claw gateway run', 'claw memory', 'claw runs', 'claw tui', 'claw workers', 'eyes'],
+  typeorm: [],
   'better-sqlite3': [],
   pg: [],
   'pg-boss': [],
