@@ -12,7 +12,7 @@
  * them in turn (nothing here orders two operations of one process on PG).
  */
 import type { DataSource, QueryRunner } from 'typeorm';
-import { ErrorCodes, XdogError } from '../../core/index.js';
+import { ErrorCodes, XdogError, timedStoreTransaction } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { describeClawStore } from '../../entities/index.js';
 import { DamagedStore } from './stored.js';
@@ -91,6 +91,11 @@ export class StoreDatabase {
    * and only other processes can make a re-run fail again.
    */
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    // Timed only while telemetry listens (xdog.store.transaction.duration).
+    return timedStoreTransaction(this.sqlite ? 'sqlite' : 'postgresql', () => this.untimedTransaction(work));
+  }
+
+  private untimedTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     if (this.sqlite) return this.operation(() => this.attempt(work));
     // The backoff between attempts waits outside the gate, so it holds up no other operation.
     return this.operation(() => retryingConflicts((attempt) => (attempt === 0 ? this.#gate.shared(() => this.attempt(work)) : this.#gate.alone(() => this.attempt(work)))));

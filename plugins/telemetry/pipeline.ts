@@ -16,7 +16,7 @@ import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpan
 import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { TelemetryConfig } from '../../core/config.js';
-import type { Telemetry } from '../../core/telemetry.js';
+import { observeStoreTransactions, type Telemetry } from '../../core/telemetry.js';
 import { createOtelTelemetry } from './otel-telemetry.js';
 import { defaultEndpoint, otlpExporters, type OtlpExporters } from './otlp-exporters.js';
 import { Metric } from './semconv.js';
@@ -141,7 +141,7 @@ function unregister(): void {
   propagation.disable();
 }
 
-/** Event-loop delay p99, RSS and heap: observed at each collection. */
+/** Event-loop delay p99, RSS and heap (observed at each collection), and the store's transaction times. */
 function processMetrics(meter: Meter): () => void {
   const delay = monitorEventLoopDelay({ resolution: 20 });
   delay.enable();
@@ -157,7 +157,10 @@ function processMetrics(meter: Meter): () => void {
   p99.addCallback(onDelay);
   rss.addCallback(onRss);
   heap.addCallback(onHeap);
+  const transactions = meter.createHistogram(Metric.storeTransaction, { unit: 's' });
+  const stopTransactions = observeStoreTransactions((seconds, info) => transactions.record(seconds, { 'db.system.name': info.system, 'xdog.outcome': info.ok ? 'ok' : 'error' }));
   return () => {
+    stopTransactions();
     delay.disable();
     p99.removeCallback(onDelay);
     rss.removeCallback(onRss);

@@ -175,6 +175,7 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     expect(value('xdog_cost_total', { xdog_group: 'main' })).toBeCloseTo(ledger, 9);
     expect(samples.some((sample) => sample.name === 'xdog_queue_depth' && sample.labels.xdog_group === 'main')).toBe(true);
     expect(value('xdog_memory_rss')).toBeGreaterThan(1_000_000);
+    expect(value('xdog_store_transaction_duration_count', { db_system_name: 'sqlite', xdog_outcome: 'ok' })).toBeGreaterThan(0);
     expect(samples.some((sample) => sample.name === 'xdog_event_loop_delay_p99')).toBe(true);
     await until(() => otlp.metricNames.has('xdog.runs'), 'metrics over OTLP too', 30_000);
   });
