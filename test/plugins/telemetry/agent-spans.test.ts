@@ -3,6 +3,8 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type Rea
 import { createKernel, type AgentTool, type Kernel, type XdogConfig } from '../../../core/index.js';
 import { createFauxStreamFn } from '../../../plugins/faux/index.js';
 import telemetryPlugin, { telemetryOverride } from '../../../plugins/telemetry/index.js';
+import extensionsPlugin from '../../../plugins/extensions/index.js';
+import { tempProject, writeExtension } from '../extensions/support.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -88,6 +90,26 @@ describe('GenAI spans of a kernel-built agent', () => {
       expect(chat.attributes['xdog.cost.usd']).toBeCloseTo(perMillion / 1e6, 12);
     }
     await kernel.close();
+  });
+
+  it("traces an extension callback as a span in the run's trace", async () => {
+    exporter.reset();
+    const project = tempProject();
+    writeExtension(project, 'watch', 'export default (api) => api.beforeToolCall(() => undefined);');
+    const kernel = await createKernel({ config: { extensions: ['watch'] }, cwd: project, plugins: [telemetryPlugin, extensionsPlugin], overrides: [await telemetryOverride({ tracerProvider: provider })] });
+    await kernel.open();
+    try {
+      const agent = kernel.createAgent(stream(), { model: 'faux/test' }, { tools: [lookup] });
+      expect((await agent.prompt('find the key').result()).status).toBe('completed');
+      const spans = exporter.getFinishedSpans();
+      const [callback] = byName(spans, 'extension watch').filter((span) => span.attributes['xdog.extension.callback'] === 'beforeToolCall');
+      expect(callback).toBeDefined();
+      expect(callback!.attributes).toMatchObject({ 'xdog.extension': 'watch' });
+      const [root] = byName(spans, 'invoke_agent');
+      expect(callback!.spanContext().traceId).toBe(root!.spanContext().traceId);
+    } finally {
+      await kernel.close();
+    }
   });
 
   it('leaves agents alone when telemetry is not configured', async () => {
