@@ -318,12 +318,12 @@ export type ClawGroupConfig = z.infer<typeof ClawGroupSchema>;
 /** Where traces and metrics go (docs/observability.md); without this section nothing is recorded or loaded. */
 export const TelemetryConfigSchema = z
   .object({
-    /** `otlp`: OTLP over HTTP (JSON) to `endpoint`; `console`: spans printed to stderr. */
+    /** `otlp`: OTLP to `endpoint` over `protocol`; `console`: spans printed to stderr. */
     exporter: z.enum(['otlp', 'console']),
-    /** The collector's base URL (the exporters append /v1/traces and /v1/metrics); default http://127.0.0.1:4318. */
+    /** The collector's base URL (over HTTP the exporters append /v1/traces and /v1/metrics); default http://127.0.0.1:4318, or :4317 for grpc. */
     endpoint: HttpUrl.optional(),
-    /** The OTLP wire; only http/json ships with xdog. */
-    protocol: z.literal('http/json').optional(),
+    /** The OTLP wire (the official exporters): http/json (default), http/protobuf or grpc. */
+    protocol: z.enum(['http/json', 'http/protobuf', 'grpc']).optional(),
     /** Request headers whose values are read from environment variables (a collector's API key). */
     headers_env: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name'), EnvName).optional(),
     /** `service.name` of the resource (default "xdog"). */

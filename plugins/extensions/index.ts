@@ -10,6 +10,7 @@ import { definePlugin } from '../../core/plugin.js';
 import { findExtension } from '../../core/discovery.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { Config, WorkingDirectory, token } from '../../core/tokens.js';
+import { TelemetryHolderToken, type TelemetryHolder } from '../../core/telemetry.js';
 import { DynamicModelProvidersToken } from '../../core/model/registry.js';
 import type { Kernel } from '../../core/kernel.js';
 import type { XdogConfig } from '../../core/config.js';
@@ -53,7 +54,10 @@ export default definePlugin({
       .toDynamicValue((context) => {
         const config = context.get<XdogConfig>(Config);
         const cwd = context.get<string>(WorkingDirectory);
+        // Filled when the telemetry plugin opens (after this binding resolves): asked per callback.
+        const telemetry = context.get<TelemetryHolder>(TelemetryHolderToken, { optional: true });
         return new ExtensionHost({
+          telemetry: () => telemetry?.current,
           ids: config.extensions ?? [],
           settings: config.extension_settings ?? {},
           cwd,
