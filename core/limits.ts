@@ -357,6 +357,11 @@ export const LIMITS = Object.freeze({
   clawLeaseSecondsMin: 3,
   /** claw: the longest `claw.lease_seconds` (a dead worker's groups wait this long for a new owner). */
   clawLeaseSecondsMax: 300,
+  /**
+   * claw workers: how often a worker checks, without the database, whether the pid of another
+   * worker on its host is gone, in ms; a death found starts a round at once (its groups are free).
+   */
+  clawPeerWatchMs: 1_000,
   /** claw workers: seconds a method call handed to another worker's group waits for its answer (from the call's start). */
   clawHandoffSeconds: CLAW_HANDOFF_SECONDS,
   /**
