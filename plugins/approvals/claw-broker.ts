@@ -3,8 +3,9 @@
  * the store (after the session writer stored the assistant message that made
  * it: its `beforeToolCall` tap runs first), `approval.requested` goes to the
  * group's subscribers, and the run waits until the row is answered, by any
- * client through any worker (the store is polled, so no worker's memory is
- * needed), or expires. The answer is taken by claiming the call
+ * client through any worker (the answer wakes it, in process or by NOTIFY,
+ * and it reads the row: no worker's memory is needed; approval-waits.ts), or
+ * expires. The answer is taken by claiming the call
  * (compare-and-set), so it runs at most once. When the gateway stops under a
  * waiting run the row stays pending; a client's abort denies it.
  *
@@ -15,10 +16,8 @@
  */
 import { ErrorCodes, XdogError, type ApprovalAnswer, type ApprovalBroker, type ApprovalRequest, type Clock } from '../../core/index.js';
 import type { SessionStore } from '../sessions/index.js';
+import type { ApprovalWaits } from './approval-waits.js';
 import { answerApproval, answerOf, claimApprovalNow, getApproval, insertApproval, type ApprovalRecord } from './approval-store.js';
-
-/** How often a waiting run reads its row (answers may come through another worker). */
-const POLL_MS = 200;
 
 export const ApprovalNotifications = { requested: 'approval.requested', resolved: 'approval.resolved' } as const;
 
@@ -30,20 +29,10 @@ export interface ClawBrokerOptions {
   /** The tool-context key under which the group's agents carry their session id. */
   sessionKey: string;
   publish(sessionId: string, method: string, params: unknown): void;
+  /** What wakes a waiting run when its row may have been answered. */
+  waits: ApprovalWaits;
   /** True while the gateway ends the group's runs (stop, hand-off): a wait cut then leaves the row pending. */
   ending(): boolean;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 export class ClawApprovalBroker implements ApprovalBroker {
@@ -100,7 +89,7 @@ export class ClawApprovalBroker implements ApprovalBroker {
         await this.#resolve(current.id, { action: 'expire', reason: `no answer in ${expireMinutes} minutes` });
         continue;
       }
-      await sleep(POLL_MS, signal);
+      await this.options.waits.wait(current.id, signal, current.expiresAt - clock.now());
     }
   }
 

@@ -21,6 +21,7 @@ export { openConfiguredStore, type OpenedStore } from './store.js';
 export { TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION } from './transcript.js';
 export { toWireEvent, type WireDelta, type WireEvent } from './wire-event.js';
 export { assertSpendAllowed, budgetExceeded, spendRefusal, tellGroup } from './spend.js';
+export type { Wakeups, WakeupTargets } from './wakeups.js';
 export { CLAW_TURN_WRITES_TOOL_CTX, TurnWrites, turnWritesOf, turnWritesOfAgent, type TurnWrite } from './turn-writes.js';
 export * from './protocol.js';
 
