@@ -289,6 +289,16 @@ export const ClawChannelSchema = z
 
 export type ClawChannelConfig = z.infer<typeof ClawChannelSchema>;
 
+/** The dashboard the gateway serves as a service, started and stopped with it (docs/web.md). */
+export const ClawWebSchema = z
+  .object({
+    /** Port to listen on (default 7447; 0: any free one). */
+    port: z.number().int().min(0).max(65535).optional(),
+    /** Address to listen on (default 127.0.0.1); another one is reachable from other machines and `xdog claw status` warns. */
+    host: z.string().min(1).max(255).optional(),
+  })
+  .strict();
+
 export const ClawConfigSchema = z
   .object({
     store: ClawStoreSchema.optional(),
@@ -303,6 +313,8 @@ export const ClawConfigSchema = z
       .optional(),
     /** The one model `generate_image` uses, as provider/model (docs/images.md); the agent's model cannot change it. */
     image_model: z.string().min(1).optional(),
+    /** The gateway serves the web dashboard itself (docs/web.md); without it `xdog claw web` does. */
+    web: ClawWebSchema.optional(),
     /** Chat channels by id (docs/channels.md). */
     channels: z
       .record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, channelIdRule), ClawChannelSchema, {

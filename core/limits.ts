@@ -562,6 +562,12 @@ export const LIMITS = Object.freeze({
   approvalLearnedRules: 500,
   /** approvals: characters of a call's arguments an approval card in a chat shows (marked when shortened). */
   channelApprovalPreviewChars: 500,
+  /**
+   * approvals: milliseconds between the checks a waiting run makes of its row when answers wake it
+   * (one gateway: in process; workers on PostgreSQL: NOTIFY). The check only backs the wake-up up
+   * and notices expiry; without notifications between workers (SQLite) it polls clawWorkerPollMs.
+   */
+  approvalWaitFallbackMs: 1_000,
   /** approvals: rows one `approvals.list` answers (newest first). */
   approvalsListed: 200,
   /** claw web: bytes of one request body the dashboard server reads (a prompt with its images fits; more is 413, nothing read further). */

@@ -9,6 +9,7 @@
 export { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution, followGroups, gatewayMethod, type GroupFollower, type ClawGroupContext, type GatewayHost, type GatewayMethod, type GatewayService, type MethodConnection } from './services.js';
 export { gatewayLocations, type GatewayLocations } from './locations.js';
 export { assertSpendAllowed, budgetExceeded, spendRefusal, tellGroup } from './spend.js';
+export type { Wakeups, WakeupTargets } from './wakeups.js';
 export { CLAW_TURN_WRITES_TOOL_CTX, TurnWrites, turnWritesOf, turnWritesOfAgent, type TurnWrite } from './turn-writes.js';
 export * from './protocol.js';
 export { GroupJobs } from './group-jobs.js';
