@@ -41,7 +41,9 @@ async function poll(test: () => boolean, what: () => string, deadlineMs: number)
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
-const seen = (text: string, deadlineMs = 60_000): Promise<void> => poll(() => history().includes(text), () => `the TUI to show ${JSON.stringify(text)}:\n${tty.screen()}`, deadlineMs);
+/** Whitespace runs as one space: the TUI wraps long lines itself, so tmux cannot join them (`-J` joins only the terminal's own wraps). */
+const flat = (text: string): string => text.replace(/\s+/g, ' ');
+const seen = (text: string, deadlineMs = 60_000): Promise<void> => poll(() => flat(history()).includes(flat(text)), () => `the TUI to show ${JSON.stringify(text)}:\n${tty.screen()}`, deadlineMs);
 const onScreen = (test: (screen: string) => boolean, what: string, deadlineMs = 60_000): Promise<void> => poll(() => test(tty.screen()), () => `${what}:\n${tty.screen()}`, deadlineMs);
 const count = (text: string, needle: string): number => text.split(needle).length - 1;
 
@@ -84,11 +86,9 @@ describe.skipIf(!hasTmux)('xdog claw tui: the terminal contract', { timeout: 300
     expect(history()).toContain('SHELL-LINE-BEFORE-TUI');
   });
 
-  // Skipped: in this tmux flow (two queued turns, the preview line awaited) the TUI's screen stops
-  // updating a second into the run and catches up only minutes later, so the restore is seen too
-  // late; it fails the same at load 0.1, so it is a real defect of this flow, not timing. With one
-  // queued turn (and no preview wait) the restore works in tmux. Not explained yet.
-  it.skip('an abort puts the running prompt and both queued turns back in the editor, ahead of the draft, and sends none of them', async () => {
+  // The restore notice is wider than the pane: the TUI wraps it itself, which is why `seen` compares text
+  // with whitespace flattened (a substring across the wrap was never found, and this test once looked hung).
+  it('an abort puts the running prompt and both queued turns back in the editor, ahead of the draft, and sends none of them', async () => {
     await openTui('abort');
     tty.keys('slow 30', 'Enter');
     await seen('bash sleep 30; echo slept');
@@ -102,7 +102,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: the terminal contract', { timeout: 300
     const before = sandbox.requests().length;
     await new Promise((resolve) => setTimeout(resolve, 1000));
     tty.keys('Escape');
-    await seen('are back in the editor, ahead of your draft', 150_000);
+    await seen('are back in the editor, ahead of your draft');
     await onScreen((screen) => /slow 30\s*\n.*queued one\s*\n.*queued two\s*\n.*newer draft/.test(screen), 'the prompt, q1, q2 and the draft in that order in the editor');
     // Nothing was sent after the abort: the group is idle and no request carries the queued texts.
     await new Promise((resolve) => setTimeout(resolve, 2000));
