@@ -591,6 +591,8 @@ export const LIMITS = Object.freeze({
   clawUploadTtlMs: 10 * 60 * 1000,
   /** claw TUI: recent tool calls and reasoning the Ctrl+O details viewer keeps. */
   tuiDetailEntries: 200,
+  /** claw TUI: gateway notifications waiting for the next frame; one more applies the waiting ones at once (none is dropped). */
+  tuiFrameBatchEvents: 4096,
   /** claw TUI: files the `@file` completion indexes in a workspace. */
   tuiFileIndexEntries: 20_000,
   /** claw TUI: milliseconds the `@file` index may take to build (git ls-files or the walk). */

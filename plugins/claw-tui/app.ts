@@ -29,6 +29,8 @@ import { SessionCommands } from './session-commands.js';
 import { InputQueue, checkInputText, type QueuedTurn } from './input-queue.js';
 import { ACTIONS, loadKeybindings, type Action, type Bindings } from './keybindings.js';
 import { Pager } from './overlays.js';
+import { DetailsViewer } from './details-view.js';
+import { FrameBatch } from './frame-batch.js';
 import { TuiApprovals } from './approvals-view.js';
 import { isCommand, parseCommand, unsupported } from './slash-commands.js';
 import { TuiExtensions } from './extension-commands.js';
@@ -108,6 +110,17 @@ export class ClawTui {
   #quitting = false;
   #ticker: NodeJS.Timeout | undefined;
   #overlay: OverlayHandle | undefined;
+  /** Streaming updates wait here for the next frame (see frame-batch.ts). */
+  readonly #batch = new FrameBatch<() => void>(
+    (apply) => {
+      try {
+        apply();
+      } catch (error) {
+        this.error(error);
+      }
+    },
+    () => this.tui.requestRender(),
+  );
   /** Shown once the first session is on screen (loading it replaces the chat). */
   #startupNotice: string | undefined;
 
@@ -225,9 +238,10 @@ export class ClawTui {
     const wasConnected = this.group !== undefined;
     const shownSession = wasConnected ? this.group?.activeSessionId : undefined;
     this.methods = new Set(connection.hello.methods);
-    connection.on('event', (params) => this.#onEvent(params));
-    connection.on('run.end', (params) => this.#onRunEnd(params));
-    connection.on('group.changed', (params) => this.#onGroupChanged(params));
+    // The run's notifications keep their order through one bounded batch, applied once per frame.
+    connection.on('event', (params) => this.#batch.push(() => this.#onEvent(params)));
+    connection.on('run.end', (params) => this.#batch.push(() => this.#onRunEnd(params)));
+    connection.on('group.changed', (params) => this.#batch.push(() => this.#onGroupChanged(params)));
     connection.on('todos.changed', (params: TodoView) => this.#showTodos(params));
     connection.on('mcp.authorized', (params: { group: string; status: string; message: string }) => params.group === this.group?.name && this.notice(`MCP: ${params.message}`, params.status === 'failed' ? 'error' : 'notice'));
     connection.on('goal.changed', (params: GoalView) => params.group === this.group?.name && this.notice(goalLine(params)));
@@ -253,6 +267,8 @@ export class ClawTui {
 
   #onClose(connection: GatewayConnection): void {
     if (this.connection !== connection) return;
+    // What the old connection delivered is applied before the cut is handled.
+    this.#batch.flush();
     this.connection = undefined;
     // A reply cut mid-stream is not kept half: its whole message comes with the catch-up after the reconnect.
     if (this.#reply) this.chat.removeChild(this.#reply);
@@ -462,7 +478,7 @@ export class ClawTui {
       this.#runFeature(feature);
       return true;
     }
-    const action = (['abort', 'repaint', 'toggleTools', 'steer', 'followUp', 'externalEditor', 'queue'] as const).find((name) => this.#matches(data, name));
+    const action = (['abort', 'repaint', 'details', 'steer', 'followUp', 'externalEditor', 'queue'] as const).find((name) => this.#matches(data, name));
     if (!action) return false;
     if (action === 'abort') {
       if (!this.group?.busy) return false;
@@ -476,16 +492,21 @@ export class ClawTui {
       );
     } else if (action === 'repaint') repaintViewport(this.tui);
     else if (action === 'queue') void this.submit('/queue', '');
-    else if (action === 'toggleTools') {
-      this.chat.toggleTools();
-      this.tui.requestRender();
-    } else if (action === 'externalEditor') this.#externalEditor();
+    else if (action === 'details') this.#openDetails();
+    else if (action === 'externalEditor') this.#externalEditor();
     else {
       const text = this.editor.getExpandedText();
       this.editor.setText('');
       void this.submit(`/${action === 'steer' ? 'steer' : 'follow-up'} ${text}`, text);
     }
     return true;
+  }
+
+  /** Ctrl+O: the viewer over the chat, on the newest entry. */
+  #openDetails(): void {
+    const entries = this.chat.details.list();
+    if (!entries.length) return this.notice('no tool calls or reasoning to show yet');
+    this.showOverlay(new DetailsViewer(entries, () => this.tui.terminal.rows - 2, () => this.closeOverlay()));
   }
 
   /** The keys of the claw features: a cycle, or the slash command they stand for. */
@@ -695,6 +716,7 @@ export class ClawTui {
     if (this.#quitting) return;
     this.#quitting = true;
     this.#lifetime.abort();
+    this.#batch.stop();
     if (this.#ticker) clearInterval(this.#ticker);
     if (this.#quitArmTimer) clearTimeout(this.#quitArmTimer);
     const kept = this.#commands.drafts.saveOnQuit(this.editor.getExpandedText() || this.#clearedDraft);

@@ -17,7 +17,7 @@ export const ACTIONS = {
   abort: { keys: ['escape'], summary: 'abort the running turn' },
   quit: { keys: ['ctrl+c'], summary: 'clear the draft; twice in a row quits' },
   repaint: { keys: ['ctrl+l'], summary: 'repaint the screen' },
-  toggleTools: { keys: ['ctrl+o'], summary: 'show or hide tool call details' },
+  details: { keys: ['ctrl+o'], summary: 'the details viewer: recent tool calls (whole arguments, results) and reasoning' },
   steer: { keys: ['alt+s'], summary: 'send the draft as /steer' },
   followUp: { keys: ['alt+f'], summary: 'send the draft as /follow-up' },
   externalEditor: { keys: ['ctrl+g'], summary: 'edit the draft in $VISUAL / $EDITOR' },
@@ -82,7 +82,9 @@ export function loadKeybindings(file: string): LoadedBindings {
     return fallback(`key "${issue.path.join('.') || '(file)'}": ${issue.message} (expected {"action": "key" or ["key", ...]})`);
   }
   const bindings = { ...defaults };
-  for (const [action, keys] of Object.entries(parsed.data)) {
+  for (const [named, keys] of Object.entries(parsed.data)) {
+    // The action's name before the details viewer replaced the inline toggle.
+    const action = named === 'toggleTools' ? 'details' : named;
     if (!(action in ACTIONS)) return fallback(`key "${action}" is not an action (actions: ${Object.keys(ACTIONS).join(', ')})`);
     const bad = keys.find((key) => !isKeyId(key));
     if (bad !== undefined) return fallback(`key "${action}": "${bad}" is not a key (e.g. "ctrl+g", "alt+enter", "f2")`);

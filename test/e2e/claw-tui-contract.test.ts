@@ -110,6 +110,21 @@ describe.skipIf(!hasTmux)('xdog claw tui: the terminal contract', { timeout: 300
     expect(tty.screen()).not.toMatch(/queued q1 queued one/);
   });
 
+  it('Ctrl+O opens the details of the tool calls, ← → between them, Escape closes them before it would abort', async () => {
+    await openTui('details');
+    tty.keys('tools', 'Enter');
+    await seen('done: two');
+    tty.keys('C-o');
+    await onScreen((screen) => /details 2\/2 · bash \(tool call\)/.test(screen) && screen.includes('"command": "echo two"'), 'the newest tool call in the viewer');
+    expect(tty.screen()).toMatch(/result:\s*\n\s*two/);
+    tty.keys('Left');
+    await onScreen((screen) => /details 1\/2 · bash/.test(screen) && screen.includes('"command": "echo one"'), 'the first tool call');
+    tty.keys('Escape');
+    await onScreen((screen) => !screen.includes('details 1/2') && screen.includes('online'), 'the chat again');
+    tty.keys('-l', 'typed after the viewer');
+    await onScreen((screen) => screen.includes('typed after the viewer'), 'the editor taking keys again');
+  });
+
   it('a 20,000-character typed line is answered (the time is printed)', async () => {
     await openTui('typing');
     const line = Array.from({ length: 20_000 }, (_, i) => (i % 8 === 7 ? ' ' : 'abcdefgh'[i % 8])).join('').trimEnd() + 'Z';
