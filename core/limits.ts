@@ -593,6 +593,8 @@ export const LIMITS = Object.freeze({
   tuiDetailEntries: 200,
   /** claw TUI: gateway notifications waiting for the next frame; one more applies the waiting ones at once (none is dropped). */
   tuiFrameBatchEvents: 4096,
+  /** claw TUI: milliseconds a clipboard tool (wl-copy, wl-paste, xclip) may take. */
+  tuiClipboardMs: 5000,
   /** claw TUI: files the `@file` completion indexes in a workspace. */
   tuiFileIndexEntries: 20_000,
   /** claw TUI: milliseconds the `@file` index may take to build (git ls-files or the walk). */

@@ -22,7 +22,8 @@ import { prepareImages, type GatewayConnection, type GroupStatus, type PromptRec
 import type { TodoView } from '../todos/index.js';
 import type { GoalView } from '../claw-goals/index.js';
 import { goalLine } from './goal-commands.js';
-import { Attachments } from './attachments.js';
+import { Attachments, attachedNotice, attachmentPreview } from './attachments.js';
+import { readClipboard } from './clipboard.js';
 import { ChatView, StreamingReply, style } from './chat-view.js';
 import { pathMessages, readTranscriptEntries } from './conversation.js';
 import { SessionCommands } from './session-commands.js';
@@ -53,7 +54,7 @@ export interface ClawTuiOptions {
 }
 
 /** Actions of keybindings.ts the claw features handle (claw-inspectors.ts, model-commands.ts, the slash commands). */
-const FEATURE_ACTIONS = ['cycleModel', 'cycleThinking', 'diff', 'sessions', 'transcript', 'copy'] as const satisfies readonly Action[];
+const FEATURE_ACTIONS = ['cycleModel', 'cycleThinking', 'diff', 'sessions', 'transcript', 'copy', 'paste'] as const satisfies readonly Action[];
 
 /** Errors of the transport, not answers of the gateway: the request may or may not have been received. */
 const UNCERTAIN: readonly string[] = [ErrorCodes.UNAVAILABLE, ErrorCodes.CLOSED];
@@ -77,6 +78,8 @@ export class ClawTui {
   readonly #footer = new Text('', 1, 0);
   /** The client's queued turns in one compact line (their full text stays in the queue). */
   readonly #queueLine = new Text('', 1, 0);
+  /** The draft's images in one line (what goes with the next message). */
+  readonly #attachLine = new Text('', 1, 0);
   readonly #bindings: Bindings;
   readonly #commands: SessionCommands;
   readonly #extensions: TuiExtensions;
@@ -146,6 +149,7 @@ export class ClawTui {
     this.tui.addChild(this.#todos);
     this.tui.addChild(this.#status);
     this.tui.addChild(this.#queueLine);
+    this.tui.addChild(this.#attachLine);
     this.tui.addChild(this.editor);
     this.tui.addChild(this.#footer);
     this.tui.setFocus(this.editor);
@@ -213,6 +217,7 @@ export class ClawTui {
     this.#footer.setText(style.dim(parts.join(' · ')));
     this.#status.setText(this.#quitArmed ? style.notice('press Ctrl+C again to quit') : '');
     this.#queueLine.setText(this.queue.size ? style.dim(terminalSafe(queuePreview(this.queue.list(), this.#queueHeld))) : '');
+    this.#attachLine.setText(this.attachments.list().length ? style.dim(terminalSafe(attachmentPreview(this.attachments.list()))) : '');
     this.tui.requestRender();
   }
 
@@ -500,6 +505,16 @@ export class ClawTui {
       void this.submit(`/${action === 'steer' ? 'steer' : 'follow-up'} ${text}`, text);
     }
     return true;
+  }
+
+  /** `/paste`, Ctrl+V: the clipboard's image becomes an attachment, its text goes into the draft at the cursor. */
+  async pasteClipboard(): Promise<void> {
+    const pasted = await readClipboard();
+    if (pasted.kind === 'image') this.notice(attachedNotice(this.attachments.addBytes('clipboard', pasted.data)));
+    else if (!pasted.text) this.notice('the clipboard holds no text or image; nothing was pasted');
+    else if (Buffer.byteLength(this.editor.getExpandedText()) + Buffer.byteLength(pasted.text) > LIMITS.tuiDraftBytes) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the draft and the clipboard's text are over the ${LIMITS.tuiDraftBytes}-byte draft limit together; nothing was pasted`);
+    } else this.editor.insertTextAtCursor(pasted.text);
   }
 
   /** Ctrl+O: the viewer over the chat, on the newest entry. */

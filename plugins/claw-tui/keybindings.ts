@@ -29,6 +29,7 @@ export const ACTIONS = {
   sessions: { keys: ['alt+r'], summary: 'open the session browser (/sessions)' },
   transcript: { keys: ['alt+h'], summary: 'open the transcript (/transcript)' },
   copy: { keys: ['alt+c'], summary: 'copy the last response (/copy)' },
+  paste: { keys: ['ctrl+v'], summary: "attach the clipboard's image or insert its text (/paste)" },
 } as const satisfies Record<string, { keys: readonly string[]; summary: string }>;
 
 export type Action = keyof typeof ACTIONS;

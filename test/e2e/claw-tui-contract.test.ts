@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clawSandbox, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 import { repoRoot } from '../support/cli.js';
 import { hasTmux, tmuxSession } from '../support/tmux.js';
+import { hasXClipboard, startXDisplay } from '../support/x-display.js';
 import { pathMessages, readTranscriptEntries } from '../../plugins/claw-tui/conversation.js';
 
 const name = `xdog-tui-contract-${process.pid}`;
@@ -48,8 +49,8 @@ const onScreen = (test: (screen: string) => boolean, what: string, deadlineMs = 
 const count = (text: string, needle: string): number => text.split(needle).length - 1;
 
 /** An interactive bash in tmux (job control on) that prints a marker, then runs the TUI. */
-async function openTui(marker: string): Promise<void> {
-  const env = Object.entries({ ...sandbox.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1' })
+async function openTui(marker: string, extraEnv: Record<string, string> = {}): Promise<void> {
+  const env = Object.entries({ ...sandbox.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1', ...extraEnv })
     .map(([key, value]) => `${key}='${value}'`)
     .join(' ');
   tty.start('env PS1="$ " bash --norc --noprofile -i', { width: 100, height: 30 });
@@ -123,6 +124,32 @@ describe.skipIf(!hasTmux)('xdog claw tui: the terminal contract', { timeout: 300
     await onScreen((screen) => !screen.includes('details 1/2') && screen.includes('online'), 'the chat again');
     tty.keys('-l', 'typed after the viewer');
     await onScreen((screen) => screen.includes('typed after the viewer'), 'the editor taking keys again');
+  });
+
+  it.skipIf(!hasXClipboard)('/paste attaches the clipboard image (previewed above the editor, sent byte for byte); Ctrl+V puts its text in the draft', async () => {
+    const x = await startXDisplay();
+    try {
+      const header = Buffer.from('89504e470d0a1a0a0000000d49484452000000200000001808060000001ff3ff61', 'hex');
+      const image = Buffer.concat([header, crypto.randomBytes(3000)]);
+      x.copy('image/png', image);
+      await openTui('paste', { DISPLAY: x.display });
+      tty.keys('/paste', 'Enter');
+      await seen('attached a1: clipboard (image/png, 32x24');
+      await onScreen((screen) => /attached a1 clipboard PNG 32x24 3 KiB/.test(screen), 'the preview of the attachment');
+      tty.keys('see the pasted image', 'Enter');
+      await seen('echo: see the pasted image');
+      await onScreen((screen) => !screen.includes('attached a1 clipboard PNG'), 'the preview gone with the sent message');
+      const sent = sandbox.requests().findLast((request) => JSON.stringify(request.messages.at(-1)).includes('see the pasted image'))!;
+      const part = (sent.messages.at(-1)!.content as Array<{ type: string; data?: string }>).find((item) => item.type === 'image');
+      expect(Buffer.from(part?.data ?? '', 'base64').equals(image)).toBe(true);
+      x.copy('UTF8_STRING', 'words from the clipboard');
+      tty.keys('-l', 'before: ');
+      await onScreen((screen) => screen.includes('before:'), 'the draft');
+      tty.keys('C-v');
+      await onScreen((screen) => screen.includes('before: words from the clipboard'), 'the clipboard text in the draft');
+    } finally {
+      x.stop();
+    }
   });
 
   it('a 20,000-character typed line is answered (the time is printed)', async () => {
