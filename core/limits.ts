@@ -496,6 +496,8 @@ export const LIMITS = Object.freeze({
   /** extensions: a dialog's timeout bounds, in seconds. */
   extensionDialogMinSeconds: 0.1,
   extensionDialogMaxSeconds: 600,
+  /** Extension dialogs of one group waiting for a client's answer (`extension.dialog`); one more gets the no-answer at once. */
+  extensionDialogsPending: 16,
   /** extensions: providers one extension registers, and models per provider. */
   extensionProviders: 4,
   extensionProviderModels: 32,

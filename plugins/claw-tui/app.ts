@@ -255,6 +255,7 @@ export class ClawTui {
     const subscribed = (await connection.call('subscribe', { group: this.options.group })) as { group: GroupStatus };
     this.connection = connection;
     this.group = subscribed.group;
+    this.#extensions.attach(connection, subscribed.group.name);
     connection.onClose(() => this.#onClose(connection));
     if (wasConnected && this.queue.size) this.#queueHeld = true;
     // Same session as before the drop: the chat keeps what it showed (notices too) and gets only what came after.
