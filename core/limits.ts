@@ -357,6 +357,11 @@ export const LIMITS = Object.freeze({
   clawLeaseSecondsMin: 3,
   /** claw: the longest `claw.lease_seconds` (a dead worker's groups wait this long for a new owner). */
   clawLeaseSecondsMax: 300,
+  /**
+   * claw workers: how often a worker checks, without the database, whether the pid of another
+   * worker on its host is gone, in ms; a death found starts a round at once (its groups are free).
+   */
+  clawPeerWatchMs: 1_000,
   /** claw workers: seconds a method call handed to another worker's group waits for its answer (from the call's start). */
   clawHandoffSeconds: CLAW_HANDOFF_SECONDS,
   /**
@@ -559,6 +564,12 @@ export const LIMITS = Object.freeze({
   approvalLearnedRules: 500,
   /** approvals: characters of a call's arguments an approval card in a chat shows (marked when shortened). */
   channelApprovalPreviewChars: 500,
+  /**
+   * approvals: milliseconds between the checks a waiting run makes of its row when answers wake it
+   * (one gateway: in process; workers on PostgreSQL: NOTIFY). The check only backs the wake-up up
+   * and notices expiry; without notifications between workers (SQLite) it polls clawWorkerPollMs.
+   */
+  approvalWaitFallbackMs: 1_000,
   /** approvals: rows one `approvals.list` answers (newest first). */
   approvalsListed: 200,
   /** claw web: bytes of one request body the dashboard server reads (a prompt with its images fits; more is 413, nothing read further). */

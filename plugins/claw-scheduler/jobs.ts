@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCodes, XdogError, type Usage } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore, Sql } from '../sessions/index.js';
+import type { SessionStore, Sql } from '../sessions/tokens.js';
 import type { JobTiming } from './timing.js';
 
 export type JobTarget = 'active' | 'isolated';

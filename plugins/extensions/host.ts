@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import type { DiscoveredExtension } from '../../core/discovery.js';
 import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import type { Telemetry } from '../../core/telemetry.js';
 import type { Json } from './api.js';
 import { AppendEntrySchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
 import { SANDBOX_OFF, type Launch, type SandboxPolicy } from '../sandbox/index.js';
@@ -64,6 +65,8 @@ export interface ExtensionHostOptions {
   onNotice?(message: string): void;
   /** The OS sandbox of one extension's worker (docs/sandbox.md); default off. */
   sandboxOf?(id: string): SandboxPolicy;
+  /** The telemetry callbacks are traced with (an `extension` span each), when there is one. */
+  telemetry?(): Telemetry | undefined;
 }
 
 interface Pending {
@@ -242,6 +245,13 @@ export class ExtensionHost {
    * the extension is quarantined and this rejects with UNAVAILABLE.
    */
   async invoke<T>(id: string, method: 'invoke' | 'complete', params: Record<string, unknown>, schema: z.ZodType<T>, what: string): Promise<T> {
+    const telemetry = this.#options.telemetry?.();
+    if (!telemetry) return this.#invoke(id, method, params, schema, what);
+    // `what` names the callback ("beforeToolCall", "tool ext_x", ...): a span per call, under the tool call or turn that made it.
+    return telemetry.inSpan(`extension ${id}`, { attributes: { 'xdog.extension': id, 'xdog.extension.callback': what } }, () => this.#invoke(id, method, params, schema, what));
+  }
+
+  async #invoke<T>(id: string, method: 'invoke' | 'complete', params: Record<string, unknown>, schema: z.ZodType<T>, what: string): Promise<T> {
     const record = this.#record(id);
     const worker = record.worker;
     if (record.state !== 'active' || !worker) throw unavailable(record);

@@ -12,9 +12,9 @@
  * them in turn (nothing here orders two operations of one process on PG).
  */
 import type { DataSource, QueryRunner } from 'typeorm';
-import { ErrorCodes, XdogError } from '../../core/index.js';
+import { ErrorCodes, XdogError, timedStoreTransaction } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { describeClawStore } from '../../entities/index.js';
+import { describeClawStore } from '../../entities/claw-store-location.js';
 import { DamagedStore } from './stored.js';
 
 export type Params = Record<string, unknown>;
@@ -126,6 +126,11 @@ export class StoreDatabase {
    * and only other processes can make a re-run fail again.
    */
   transaction<T>(work: (sql: Sql) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    // Timed only while telemetry listens (xdog.store.transaction.duration).
+    return timedStoreTransaction(this.sqlite ? 'sqlite' : 'postgresql', () => this.untimedTransaction(work, options));
+  }
+
+  private untimedTransaction<T>(work: (sql: Sql) => Promise<T>, options: TransactionOptions): Promise<T> {
     if (this.sqlite) return this.operation(() => this.attempt(work, SQLITE_BEGIN));
     const begin = options.rowLocks ? POSTGRES_BEGIN_ROW_LOCKS : POSTGRES_BEGIN;
     // The backoff between attempts waits outside the gate, so it holds up no other operation.
