@@ -501,6 +501,8 @@ export const LIMITS = Object.freeze({
   /** extensions: a dialog's timeout bounds, in seconds. */
   extensionDialogMinSeconds: 0.1,
   extensionDialogMaxSeconds: 600,
+  /** Extension dialogs of one group waiting for a client's answer (`extension.dialog`); one more gets the no-answer at once. */
+  extensionDialogsPending: 16,
   /** extensions: providers one extension registers, and models per provider. */
   extensionProviders: 4,
   extensionProviderModels: 32,
@@ -602,6 +604,10 @@ export const LIMITS = Object.freeze({
   clawUploadTtlMs: 10 * 60 * 1000,
   /** claw TUI: recent tool calls and reasoning the Ctrl+O details viewer keeps. */
   tuiDetailEntries: 200,
+  /** claw TUI: gateway notifications waiting for the next frame; one more applies the waiting ones at once (none is dropped). */
+  tuiFrameBatchEvents: 4096,
+  /** claw TUI: milliseconds a clipboard tool (wl-copy, wl-paste, xclip) may take. */
+  tuiClipboardMs: 5000,
   /** claw TUI: files the `@file` completion indexes in a workspace. */
   tuiFileIndexEntries: 20_000,
   /** claw TUI: milliseconds the `@file` index may take to build (git ls-files or the walk). */

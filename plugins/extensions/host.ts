@@ -39,7 +39,7 @@ export interface ExtensionInfo {
 
 /** A dialog answer: `undefined` for select/input cancelled, false for confirm. */
 export interface ExtensionUi {
-  dialog(request: z.infer<typeof DialogSchema>): Promise<string | boolean | undefined>;
+  dialog(request: z.infer<typeof DialogSchema>, extensionId: string): Promise<string | boolean | undefined>;
 }
 
 /** Stores durable entries for the current session (the gateway binds one); none means "unavailable". */
@@ -422,7 +422,7 @@ export class ExtensionHost {
       if (!parsed.success) throw refusal(`dialog: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
       const none = parsed.data.kind === 'confirm' ? false : null;
       if (!this.ui) return { answer: none };
-      const answer = await withDeadline(this.ui.dialog(parsed.data), parsed.data.timeoutSeconds * 1000).catch(() => undefined);
+      const answer = await withDeadline(this.ui.dialog(parsed.data, record.id), parsed.data.timeoutSeconds * 1000).catch(() => undefined);
       return { answer: answer ?? none };
     });
     peer.addMethod('inspect', async (params) => {
