@@ -5,7 +5,7 @@
  * (or the service's start) does.
  */
 import { ContainerModule, definePlugin } from '../../core/index.js';
-import { GatewayServiceContribution } from '../claw-gateway/index.js';
+import { GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { createWebService } from './service.js';
 
 export { startWebServer, CONTENT_SECURITY_POLICY, type WebServer, type WebServerOptions } from './server.js';

@@ -5,7 +5,7 @@
  * the gateway's own socket with the token, as `xdog claw web` does, so every
  * check the protocol makes holds. Without the section it starts nothing.
  */
-import type { GatewayHost, GatewayService } from '../claw-gateway/index.js';
+import type { GatewayHost, GatewayService } from '../claw-gateway/tokens.js';
 import type { WebServer } from './server.js';
 
 export function createWebService(): GatewayService {
