@@ -7,12 +7,15 @@
  * origin mcp; an elicitation reaches the group's clients, a wrong answer is
  * refused and the question keeps waiting, and the right one reaches the server.
  */
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import type { GroupMcpTool } from '../../plugins/claw-mcp/index.js';
 import { EVERYTHING } from '../plugins/mcp/support.js';
 import { clawSandbox, collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+
+type Sqlite = { prepare(sql: string): { all(): unknown[] }; close(): void };
+const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string, options: { readonly: boolean }) => Sqlite;
 
 function config(): string {
   const node = JSON.stringify(process.execPath);
@@ -63,7 +66,9 @@ describe('MCP server requests in a claw group (real gateway, server-everything)'
     expect(sampled.isError).toBe(false);
     expect(sampled.text).toContain('echo: Resource trigger-sampling-request context: capital of France?');
     expect(sampled.text).toContain('faux/demo');
-    const rows = new Database(sandbox.storeFile, { readonly: true }).prepare("SELECT model, origin, origin_id AS originId, session_id AS sessionId, output_tokens AS output FROM claw_usage WHERE origin = 'mcp'").all();
+    const store = new Database(sandbox.storeFile, { readonly: true });
+    const rows = store.prepare("SELECT model, origin, origin_id AS originId, session_id AS sessionId, output_tokens AS output FROM claw_usage WHERE origin = 'mcp'").all();
+    store.close();
     expect(rows).toEqual([{ model: 'faux/demo', origin: 'mcp', originId: 'everything', sessionId: null, output: expect.any(Number) }]);
 
     const tooMany = await callTool('everything__trigger-sampling-request', { prompt: 'a long essay', maxTokens: 500 }, 's2');
