@@ -5,7 +5,7 @@
  * running exactly once; the loser reads the row back to say who won.
  */
 import { ErrorCodes, XdogError, type ApprovalAnswer } from '../../core/index.js';
-import type { SessionStore, Sql } from '../sessions/index.js';
+import type { SessionStore, Sql } from '../sessions/tokens.js';
 import type { LearnedRule } from './policy.js';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'edited' | 'expired';

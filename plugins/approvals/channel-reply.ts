@@ -5,7 +5,7 @@
  * waits for it). The reply says what happened, or who answered first.
  */
 import { ErrorCodes, XdogError, describeError, type ApprovalAnswer } from '../../core/index.js';
-import type { GatewayHost } from '../claw-gateway/index.js';
+import type { GatewayHost } from '../claw-gateway/tokens.js';
 import { answerApproval, getApproval } from './approval-store.js';
 import type { LearnedRule } from './policy.js';
 

@@ -14,7 +14,7 @@
  * answer exactly once.
  */
 import { ErrorCodes, XdogError, type ApprovalAnswer, type ApprovalBroker, type ApprovalRequest, type Clock } from '../../core/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import { answerApproval, answerOf, claimApprovalNow, getApproval, insertApproval, type ApprovalRecord } from './approval-store.js';
 
 /** How often a waiting run reads its row (answers may come through another worker). */

@@ -9,7 +9,7 @@
  * continues with the next model call once the call ran.
  */
 import { ApprovalBrokerToken, ErrorCodes, LIMITS, ToolContribution, XdogError, checkToolArguments, describeError, z, type ApprovalAnswer } from '../../core/index.js';
-import { CLAW_SESSION_TOOL_CTX, followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { CLAW_SESSION_TOOL_CTX, followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { isLocalReadOnlyTool } from '../tools/index.js';
 import { forgetLearnedRule, getApproval, listApprovals, listLearnedRules, waitingApprovals, type ApprovalRecord } from './approval-store.js';
 import { answerStored } from './channel-reply.js';

@@ -29,7 +29,7 @@ import {
   type XdogConfig,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { LeaseOwner, SessionStore } from '../sessions/index.js';
+import type { LeaseOwner, SessionStore } from '../sessions/tokens.js';
 import { withGroupSandbox } from './group-sandbox.js';
 import { GroupRuntime } from './group-runtime.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';

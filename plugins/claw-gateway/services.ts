@@ -13,7 +13,7 @@
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import { token, type Clock, type GatewayHooks, type Kernel } from '../../core/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import type { GroupRuntime } from './group-runtime.js';
 import type { Subscriber } from './subscriptions.js';
 import type { Wakeups } from './wakeups.js';

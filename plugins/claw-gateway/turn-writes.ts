@@ -5,7 +5,7 @@
  * TurnWrites in their tool context; a tool stages with the call's id.
  */
 import type { Agent } from '../../core/index.js';
-import type { Sql } from '../sessions/index.js';
+import type { Sql } from '../sessions/tokens.js';
 
 /** The tool-context key of a claw session's TurnWrites. */
 export const CLAW_TURN_WRITES_TOOL_CTX = 'claw_turn_writes';

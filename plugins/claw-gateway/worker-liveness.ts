@@ -9,7 +9,7 @@
  */
 import net from 'node:net';
 import os from 'node:os';
-import { processAlive } from '../sessions/index.js';
+import { processAlive } from '../sessions/tokens.js';
 import type { WorkerRecord } from './worker-store.js';
 
 /** How long a connection attempt to a dead worker's socket may take (a refusal is immediate). */

@@ -13,7 +13,7 @@
  * no run starts on a group with less than that left (`untilLeaseFresh`).
  */
 import { describeError, ErrorCodes, XdogError, type Clock } from '../../core/index.js';
-import type { LeaseOwner, LeaseRecord, SessionStore } from '../sessions/index.js';
+import type { LeaseOwner, LeaseRecord, SessionStore } from '../sessions/tokens.js';
 import { workerGone } from './worker-liveness.js';
 import { heartbeatWorker, listWorkers, pruneWorkers, removeWorker, type WorkerRecord } from './worker-store.js';
 

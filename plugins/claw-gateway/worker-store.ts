@@ -4,7 +4,7 @@
  * a group's owner, relay interest and relayed events. Portable SQL on the
  * store's connections, the same text on SQLite and PostgreSQL.
  */
-import type { Sql } from '../sessions/index.js';
+import type { Sql } from '../sessions/tokens.js';
 
 export interface WorkerRecord {
   id: string;

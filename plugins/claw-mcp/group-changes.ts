@@ -9,7 +9,7 @@
  * nothing is fetched for them.
  */
 import { ErrorCodes, XdogError, describeError, type XdogConfig } from '../../core/index.js';
-import type { GroupRuntime } from '../claw-gateway/index.js';
+import type { GroupRuntime } from '../claw-gateway/tokens.js';
 import type { McpRegistry, McpServerNotice } from '../mcp/index.js';
 
 /** What `mcp.changed` says changed. */

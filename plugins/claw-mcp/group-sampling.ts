@@ -7,7 +7,7 @@
  * budgets and `claw usage` count it. The answer goes to the server only.
  */
 import { ErrorCodes, LIMITS, XdogError, costFunction, describeError, zeroUsage, type AssistantMessage, type XdogConfig } from '../../core/index.js';
-import { assertSpendAllowed, type GatewayHost, type GroupRuntime } from '../claw-gateway/index.js';
+import { assertSpendAllowed, type GatewayHost, type GroupRuntime } from '../claw-gateway/tokens.js';
 import type { McpSamplingAnswer, McpSamplingRequest } from '../mcp/index.js';
 
 /** The ledger origin of sampling calls. */

@@ -11,7 +11,7 @@ import { ErrorCodes, XdogError, z, type XdogConfig } from '../../core/index.js';
 import { ClawGroupNameSchema } from '../../core/config.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
-import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { followChanges } from './group-changes.js';
 import { ElicitationNotifications, GroupElicitations } from './group-elicitation.js';
 import { GroupLogins } from './group-logins.js';

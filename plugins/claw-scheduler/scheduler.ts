@@ -13,7 +13,7 @@
  */
 import { describeError, ErrorCodes, XdogError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { followGroups, gatewayMethod, GroupJobs, spendRefusal, type GatewayHost, type GatewayMethod, type GatewayService, type GroupJob, type SystemRunResult } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, GroupJobs, spendRefusal, type GatewayHost, type GatewayMethod, type GatewayService, type GroupJob, type SystemRunResult } from '../claw-gateway/tokens.js';
 import { JobStore, type Job, type JobRun, type Occurrence, type RunStatus } from './jobs.js';
 import { ScheduleParams } from './methods.js';
 import { checkTiming, defaultTimeZone, latestUpTo, nextAfter, type JobTiming } from './timing.js';

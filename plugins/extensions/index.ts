@@ -19,7 +19,7 @@ import { ExtensionHost } from './host.js';
 import { extensionProviders, extensionTools } from './provider.js';
 import { extensionsService } from './gateway-service.js';
 import { resolvePolicy } from '../sandbox/index.js';
-import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import type { AgentTool } from '../../core/agent/tool-types.js';
 
 export { ExtensionHost, commandAlias, providerAlias, toolAlias, extensionSlug, type ExtensionInfo, type ExtensionState, type ExtensionUi, type ExtensionEntrySink, type ExtensionInspector } from './host.js';

@@ -8,7 +8,7 @@
  * ContainerModule for `createKernel({ overrides })`).
  */
 import { ContainerModule, TelemetryHolderToken, configSecrets, definePlugin, type Agent, type Kernel, type PluginContext, type Telemetry } from '../../core/index.js';
-import { ClawGroupToken } from '../claw-gateway/index.js';
+import { ClawGroupToken } from '../claw-gateway/tokens.js';
 import { agentInstrumentation } from './agent-spans.js';
 
 export { agentInstrumentation, splitModel, type AgentIdentity } from './agent-spans.js';
