@@ -8,7 +8,7 @@
  * client followed with `mcp.subscribe`) are announced for clients to re-read;
  * nothing is fetched for them.
  */
-import { ErrorCodes, XdogError, describeError, type XdogConfig } from '../../core/index.js';
+import { describeError, type XdogConfig } from '../../core/index.js';
 import type { GroupRuntime } from '../claw-gateway/tokens.js';
 import type { McpRegistry, McpServerNotice } from '../mcp/index.js';
 
@@ -36,12 +36,12 @@ export function followChanges(runtime: GroupRuntime, registry: McpRegistry, host
     if (stopped || !waiting.has(server) || runtime.busy) return;
     if (registry.status(server)[0]?.state !== 'connected') return void waiting.delete(server);
     try {
-      const status = await runtime.control(runtime.activeSessionId, () => registry.refresh(server), 'loosen');
+      // Not a control: it must never make a person's control wait or fail as busy. Only the idle check
+      // keeps it off a running turn (whose calls a refresh would make stale).
+      const status = await registry.refresh(server);
       waiting.delete(server);
       host.publish(runtime.name, { group: runtime.name, server, state: status.state, what: 'tools', refreshed: true, tools: status.tools });
     } catch (error) {
-      // Busy again (a prompt came first): the next run's end tries again. Anything else is reported once.
-      if (XdogError.is(error) && error.code === ErrorCodes.BUSY) return;
       waiting.delete(server);
       host.log(`group ${runtime.name}: MCP server ${server} announced new tools, but the refresh failed: ${describeError(error)}`);
     }
