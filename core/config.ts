@@ -109,7 +109,10 @@ const mcpShared = {
     })
     .strict()
     .optional(),
-  /** Refresh this server's tools when it announces a change (`notifications/tools/list_changed`); claw groups only, default true. */
+  /**
+   * Refresh this server's tools when it announces a change (`notifications/tools/list_changed`) and the group is idle;
+   * claw groups only, default false (a call of a running turn that raced the refresh fails as stale).
+   */
   refresh_on_change: z.boolean().optional(),
 };
 

@@ -1,9 +1,10 @@
 /**
  * What a group's connected servers announce: a `tools/list_changed` marks the
- * server stale, is announced (`mcp.changed` with `what: "tools"`) and, unless
- * the server's entry sets `refresh_on_change: false`, refreshes its tools as
- * soon as the group is idle (a refresh mid-turn would make the running turn's
- * proxies stale), so the group's agents see the new set at their next turn.
+ * server stale, is announced (`mcp.changed` with `what: "tools"`) and, when
+ * the server's entry sets `refresh_on_change: true` (opt-in), refreshes its
+ * tools as soon as the group is idle (a refresh mid-turn would make the
+ * running turn's proxies stale), so the group's agents see the new set at
+ * their next turn.
  * Resource and prompt list changes and `resources/updated` (for resources a
  * client followed with `mcp.subscribe`) are announced for clients to re-read;
  * nothing is fetched for them.
@@ -51,7 +52,7 @@ export function followChanges(runtime: GroupRuntime, registry: McpRegistry, host
     if (!what || stopped) return;
     const uri = typeof notice.params?.uri === 'string' ? notice.params.uri : undefined;
     host.publish(runtime.name, { group: runtime.name, server: notice.server, state: registry.status(notice.server)[0]?.state, what, stale: what === 'tools', ...(uri && what === 'resource' ? { uri } : {}) });
-    if (what === 'tools' && host.config().mcp_servers?.[notice.server]?.refresh_on_change !== false) {
+    if (what === 'tools' && host.config().mcp_servers?.[notice.server]?.refresh_on_change === true) {
       waiting.add(notice.server);
       // After the notice's own handler returned (the connection may still be in its handshake's tail).
       setImmediate(() => void refresh(notice.server));

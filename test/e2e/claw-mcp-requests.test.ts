@@ -19,7 +19,7 @@ const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: 
 
 function config(): string {
   const node = JSON.stringify(process.execPath);
-  const server = (sampling: string) => [`    command: ${node}`, `    args: [${JSON.stringify(EVERYTHING)}, stdio]`, '    allow_tools: true', '    timeout: 60', ...(sampling ? [sampling] : [])];
+  const server = (sampling: string) => [`    command: ${node}`, `    args: [${JSON.stringify(EVERYTHING)}, stdio]`, '    allow_tools: true', '    timeout: 60', '    refresh_on_change: true', ...(sampling ? [sampling] : [])];
   return ['      mcp_servers: [everything, plain]', 'mcp_servers:', '  everything:', ...server('    sampling: { allow: true, max_tokens: 200 }'), '  plain:', ...server(''), ''].join('\n');
 }
 
