@@ -97,6 +97,23 @@ const mcpShared = {
   /** Host policy: this server's tools (as the server names them) the user allows under a read-only scope. */
   read_only_tools: z.array(z.string().min(1)).max(LIMITS.mcpReadOnlyTools).optional(),
   roots: z.array(McpRootSchema).max(LIMITS.mcpRoots).optional(),
+  /**
+   * Host policy: may this server ask for sampling (a call on the group's model, counted in the usage ledger)?
+   * Absent or `allow: false`: sampling is neither declared nor answered (docs/mcp.md "Sampling").
+   */
+  sampling: z
+    .object({
+      allow: z.boolean(),
+      /** The most output tokens one request may ask for; a request over it is refused (default and ceiling: LIMITS.mcpSamplingMaxTokens). */
+      max_tokens: z.number().int().min(1).max(LIMITS.mcpSamplingMaxTokens).optional(),
+    })
+    .strict()
+    .optional(),
+  /**
+   * Refresh this server's tools when it announces a change (`notifications/tools/list_changed`) and the group is idle;
+   * claw groups only, default false (a call of a running turn that raced the refresh fails as stale).
+   */
+  refresh_on_change: z.boolean().optional(),
 };
 
 /** An MCP server started as a child process (argv, no shell) speaking stdio. */

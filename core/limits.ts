@@ -239,6 +239,12 @@ export const LIMITS = Object.freeze({
   mcpSamplingMaxTokens: 8192,
   /** MCP: messages one sampling request may carry. */
   mcpSamplingMessages: 64,
+  /** MCP: sampling calls one claw group runs at once for its servers; one more is refused. */
+  mcpSamplingRunning: 2,
+  /** MCP: elicitations one claw group's clients may be asked at once; one more is declined. */
+  mcpElicitationsPending: 8,
+  /** MCP: resources one claw group may follow per server (`mcp.subscribe`). */
+  mcpResourceSubscriptions: 32,
   /** MCP: milliseconds a stdio server gets after SIGTERM before SIGKILL. */
   mcpKillGraceMs: 2000,
   /** claw: a session name, in UTF-8 bytes (control and bidi characters are refused). */
