@@ -22,6 +22,7 @@ export { TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION } from './transcript.js';
 export { toWireEvent, type WireDelta, type WireEvent } from './wire-event.js';
 export { assertSpendAllowed, budgetExceeded, spendRefusal, tellGroup } from './spend.js';
 export { CLAW_TURN_WRITES_TOOL_CTX, TurnWrites, turnWritesOf, turnWritesOfAgent, type TurnWrite } from './turn-writes.js';
+export { isMemoryFlushTool } from './memory-flush.js';
 export * from './protocol.js';
 
 export default definePlugin({
