@@ -27,7 +27,7 @@ import {
   type Message,
   type Usage,
 } from '../../core/index.js';
-import { checkUsage, insertUsage, type SessionStore, type Sql, type SystemInputSource, type UsageOrigin } from '../sessions/index.js';
+import { checkUsage, type SessionStore, type Sql, type SystemInputSource, type UsageOrigin } from '../sessions/index.js';
 import type { TurnWrites } from './turn-writes.js';
 
 export interface SessionWriterOptions {
@@ -134,15 +134,14 @@ export class SessionWriter {
           at: clock.now(),
         })
       : undefined;
-    const within = staged.length || usage
+    const within = staged.length
       ? async (sql: Sql) => {
           for (const write of staged) await write(sql);
-          if (usage) await insertUsage(sql, usage);
         }
       : undefined;
     try {
       // The store sets the session's summary from its first user text in the same commit.
-      await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }], within ? { within } : {});
+      await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }], { ...(usage ? { usage } : {}), ...(within ? { within } : {}) });
     } catch (error) {
       if (staged.length) this.#options.turnWrites!.settle((message as { toolCallId: string }).toolCallId, false);
       throw error;

@@ -21,7 +21,7 @@ export { MAX_ROW_ID } from './rows.js';
 export { checkUsage, insertUsage, spentSince } from './ledger.js';
 export { compactionSummaryMessage, branchSummaryMessage } from './context.js';
 export { lockSessionPath, appendInTransaction } from './entries-in-transaction.js';
-export { retryingConflicts } from './sql.js';
+export { retryingConflicts, type Sql, type TransactionOptions } from './sql.js';
 export { DamagedStore, storedJson } from './stored.js';
 export { processAlive } from './leases.js';
 
