@@ -422,6 +422,18 @@ export class GroupRuntime {
     return { aborted: true };
   }
 
+  /**
+   * Cancels a running compaction only (`compact.cancel`), never a turn: the
+   * memory flush and the summary call stop, nothing is written, and the
+   * `session.compact` caller gets ABORTED. False when no compaction runs.
+   */
+  cancelCompaction(): { cancelled: boolean } {
+    // The flush and the summary call both take this signal; an automatic compaction's turn then runs uncompacted.
+    if (!this.#compacting || this.#compacting.signal.aborted) return { cancelled: false };
+    this.#compacting.abort();
+    return { cancelled: true };
+  }
+
   // ---- controls ------------------------------------------------------------
 
   /**
@@ -477,6 +489,24 @@ export class GroupRuntime {
       ...(info.input ? { input: info.input } : {}),
     }));
     return { models, anyModel: registry.providers().filter((provider) => registry.acceptsAnyModel?.(provider) === true) };
+  }
+
+  /**
+   * Staged navigation: the model a session was saved with, resolved before a
+   * navigation makes it (or a branch of it) active. A model no provider serves
+   * now is refused here, with nothing changed, instead of failing at the next run.
+   */
+  async checkSessionModel(sessionId: string): Promise<ResolvedModel> {
+    const { model } = await this.#options.store.getState(sessionId);
+    try {
+      return this.resolveModel(model);
+    } catch (error) {
+      if (!(error instanceof XdogError)) throw error;
+      throw new XdogError(error.code, `session ${sessionId} was saved with model ${model}, which this gateway cannot serve (${error.message}); nothing was changed`, {
+        hint: `configure its provider (providers: in config.yaml) and restart the gateway, or open another session${error.hint ? `; ${error.hint}` : ''}`,
+        cause: error,
+      });
+    }
   }
 
   /** Checks a thinking level against a model's declared levels. */

@@ -6,9 +6,22 @@
  * record), so the compaction that follows sees the same history. The copy is
  * built by the kernel, so plugin policy taps (`beforeToolCall`) still apply.
  * It is best effort: the caller compacts whatever happens here.
+ *
+ * The flush's own tool is marked (`isMemoryFlushTool`) so that the plan gate,
+ * which holds a planning session to reading, still lets it save: the seed keeps
+ * the managed flush available in plan mode while every other host gate
+ * (read-only scope, allow/deny rules, approvals) applies as usual.
  */
 import { LIMITS } from '../../core/limits.js';
 import type { Agent, AgentTool, Kernel, ModelStreamFn, Usage } from '../../core/index.js';
+
+/** The tool objects flush turns run with (a copy per flush, so the ordinary memory_write stays unmarked). */
+const flushTools = new WeakSet<AgentTool>();
+
+/** True for the memory_write of a pre-compaction flush (the plan gate lets it through). */
+export function isMemoryFlushTool(tool: AgentTool): boolean {
+  return flushTools.has(tool);
+}
 
 /** The system input of the flush turn (labelled, so a transcript reader can tell it from a person's words). */
 export const MEMORY_FLUSH_PROMPT =
@@ -48,10 +61,12 @@ export function describeMemoryFlush(outcome: MemoryFlushOutcome): string {
 /** Runs the flush turn; throws only on a misuse (the copy could not be built). */
 export async function runMemoryFlush(input: MemoryFlushInput): Promise<MemoryFlushOutcome> {
   const { source } = input;
+  const tool: AgentTool = { ...input.tool };
+  flushTools.add(tool);
   const copy = input.kernel.createAgent(
     input.streamFn,
     { model: source.config.model, ...(input.systemPrompt === undefined ? {} : { systemPrompt: input.systemPrompt }), ...(source.config.thinking === undefined ? {} : { thinking: source.config.thinking }) },
-    { tools: [input.tool] },
+    { tools: [tool] },
   );
   try {
     copy.restoreParts(source.dumpMetadata(), source.messages, { allowedModels: [source.config.model] });

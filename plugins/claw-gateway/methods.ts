@@ -70,6 +70,12 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
     if (!id) throw new XdogError(ErrorCodes.NOT_FOUND, `group ${runtime.name} has no active session`, { hint: 'send a prompt or create one with session.new' });
     return id;
   };
+  /** The active session, once its saved model resolves (fork, goto and branch keep the session's model). */
+  const servable = async (runtime: GroupRuntime): Promise<string> => {
+    const id = activeOf(runtime);
+    await runtime.checkSessionModel(id);
+    return id;
+  };
   const { store } = context;
   const uploads = new Uploads();
   const expectationFor = (method: string, expected: string | null | undefined): string | null => {
@@ -114,6 +120,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
       const runtime = group(params.group);
       await sessionOf(runtime, params.sessionId);
       return runtime.control(params.expectedSessionId, async () => {
+        await runtime.checkSessionModel(params.sessionId);
         await store.activate(runtime.name, params.sessionId, { expectedActiveSessionId: params.expectedSessionId });
         await context.sessionResumed?.(runtime.name, params.sessionId);
         return store.getSession(params.sessionId);
@@ -121,15 +128,15 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
     },
     'session.fork': (params) => {
       const runtime = group(params.group);
-      return runtime.control(params.expectedSessionId, () => store.fork(activeOf(runtime), params.index, { expectedActiveSessionId: params.expectedSessionId }), 'navigation');
+      return runtime.control(params.expectedSessionId, async () => store.fork(await servable(runtime), params.index, { expectedActiveSessionId: params.expectedSessionId }), 'navigation');
     },
     'session.goto': (params) => {
       const runtime = group(params.group);
-      return runtime.control(params.expectedSessionId, () => store.goto(activeOf(runtime), params.index), 'navigation');
+      return runtime.control(params.expectedSessionId, async () => store.goto(await servable(runtime), params.index), 'navigation');
     },
     'session.branch': (params) => {
       const runtime = group(params.group);
-      return runtime.control(params.expectedSessionId, () => store.branch(activeOf(runtime), params.entryId), 'navigation');
+      return runtime.control(params.expectedSessionId, async () => store.branch(await servable(runtime), params.entryId), 'navigation');
     },
     'session.name': async (params) => {
       const runtime = group(params.group);
@@ -142,6 +149,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
       return runtime.control(params.expectedSessionId, () => store.archive(params.sessionId), 'navigation');
     },
     'session.compact': (params) => group(params.group).compact(params.expectedSessionId, params.focus?.trim() || undefined),
+    'compact.cancel': (params) => group(params.group).cancelCompaction(),
     'session.list': (params) => store.listSessions(group(params.group).name, { includeArchived: params.includeArchived, limit: params.limit, offset: params.offset }),
     'session.search': (params) => store.searchSessions(group(params.group).name, params.query, { includeArchived: params.includeArchived, limit: params.limit }),
     'session.show': async (params) => {

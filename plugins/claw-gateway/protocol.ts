@@ -14,7 +14,7 @@ import { textWithin } from '../../core/text-limit.js';
 export { Notifications, PROTOCOL_VERSION } from './protocol-names.js';
 
 /** Feature flags the gateway advertises (`name:version`). */
-export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'workers:1', 'notification-parts:1', 'trace-context:1', 'models:1', 'tools:1', 'workspace-diff:1', 'upload:1'] as const;
+export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'compact-cancel:1', 'workers:1', 'notification-parts:1', 'trace-context:1', 'models:1', 'tools:1', 'workspace-diff:1', 'upload:1'] as const;
 
 const Group = ClawGroupNameSchema.optional().describe('the group; default: claw.default_group');
 const SessionId = z.string().uuid();
@@ -85,6 +85,8 @@ export const MethodParams = {
       focus: textWithin(LIMITS.compactionInstructionsBytes).optional(),
     })
     .strict(),
+  /** Cancels the group's running compaction (never a turn); `{cancelled: false}` when none runs (`compact-cancel:1`). */
+  'compact.cancel': z.object({ group: Group }).strict(),
   /** Without `model`: reads it. With it: changes it (then `expectedSessionId` is required). */
   'session.model': z.object({ group: Group, model: z.string().min(1).optional(), expectedSessionId: Expected.optional() }).strict(),
   /** Without `thinking`: reads it. With it (null turns it off): changes it (then `expectedSessionId` is required). */

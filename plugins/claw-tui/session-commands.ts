@@ -159,6 +159,11 @@ export class SessionCommands {
     thinking: (level) => this.models.thinking(level),
     draft: (args) => this.drafts.run(args),
     compact: async (focus) => {
+      if (focus === 'cancel') {
+        const { cancelled } = (await this.app.call('compact.cancel', {})) as { cancelled: boolean };
+        this.app.notice(cancelled ? 'the compaction was cancelled; nothing was written' : 'no compaction is running');
+        return;
+      }
       this.#idle('/compact');
       const receipt = (await this.app.call('session.compact', { expectedSessionId: this.#expected, ...(focus ? { focus } : {}) })) as { status: 'compacted'; recoveryLabel: string } | { status: 'skipped'; reason: string };
       if (receipt.status === 'skipped') {

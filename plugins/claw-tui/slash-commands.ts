@@ -36,7 +36,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   command('name', '[NAME|-]', 'show, set or (with -) clear the session name', ['session.name']),
   command('model', '[ID]', 'pick a model the gateway serves (Ctrl+P cycles), or change to ID', ['session.model', 'models.list'], 'cycleModel'),
   command('thinking', '[LEVEL|off]', "pick the model's thinking level (Shift+Tab cycles), or set LEVEL", ['session.thinking', 'models.list'], 'cycleThinking'),
-  command('compact', '[FOCUS]', 'summarize older messages to free context', ['session.compact']),
+  command('compact', '[FOCUS|cancel]', 'summarize older messages to free context (cancel: stop a running one)', ['session.compact']),
   command('status', '', 'group, session, model, queue and the numbered messages', ['group.status', 'session.show']),
   command('reset', '', 'start a fresh session (refused while a turn runs)', ['session.new']),
   command('clear', '', 'a fresh session and an empty chat below what the terminal keeps in its scrollback (refused while a turn runs)', ['session.new']),

@@ -41,6 +41,15 @@ describe('claw children', { timeout: 300_000 }, () => {
     const childRequests = sandbox.requests().filter((request) => request.messages.some((message) => message.role === 'user' && JSON.stringify(message.content).includes('callj grep')));
     expect(childRequests).toHaveLength(4);
 
+    // The CLI's --label and --instructions specialize a child: the label is in its record, the instructions in its system prompt.
+    const specializedStart = runCli(['claw', 'agents', 'start', '--label', 'Reviewer', '--instructions', 'Inspect only; cite file:line', '--json', '--', '--not-a-flag review'], { env: sandbox.env, cwd: sandbox.root });
+    expect(specializedStart.status, specializedStart.stderr).toBe(0);
+    const labelled = JSON.parse(specializedStart.stdout);
+    expect(labelled).toMatchObject({ label: 'Reviewer', task: '--not-a-flag review' });
+    await client.callService('agents.wait', { ids: [labelled.id] });
+    const specialized = sandbox.requests().find((request) => request.messages.some((message) => JSON.stringify(message.content).includes('--not-a-flag review'))) as { systemPrompt?: string } | undefined;
+    expect(specialized?.systemPrompt).toContain('Inspect only; cite file:line');
+
     // A long child (it inherits the group's bash) blocks navigation while it runs.
     const claw = (...args: string[]) => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
     expect(claw('send', 'hello').status).toBe(0);

@@ -144,6 +144,24 @@ describeStores('claw compaction', (kind) => {
       send('d');
       expect(lastRequest()[0]).toBe('user:SLOW-SUMMARY x');
 
+      // compact.cancel (here through `compact --cancel`, another client) stops only a compaction.
+      expect(json('compact', '--cancel')).toEqual({ cancelled: false });
+      const other = await connect(sandbox);
+      try {
+        const { activeSessionId } = await other.call('group.status', {});
+        const requests = sandbox.requests().length;
+        const compaction = other.call('session.compact', { expectedSessionId: activeSessionId }, { timeoutMs: 200_000 }).then(
+          () => undefined,
+          (error: { code?: string }) => error,
+        );
+        await until(() => sandbox.requests().length > requests, 'the summary request');
+        expect(json('compact', '--cancel')).toEqual({ cancelled: true });
+        expect(await compaction).toMatchObject({ code: 'ABORTED' });
+      } finally {
+        await other.close();
+      }
+      expect(JSON.stringify(json('sessions', 'tree'))).not.toContain('Before compaction');
+
       // Ctrl+C on the command does the same.
       const before = sandbox.requests().length;
       const child = spawn(process.execPath, [path.join(repoRoot, 'bin/run.js'), 'claw', 'compact'], {

@@ -277,6 +277,35 @@ describeStores('claw gateway', (kind) => {
     await client.close();
   });
 
+  it('refuses to resume, fork, go to or branch a session whose saved model no provider serves, and changes nothing', async () => {
+    const sandbox = await clawSandboxOn(kind);
+    await gatewayFor(sandbox);
+    const client = await connect(sandbox);
+    try {
+      await promptAndWait(client, 'alpha');
+      const { activeSessionId } = await client.call('group.status', {});
+      // Sessions saved with a model whose provider is gone (another process wrote them, as an older config would have).
+      const orphan = await withSandboxStore(sandbox, kind, async (store) => {
+        const copy = await store.fork(activeSessionId, 1);
+        await store.updateState(copy.id, { model: 'gone/model' });
+        await store.updateState(activeSessionId, { model: 'gone/model' });
+        return copy.id;
+      });
+      const before = { sessions: await client.call('session.list', {}), tree: await client.call('session.tree', {}) };
+      const refusal = { code: 'MODEL_UNKNOWN', message: expect.stringContaining('was saved with model gone/model, which this gateway cannot serve') };
+      await expect(client.call('session.resume', { sessionId: orphan, expectedSessionId: activeSessionId })).rejects.toMatchObject(refusal);
+      await expect(client.call('session.fork', { index: 1, expectedSessionId: activeSessionId })).rejects.toMatchObject(refusal);
+      await expect(client.call('session.goto', { index: 1, expectedSessionId: activeSessionId })).rejects.toMatchObject(refusal);
+      const firstEntry = before.tree.entries[0].id;
+      await expect(client.call('session.branch', { entryId: firstEntry, expectedSessionId: activeSessionId })).rejects.toMatchObject(refusal);
+      expect((await client.call('group.status', {})).activeSessionId).toBe(activeSessionId);
+      expect(await client.call('session.list', {})).toEqual(before.sessions);
+      expect(await client.call('session.tree', {})).toEqual(before.tree);
+    } finally {
+      client.close();
+    }
+  });
+
   it('reads a transcript in chunks that end with its SHA-256', async () => {
     const sandbox = await clawSandboxOn(kind);
     await gatewayFor(sandbox);

@@ -79,7 +79,8 @@ export async function collectAnswers(flags: OnboardFlags, context: OnboardContex
     if (thinking !== undefined) checkThinking(thinking, resolvedModel);
 
     if (flags.tools === undefined) context.print(numbered('Tools', context.tools));
-    const tools = parseToolSelection(flags.tools ?? (await ask('Tools (names or numbers separated by commas, all, none)', { validate: validator((answer) => parseToolSelection(answer, context.tools)) })), context.tools);
+    const chosen = parseToolSelection(flags.tools ?? (await ask('Tools (names or numbers separated by commas, all, none)', { validate: validator((answer) => parseToolSelection(answer, context.tools)) })), context.tools);
+    const tools = withoutImageToolWhenNoImageModel(chosen, flags, context);
 
     const imageModel = await chooseImageModel(flags, tools, context);
 
@@ -93,6 +94,17 @@ export async function collectAnswers(flags: OnboardFlags, context: OnboardContex
 }
 
 /**
+ * Image generation is opt-in and needs an image model: when no model the
+ * providers list generates images (and none is named), generate_image is left
+ * off with a notice instead of failing the whole onboarding.
+ */
+function withoutImageToolWhenNoImageModel(tools: string[], flags: OnboardFlags, context: OnboardContext): string[] {
+  if (!tools.includes(IMAGE_TOOL) || context.imageModels.length > 0 || flags['image-model'] !== undefined) return tools;
+  context.print(`${IMAGE_TOOL} is left off: no model the providers list generates images (configure a provider with an image model, see docs/images.md, then run onboard again to enable it)\n`);
+  return tools.filter((tool) => tool !== IMAGE_TOOL);
+}
+
+/**
  * `claw.image_model`: from --image-model, else asked when generate_image is
  * enabled (the current one offered as the default while it still generates
  * images). Without a terminal the current one is kept; none at all is a
@@ -101,11 +113,6 @@ export async function collectAnswers(flags: OnboardFlags, context: OnboardContex
 async function chooseImageModel(flags: OnboardFlags, tools: readonly string[], context: OnboardContext): Promise<string | undefined> {
   if (flags['image-model'] !== undefined) return pickImageModel(flags['image-model'], context);
   if (!tools.includes(IMAGE_TOOL)) return undefined;
-  if (context.imageModels.length === 0) {
-    throw new XdogError(ErrorCodes.UNSUPPORTED, `${IMAGE_TOOL} needs an image model, and no model the providers list generates images`, {
-      hint: `leave ${IMAGE_TOOL} out of the tools, or configure a provider with an image model (docs/images.md) and run onboard again`,
-    });
-  }
   const current = context.currentImageModel !== undefined && context.imageModels.includes(context.currentImageModel) ? context.currentImageModel : undefined;
   if (!context.interactive) {
     if (current) return current;

@@ -12,6 +12,8 @@ export default class ClawAgentsStart extends XdogCommand {
   static override flags = {
     group: groupFlag,
     preset: Flags.string({ description: 'start from this child preset' }),
+    label: Flags.string({ description: 'a short name for the child, shown in lists (at most 64 bytes)' }),
+    instructions: Flags.string({ description: "instructions added to the child's system prompt (they add to the group's restrictions, never replace them)" }),
     model: Flags.string({ description: "the child's model (default: the group's)" }),
     thinking: Flags.string({ description: "the child's thinking level" }),
     tools: Flags.string({ description: 'comma-separated tool names, from those the child may have' }),
@@ -20,13 +22,15 @@ export default class ClawAgentsStart extends XdogCommand {
     timeout: Flags.integer({ description: 'seconds before the child is stopped (at most 120)', min: 1 }),
     inherit: Flags.boolean({ description: "the group's tools under the group's current gates, instead of read-only", default: false }),
   };
-  static override examples = ['<%= config.bin %> claw agents start "find where the config is parsed"', '<%= config.bin %> claw agents start --inherit --calls 4 "run the tests and summarize failures"'];
+  static override examples = ['<%= config.bin %> claw agents start "find where the config is parsed"', '<%= config.bin %> claw agents start --inherit --calls 4 "run the tests and summarize failures"', '<%= config.bin %> claw agents start --label Reviewer --instructions "Inspect only; report file:line" -- "review the config parser"'];
 
   async run(): Promise<DurableChildRecord> {
     const { argv, flags } = await this.parse(ClawAgentsStart);
     const config = Object.fromEntries(
       Object.entries({
         preset: flags.preset,
+        label: flags.label,
+        instructions: flags.instructions,
         model: flags.model,
         thinking: flags.thinking,
         tools: flags.tools === undefined ? undefined : flags.tools.split(',').map((name) => name.trim()).filter(Boolean),

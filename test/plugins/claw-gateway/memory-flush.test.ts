@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent, createKernel, definePlugin, type AgentTool, type Kernel } from '../../../core/index.js';
 import { createFauxStreamFn, type FauxResponse } from '../../../plugins/faux/index.js';
 import { MEMORY_FLUSH_PROMPT, describeMemoryFlush, runMemoryFlush } from '../../../plugins/claw-gateway/memory-flush.js';
+import { tapPlanGate, type PlanState } from '../../../plugins/plan/index.js';
 
 function memoryTool() {
   const saved: string[] = [];
@@ -64,5 +65,21 @@ describe('runMemoryFlush', () => {
 
     const failing = await setup([{ error: 'server error (HTTP 500)' }]);
     expect(await runMemoryFlush({ kernel: failing.kernel, streamFn: failing.model, source: failing.source, tool })).toMatchObject({ status: 'error', saved: 0, refused: [] });
+  });
+
+  it('stays allowed in plan mode, where the same memory_write in an ordinary turn is blocked', async () => {
+    const { tool, saved } = memoryTool();
+    const planning: PlanState = { version: 1, status: 'planning', objective: 'refactor', revision: 1, steps: [], updatedAt: 0 };
+    const plan = definePlugin({ name: 'plan-gate', apply: (kernel) => void kernel.hooks.agentCreated.tap('plan-gate', (agent) => void tapPlanGate(agent.hooks, async () => planning, undefined)) });
+    const kernel = await createKernel({ plugins: [plan] });
+    const call = { toolCalls: [{ name: 'memory_write', arguments: { text: 'user: Ada' } }] };
+    const { model, source } = await setup([call, { text: 'saved' }], kernel);
+    expect(await runMemoryFlush({ kernel, streamFn: model, source, tool })).toMatchObject({ status: 'completed', saved: 1, refused: [] });
+    expect(saved).toEqual(['user: Ada']);
+
+    const ordinary = kernel.createAgent(createFauxStreamFn({ responses: [call, { text: 'blocked' }] }), { model: 'faux/test' }, { tools: [tool] });
+    const result = await ordinary.prompt('remember this').result();
+    expect(JSON.stringify(result.newMessages)).toContain('plan mode: \\"memory_write\\" is not allowed while planning');
+    expect(saved).toEqual(['user: Ada']);
   });
 });
