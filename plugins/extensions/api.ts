@@ -186,6 +186,14 @@ export interface ExtensionAPI {
   getContextUsage(): Promise<ContextUsage | Unavailable>;
   getActiveTools(): Promise<string[] | Unavailable>;
   getSessionName(): Promise<string | Unavailable>;
+  /** Every tool the agent has (local and MCP), and whether the model sees it now. */
+  getToolInventory(): Promise<Array<{ name: string; description: string; active: boolean }> | Unavailable>;
+  /** The commands of every active extension, as typed (`/ext-ID-NAME`). */
+  getCommandCatalog(): Promise<Array<{ command: string; extension: string; description: string; completes: boolean }>>;
+  /** True while steering or follow-up input waits for the agent's next checkpoint. */
+  hasPendingMessages(): Promise<boolean | Unavailable>;
+  /** This extension's own `appendEntry` entries on the current session's path, oldest first ('unavailable' without a session store). */
+  getEntries(): Promise<Array<{ id: string; kind: string; data: Json }> | Unavailable>;
 }
 
 export type ExtensionSetup = (api: ExtensionAPI) => void | Promise<void>;

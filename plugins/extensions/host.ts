@@ -12,7 +12,7 @@ import type { DiscoveredExtension } from '../../core/discovery.js';
 import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { Json } from './api.js';
-import { AppendEntrySchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
+import { AGENT_INSPECTIONS, AppendEntrySchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
 import { SANDBOX_OFF, type Launch, type SandboxPolicy } from '../sandbox/index.js';
 import { ExtensionWorker, workerLaunch } from './worker.js';
 import { TransferInbox, packPayload } from './transfer.js';
@@ -45,13 +45,15 @@ export interface ExtensionUi {
 /** Stores durable entries for the current session (the gateway binds one); none means "unavailable". */
 export interface ExtensionEntrySink {
   append(extensionId: string, kind: string, data: Json): Promise<{ id: string }>;
+  /** This extension's own entries on the current session's path, oldest first. */
+  list(extensionId: string): Promise<Array<{ id: string; kind: string; data: Json }>>;
 }
 
 /** Read-only inspection of the current agent; each answers 'unavailable' when it has no data. */
 export interface ExtensionInspector {
   /** True once its agent closed (another agent's inspector may take its place). */
   readonly closed: boolean;
-  inspect(what: z.infer<typeof InspectSchema>['what']): Promise<unknown>;
+  inspect(what: (typeof AGENT_INSPECTIONS)[number]): Promise<unknown>;
 }
 
 export interface ExtensionHostOptions {
@@ -210,6 +212,11 @@ export class ExtensionHost {
       }
     }
     return found;
+  }
+
+  /** The commands active extensions offer, as the user types them. */
+  commandCatalog(): Array<{ command: string; extension: string; description: string; completes: boolean }> {
+    return this.registrations('command').map(({ id, registration }) => ({ command: `/${commandAlias(id, registration.name)}`, extension: id, description: registration.meta.description, completes: registration.meta.completes }));
   }
 
   /** Runs `/ext-ID-NAME ARGS` (activating extensions first); the text it shows. */
@@ -443,8 +450,11 @@ export class ExtensionHost {
     peer.addMethod('inspect', async (params) => {
       const parsed = InspectSchema.safeParse(params);
       if (!parsed.success) throw refusal('inspect: unknown inspection');
+      const what = parsed.data.what;
       try {
-        return (await this.inspector?.inspect(parsed.data.what)) ?? 'unavailable';
+        if (what === 'commandCatalog') return this.commandCatalog();
+        if (what === 'entries') return this.entries ? await this.entries.list(record.id) : 'unavailable';
+        return (await this.inspector?.inspect(what)) ?? 'unavailable';
       } catch {
         return 'unavailable';
       }

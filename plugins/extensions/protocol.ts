@@ -47,7 +47,9 @@ export const DialogSchema = z.object({
   placeholder: z.string().max(1024).optional(),
   timeoutSeconds: z.number().min(LIMITS.extensionDialogMinSeconds).max(LIMITS.extensionDialogMaxSeconds),
 });
-export const InspectSchema = z.object({ what: z.enum(['model', 'contextUsage', 'activeTools', 'sessionName']) });
+/** Inspections the agent's inspector answers. */
+export const AGENT_INSPECTIONS = ['model', 'contextUsage', 'activeTools', 'sessionName', 'toolInventory', 'pendingMessages'] as const;
+export const InspectSchema = z.object({ what: z.enum([...AGENT_INSPECTIONS, 'commandCatalog', 'entries']) });
 
 /** Answers of the host's `invoke` requests, by registration kind. */
 export const BeforeAnswerSchema = z.union([

@@ -128,6 +128,10 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
     getContextUsage: () => inspect('contextUsage'),
     getActiveTools: () => inspect('activeTools'),
     getSessionName: () => inspect('sessionName'),
+    getToolInventory: () => inspect('toolInventory'),
+    getCommandCatalog: () => inspect('commandCatalog'),
+    hasPendingMessages: () => inspect('pendingMessages'),
+    getEntries: () => inspect('entries'),
   };
   return Object.freeze(api);
 }

@@ -1,7 +1,8 @@
-/** Chunked, checksummed payloads over the extension channel (E15), and extensions tapping compaction (G20). */
+/** Chunked, checksummed payloads over the extension channel (E15), extensions tapping compaction (G20), and the read-only inspection APIs (L41). */
 import { createHash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ContainerModule, createKernel, type Agent, type Kernel, type UserMessage } from '../../../core/index.js';
 import { findExtension } from '../../../core/discovery.js';
 import { LIMITS } from '../../../core/limits.js';
@@ -149,6 +150,33 @@ describe('extensions tap compaction', () => {
     const before = agent.messages;
     await expect(agent.compact('mine')).rejects.toThrow(/extensions "compactor" and "compactor-two" both supplied a compaction summary; only one may/);
     expect(agent.messages).toEqual(before);
+    await agent.close();
+  }, 60_000);
+});
+
+describe('read-only inspection', () => {
+  it('answers the tool inventory, the command catalog, pending input and, without a store, entries as unavailable', async () => {
+    const project = tempProject();
+    writeExtension(
+      project,
+      'inspector',
+      `export default (api) => {
+        api.command('peek', { description: 'looks around', run: async () => JSON.stringify({
+          tools: await api.getToolInventory(), commands: await api.getCommandCatalog(), pending: await api.hasPendingMessages(), entries: await api.getEntries(),
+        }) });
+      };`,
+    );
+    const { kernel: k, host } = await boot(project, ['inspector']);
+    const tool = { name: 'note', description: 'takes a note', parameters: z.object({}).strict(), execute: async () => ({ content: [{ type: 'text' as const, text: 'ok' }] }) };
+    const agent = k.createAgent(createFauxStreamFn({ responses: [{ text: 'ok' }] }), { model: 'faux/test' }, { tools: [tool] });
+    agent.steer('later');
+    const seen = JSON.parse(await host.runCommand('/ext-inspector-peek', ''));
+    expect(seen).toEqual({
+      tools: [{ name: 'note', description: 'takes a note', active: true }],
+      commands: [{ command: '/ext-inspector-peek', extension: 'inspector', description: 'looks around', completes: false }],
+      pending: true,
+      entries: 'unavailable',
+    });
     await agent.close();
   }, 60_000);
 });
