@@ -97,6 +97,23 @@ const mcpShared = {
   /** Host policy: this server's tools (as the server names them) the user allows under a read-only scope. */
   read_only_tools: z.array(z.string().min(1)).max(LIMITS.mcpReadOnlyTools).optional(),
   roots: z.array(McpRootSchema).max(LIMITS.mcpRoots).optional(),
+  /**
+   * Host policy: may this server ask for sampling (a call on the group's model, counted in the usage ledger)?
+   * Absent or `allow: false`: sampling is neither declared nor answered (docs/mcp.md "Sampling").
+   */
+  sampling: z
+    .object({
+      allow: z.boolean(),
+      /** The most output tokens one request may ask for; a request over it is refused (default and ceiling: LIMITS.mcpSamplingMaxTokens). */
+      max_tokens: z.number().int().min(1).max(LIMITS.mcpSamplingMaxTokens).optional(),
+    })
+    .strict()
+    .optional(),
+  /**
+   * Refresh this server's tools when it announces a change (`notifications/tools/list_changed`) and the group is idle;
+   * claw groups only, default false (a call of a running turn that raced the refresh fails as stale).
+   */
+  refresh_on_change: z.boolean().optional(),
 };
 
 /** An MCP server started as a child process (argv, no shell) speaking stdio. */
@@ -289,6 +306,16 @@ export const ClawChannelSchema = z
 
 export type ClawChannelConfig = z.infer<typeof ClawChannelSchema>;
 
+/** The dashboard the gateway serves as a service, started and stopped with it (docs/web.md). */
+export const ClawWebSchema = z
+  .object({
+    /** Port to listen on (default 7447; 0: any free one). */
+    port: z.number().int().min(0).max(65535).optional(),
+    /** Address to listen on (default 127.0.0.1); another one is reachable from other machines and `xdog claw status` warns. */
+    host: z.string().min(1).max(255).optional(),
+  })
+  .strict();
+
 export const ClawConfigSchema = z
   .object({
     store: ClawStoreSchema.optional(),
@@ -303,6 +330,8 @@ export const ClawConfigSchema = z
       .optional(),
     /** The one model `generate_image` uses, as provider/model (docs/images.md); the agent's model cannot change it. */
     image_model: z.string().min(1).optional(),
+    /** The gateway serves the web dashboard itself (docs/web.md); without it `xdog claw web` does. */
+    web: ClawWebSchema.optional(),
     /** Chat channels by id (docs/channels.md). */
     channels: z
       .record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, channelIdRule), ClawChannelSchema, {
@@ -318,12 +347,12 @@ export type ClawGroupConfig = z.infer<typeof ClawGroupSchema>;
 /** Where traces and metrics go (docs/observability.md); without this section nothing is recorded or loaded. */
 export const TelemetryConfigSchema = z
   .object({
-    /** `otlp`: OTLP over HTTP (JSON) to `endpoint`; `console`: spans printed to stderr. */
+    /** `otlp`: OTLP to `endpoint` over `protocol`; `console`: spans printed to stderr. */
     exporter: z.enum(['otlp', 'console']),
-    /** The collector's base URL (the exporters append /v1/traces and /v1/metrics); default http://127.0.0.1:4318. */
+    /** The collector's base URL (over HTTP the exporters append /v1/traces and /v1/metrics); default http://127.0.0.1:4318, or :4317 for grpc. */
     endpoint: HttpUrl.optional(),
-    /** The OTLP wire; only http/json ships with xdog. */
-    protocol: z.literal('http/json').optional(),
+    /** The OTLP wire (the official exporters): http/json (default), http/protobuf or grpc. */
+    protocol: z.enum(['http/json', 'http/protobuf', 'grpc']).optional(),
     /** Request headers whose values are read from environment variables (a collector's API key). */
     headers_env: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name'), EnvName).optional(),
     /** `service.name` of the resource (default "xdog"). */

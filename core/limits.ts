@@ -239,6 +239,12 @@ export const LIMITS = Object.freeze({
   mcpSamplingMaxTokens: 8192,
   /** MCP: messages one sampling request may carry. */
   mcpSamplingMessages: 64,
+  /** MCP: sampling calls one claw group runs at once for its servers; one more is refused. */
+  mcpSamplingRunning: 2,
+  /** MCP: elicitations one claw group's clients may be asked at once; one more is declined. */
+  mcpElicitationsPending: 8,
+  /** MCP: resources one claw group may follow per server (`mcp.subscribe`). */
+  mcpResourceSubscriptions: 32,
   /** MCP: milliseconds a stdio server gets after SIGTERM before SIGKILL. */
   mcpKillGraceMs: 2000,
   /** claw: a session name, in UTF-8 bytes (control and bidi characters are refused). */
@@ -357,6 +363,11 @@ export const LIMITS = Object.freeze({
   clawLeaseSecondsMin: 3,
   /** claw: the longest `claw.lease_seconds` (a dead worker's groups wait this long for a new owner). */
   clawLeaseSecondsMax: 300,
+  /**
+   * claw workers: how often a worker checks, without the database, whether the pid of another
+   * worker on its host is gone, in ms; a death found starts a round at once (its groups are free).
+   */
+  clawPeerWatchMs: 1_000,
   /** claw workers: seconds a method call handed to another worker's group waits for its answer (from the call's start). */
   clawHandoffSeconds: CLAW_HANDOFF_SECONDS,
   /**
@@ -504,6 +515,8 @@ export const LIMITS = Object.freeze({
   /** extensions: a dialog's timeout bounds, in seconds. */
   extensionDialogMinSeconds: 0.1,
   extensionDialogMaxSeconds: 600,
+  /** Extension dialogs of one group waiting for a client's answer (`extension.dialog`); one more gets the no-answer at once. */
+  extensionDialogsPending: 16,
   /** extensions: providers one extension registers, and models per provider. */
   extensionProviders: 4,
   extensionProviderModels: 32,
@@ -565,6 +578,12 @@ export const LIMITS = Object.freeze({
   approvalLearnedRules: 500,
   /** approvals: characters of a call's arguments an approval card in a chat shows (marked when shortened). */
   channelApprovalPreviewChars: 500,
+  /**
+   * approvals: milliseconds between the checks a waiting run makes of its row when answers wake it
+   * (one gateway: in process; workers on PostgreSQL: NOTIFY). The check only backs the wake-up up
+   * and notices expiry; without notifications between workers (SQLite) it polls clawWorkerPollMs.
+   */
+  approvalWaitFallbackMs: 1_000,
   /** approvals: rows one `approvals.list` answers (newest first). */
   approvalsListed: 200,
   /** claw web: bytes of one request body the dashboard server reads (a prompt with its images fits; more is 413, nothing read further). */
@@ -599,6 +618,10 @@ export const LIMITS = Object.freeze({
   clawUploadTtlMs: 10 * 60 * 1000,
   /** claw TUI: recent tool calls and reasoning the Ctrl+O details viewer keeps. */
   tuiDetailEntries: 200,
+  /** claw TUI: gateway notifications waiting for the next frame; one more applies the waiting ones at once (none is dropped). */
+  tuiFrameBatchEvents: 4096,
+  /** claw TUI: milliseconds a clipboard tool (wl-copy, wl-paste, xclip) may take. */
+  tuiClipboardMs: 5000,
   /** claw TUI: files the `@file` completion indexes in a workspace. */
   tuiFileIndexEntries: 20_000,
   /** claw TUI: milliseconds the `@file` index may take to build (git ls-files or the walk). */

@@ -89,3 +89,34 @@ export function parseTraceCarrier(value: unknown): TraceCarrier | undefined {
   if (typeof tracestate === 'string' && TRACESTATE.test(tracestate)) carrier.tracestate = tracestate;
   return carrier;
 }
+
+/** A store transaction's duration (s), from the call until it committed or failed: waits for the write lock and re-runs included. */
+export type StoreTransactionListener = (seconds: number, info: { system: 'sqlite' | 'postgresql'; ok: boolean }) => void;
+
+/** Who times store transactions (the telemetry pipeline); with nobody listening nothing is timed. */
+const storeTransactionListeners = new Set<StoreTransactionListener>();
+
+/** Reports every store transaction of this process to `listener` until the returned disposer runs. */
+export function observeStoreTransactions(listener: StoreTransactionListener): () => void {
+  storeTransactionListeners.add(listener);
+  return () => void storeTransactionListeners.delete(listener);
+}
+
+/** Runs a store's transaction, timed for the listeners when there are any. */
+export function timedStoreTransaction<T>(system: 'sqlite' | 'postgresql', run: () => Promise<T>): Promise<T> {
+  if (storeTransactionListeners.size === 0) return run();
+  const started = performance.now();
+  const report = (ok: boolean) => {
+    for (const listener of storeTransactionListeners) listener((performance.now() - started) / 1000, { system, ok });
+  };
+  return run().then(
+    (result) => {
+      report(true);
+      return result;
+    },
+    (error: unknown) => {
+      report(false);
+      throw error;
+    },
+  );
+}

@@ -15,3 +15,11 @@ export const POLICY_GATE_STAGE = 1000;
  * approval never grants what they deny.
  */
 export const APPROVAL_STAGE = 1100;
+
+/**
+ * The claw session writer's barrier on `beforeToolCall` (the assistant
+ * message that asked for the call is stored before it runs) runs after the
+ * gates and the approval policy: an approval asked for a call then commits
+ * in the same transaction as that message.
+ */
+export const STORE_BARRIER_STAGE = 2000;

@@ -14,25 +14,11 @@
  * server (test/support/pg-server.sh, port BENCH_PG_PORT, default 55477) and
  * stops it at the end. Figures only; it never fails on timing.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { median, spread } from '../stats.mjs';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const dist = (file) => path.join(root, 'dist', file);
-if (!fs.existsSync(dist('plugins/claw-runs/index.js'))) {
-  console.error('bench: ../dist is missing or old; run `npx tsc -p tsconfig.build.json` in the repository root first');
-  process.exit(2);
-}
-const { connectGateway, gatewayLocations } = await import(dist('plugins/claw-gateway/index.js'));
-// The product's own drivers (the root node_modules), not bench peers.
-const requireRoot = createRequire(path.join(root, 'package.json'));
-const pg = requireRoot('pg');
-const Sqlite = requireRoot('better-sqlite3');
+import { connectGateway, cpuMs, freshDatabase, OWN, pg, PG_STORE_YAML, PgServer, sleep, Sqlite, startGateway, statementCounts, until } from './harness.mjs';
 
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 30);
 const JOBS = Number(process.env.BENCH_JOBS ?? 10);
@@ -41,99 +27,15 @@ const PORT = Number(process.env.BENCH_PG_PORT ?? 55477);
 /** How far ahead the jobs are due: time to add them all first. */
 const DUE_IN_MS = Number(process.env.BENCH_DUE_IN_MS ?? 20_000);
 const LEASE_SECONDS = 5;
-const DEADLINE_MS = 600_000;
 const TURNS = GROUPS * JOBS;
-/** Marks the bench's own queries, so the overhead leaves them out. */
-const OWN = '/* xdog-bench */';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-bench-scale-out-'));
-// Its own directory in the temp root: the server runs as `postgres` when the bench runs as root.
-const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-bench-pg-'));
-const pgServer = path.join(root, 'test/support/pg-server.sh');
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-
-/** utime + stime of a process (field 14 and 15 of /proc/PID/stat), plus its reaped children's when asked, in ms; 0 when it is gone. */
-function cpuMs(pid, children = false) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
-    return ticks * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
-
-/** The PostgreSQL server's CPU in ms: every live server process, plus what the postmaster reaped of its exited backends. */
-function serverCpuMs() {
-  const postmaster = Number(fs.readFileSync(path.join(pgDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  let total = cpuMs(postmaster, true);
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === postmaster) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === postmaster) total += cpuMs(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return total;
-}
-
-async function until(what, predicate, deadlineMs = DEADLINE_MS) {
-  const end = Date.now() + deadlineMs;
-  while (!(await predicate())) {
-    if (Date.now() > end) throw new Error(`bench: timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-async function withClient(url, use) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Starts the throwaway server, with pg_stat_statements loaded when it is installed. */
-async function startServer() {
-  const adminUrl = execFileSync('bash', [pgServer, 'start', pgDir], { env: { ...process.env, PGPORT: String(PORT) }, encoding: 'utf8' }).trim();
-  const bin = fs.readdirSync('/usr/lib/postgresql').sort().at(-1);
-  const available = fs.existsSync(`/usr/share/postgresql/${bin}/extension/pg_stat_statements.control`);
-  if (available) {
-    await withClient(adminUrl, (client) => client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`));
-    const ctl = [`/usr/lib/postgresql/${bin}/bin/pg_ctl`, '-D', path.join(pgDir, 'data'), '-w', '-l', path.join(pgDir, 'server.log'), 'restart'];
-    if (process.getuid?.() === 0) execFileSync('runuser', ['-u', 'postgres', '--', ...ctl], { stdio: 'ignore' });
-    else execFileSync(ctl[0], ctl.slice(1), { stdio: 'ignore' });
-  }
-  return { adminUrl, statements: available };
-}
-
-function stopServer() {
-  try {
-    execFileSync('bash', [pgServer, 'stop', pgDir], { stdio: 'ignore' });
-  } catch {
-    // Already gone.
-  }
-}
+const pgServer = new PgServer(PORT);
 
 /** A fresh store: a new database on the server, or a new SQLite file. */
-async function freshStore(kind, server, label) {
+async function freshStore(kind, label) {
   if (kind === 'sqlite') return { kind, file: path.join(work, label, 'data', 'xdog', 'claw', 'claw.db') };
-  const name = `bench_${label.replace(/\W/g, '_')}`;
-  await withClient(server.adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(server.adminUrl);
-  url.pathname = `/${name}`;
-  // The view that reads the statistics lives in the database that asks.
-  if (server.statements) await withClient(url.toString(), (client) => client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements'));
-  return { kind, url: url.toString(), name };
+  return { kind, ...(await freshDatabase(pgServer, `bench_${label.replace(/\W/g, '_')}`)) };
 }
 
 function writeConfig(dir, store) {
@@ -143,45 +45,9 @@ function writeConfig(dir, store) {
     fs.mkdirSync(workspace, { recursive: true });
     return `    ${group}:\n      workspace: ${workspace}\n      model: faux/demo\n      enabled_tools: []\n`;
   });
-  const storeLines = store.kind === 'postgres' ? '  store:\n    type: postgres\n    url_env: XDOG_BENCH_PG_URL\n' : '';
+  const storeLines = store.kind === 'postgres' ? PG_STORE_YAML : '';
   fs.writeFileSync(path.join(dir, 'config.yaml'), `claw:\n${storeLines}  groups:\n${lines.join('')}  lease_seconds: ${LEASE_SECONDS}\n`);
   return groups;
-}
-
-/** Starts one gateway process (a worker with `--worker`) and resolves once it is ready. */
-function startGateway(dir, name, store, worker) {
-  const env = {
-    ...process.env,
-    XDOG_CONFIG: path.join(dir, 'config.yaml'),
-    XDG_RUNTIME_DIR: path.join(dir, `run-${name}`),
-    XDG_STATE_HOME: path.join(dir, 'state'),
-    XDG_DATA_HOME: path.join(dir, 'data'),
-    XDG_CONFIG_HOME: path.join(dir, 'config'),
-    XDOG_FAUX_SCRIPT: path.join(root, 'test/fixtures/claw/faux-model.mjs'),
-    OCLIF_SKIP_NEW_VERSION_CHECK: '1',
-    ...(store.url ? { XDOG_BENCH_PG_URL: store.url } : {}),
-  };
-  const args = [path.join(root, 'bin/run.js'), 'claw', 'gateway', 'run', ...(worker ? ['--worker', '--name', name] : [])];
-  const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (log += chunk));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const ready = until(`gateway ${name} to get ready`, () => {
-    if (child.exitCode !== null) throw new Error(`bench: gateway ${name} exited:\n${log}`);
-    return log.includes('gateway: ready:');
-  }, 120_000);
-  return ready.then(() => ({
-    name,
-    pid: child.pid,
-    locations: gatewayLocations(env),
-    log: () => log,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  }));
 }
 
 /** Reads the store: how many scheduled runs finished, and the last end. */
@@ -213,13 +79,7 @@ function storeReader(store) {
     /** Server-side time and calls of this database's statements since the reset: the claw store's and pg-boss's. */
     async statements() {
       await connected;
-      const { rows } = await client.query(
-        `${OWN} SELECT (query ILIKE '%xdog_jobs%') AS boss, sum(calls)::bigint AS calls, sum(total_exec_time) AS ms
-           FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%xdog-bench%'
-           GROUP BY 1`,
-      );
-      const of = (boss) => rows.find((row) => row.boss === boss) ?? { calls: 0, ms: 0 };
-      return { store: { calls: Number(of(false).calls), ms: Number(of(false).ms) }, boss: { calls: Number(of(true).calls), ms: Number(of(true).ms) } };
+      return statementCounts(client);
     },
     async close() {
       await connected.catch(() => undefined);
@@ -229,11 +89,11 @@ function storeReader(store) {
 }
 
 /** One measurement: `workers` processes (0 = the single SQLite gateway) on a fresh store. */
-async function measure(workers, server, label) {
+async function measure(workers, label) {
   const kind = workers === 0 ? 'sqlite' : 'postgres';
   const dir = path.join(work, label);
   fs.mkdirSync(dir, { recursive: true });
-  const store = await freshStore(kind, server, label);
+  const store = await freshStore(kind, label);
   const groups = writeConfig(dir, store);
   const gateways = [];
   const clients = [];
@@ -264,8 +124,8 @@ async function measure(workers, server, label) {
     );
     if (Date.now() >= dueAt) throw new Error(`bench: adding ${TURNS} jobs took longer than BENCH_DUE_IN_MS (${DUE_IN_MS} ms); raise it`);
     await sleep(Math.max(0, dueAt - Date.now() - 500));
-    if (server.statements && kind === 'postgres') await reader.resetStatements();
-    const cpuBefore = { gateways: gateways.reduce((sum, gateway) => sum + cpuMs(gateway.pid), 0), server: kind === 'postgres' ? serverCpuMs() : 0 };
+    if (pgServer.statements && kind === 'postgres') await reader.resetStatements();
+    const cpuBefore = { gateways: gateways.reduce((sum, gateway) => sum + cpuMs(gateway.pid), 0), server: kind === 'postgres' ? pgServer.cpuMs() : 0 };
 
     let state = { done: 0, last: 0, bad: 0 };
     await until(`${TURNS} scheduled runs to end (${label})`, async () => {
@@ -274,9 +134,9 @@ async function measure(workers, server, label) {
     });
     const seconds = (state.last - dueAt) / 1000;
     const gatewayCpu = gateways.reduce((sum, gateway) => sum + cpuMs(gateway.pid), 0) - cpuBefore.gateways;
-    const serverCpu = kind === 'postgres' ? serverCpuMs() - cpuBefore.server : 0;
+    const serverCpu = kind === 'postgres' ? pgServer.cpuMs() - cpuBefore.server : 0;
     const result = { label, workers, kind, turns: state.done, failed: state.bad, seconds, turnsPerSecond: TURNS / seconds, gatewayCpuMsPerTurn: gatewayCpu / TURNS, serverCpuMsPerTurn: serverCpu / TURNS };
-    if (server.statements && kind === 'postgres') {
+    if (pgServer.statements && kind === 'postgres') {
       const { store: own, boss } = await reader.statements();
       Object.assign(result, {
         msPerTurn: (own.ms + boss.ms) / TURNS,
@@ -292,22 +152,22 @@ async function measure(workers, server, label) {
     for (const client of clients) await client.close().catch(() => undefined);
     await Promise.all(gateways.map((gateway) => gateway.stop()));
     await reader.close();
-    if (store.name) await withClient(server.adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${store.name} WITH (FORCE)`));
+    await store.drop?.();
   }
 }
 
 const fmt = (value, digits = 1) => (value === undefined ? '-' : value.toFixed(digits));
 
 async function main() {
-  const server = await startServer();
+  await pgServer.start();
   const load = () => os.loadavg()[0].toFixed(1);
-  console.log(`node ${process.version}; ${os.cpus().length} cores; ${GROUPS} groups x ${JOBS} one-shot jobs due at once = ${TURNS} turns; faux model; ${ROUNDS} rounds, order alternating; pg_stat_statements ${server.statements ? 'on' : 'not installed'}; load ${load()}`);
+  console.log(`node ${process.version}; ${os.cpus().length} cores; ${GROUPS} groups x ${JOBS} one-shot jobs due at once = ${TURNS} turns; faux model; ${ROUNDS} rounds, order alternating; pg_stat_statements ${pgServer.statements ? 'on' : 'not installed'}; load ${load()}`);
   const results = [];
   try {
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? [0, 1, 2, 3] : [3, 2, 1, 0];
       for (const workers of order) {
-        const result = await measure(workers, server, `r${round}-${workers === 0 ? 'sqlite' : `w${workers}`}`);
+        const result = await measure(workers, `r${round}-${workers === 0 ? 'sqlite' : `w${workers}`}`);
         result.round = round;
         result.load = load();
         results.push(result);
@@ -316,7 +176,7 @@ async function main() {
       }
     }
   } finally {
-    stopServer();
+    pgServer.stop();
     fs.rmSync(work, { recursive: true, force: true });
   }
 

@@ -9,9 +9,9 @@
  * Both are named MEMORY_FTS_TABLE and live outside the entities.
  */
 import { Table, TableForeignKey, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { MEMORY_FTS_TABLE, MEMORY_TS_CONFIG } from '../memory-fts-names.js';
 
-/** The FTS5 table; plugins/memory's SQLite index queries it. */
-export const MEMORY_FTS_TABLE = 'claw_memories_fts';
+export { MEMORY_FTS_TABLE, MEMORY_TS_CONFIG };
 
 const SQLITE_FTS = [
   `CREATE VIRTUAL TABLE ${MEMORY_FTS_TABLE} USING fts5(text, tags, content='claw_memories', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`,
@@ -26,9 +26,6 @@ const SQLITE_FTS = [
      INSERT INTO ${MEMORY_FTS_TABLE}(rowid, text, tags) VALUES (new.id, new.text, new.tags);
    END`,
 ];
-
-/** The PostgreSQL text search configuration memory is indexed and searched with. */
-export const MEMORY_TS_CONFIG = 'claw_memory';
 
 const POSTGRES_FTS = [
   `CREATE TEXT SEARCH DICTIONARY claw_memory_stem (TEMPLATE = snowball, LANGUAGE = english)`,

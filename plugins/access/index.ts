@@ -6,7 +6,7 @@
  * Hooks are policy, not an OS sandbox (docs/access.md).
  */
 import { ContainerModule, definePlugin, type Kernel } from '../../core/index.js';
-import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { McpRegistryToken } from '../mcp/index.js';
 import { tapReadOnlyGate } from './read-only-gate.js';
 import type { AccessScope } from './scope.js';

@@ -5,7 +5,7 @@
  * can. The gate asks the scope on every tool call, so a change takes effect
  * exactly when the host's copy (in claw: the store row) changed.
  */
-import type { AccessMode } from '../sessions/index.js';
+import type { AccessMode } from '../sessions/tokens.js';
 
 export type { AccessMode };
 

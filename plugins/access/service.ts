@@ -5,8 +5,8 @@
  * call, so "persisted" and "in effect" are the same moment.
  */
 import { ErrorCodes, XdogError, describeError, z } from '../../core/index.js';
-import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
-import type { AccessScopeRecord } from '../sessions/index.js';
+import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/tokens.js';
+import type { AccessScopeRecord } from '../sessions/tokens.js';
 
 /** What `readonly.status` answers; `mode: 'corrupt'` means every tool call of the group is denied. */
 export type ReadOnlyStatus = (AccessScopeRecord & { readOnly: boolean }) | { group: string; mode: 'corrupt'; readOnly: true; problem: string };

@@ -5,7 +5,7 @@
  * running exactly once; the loser reads the row back to say who won.
  */
 import { ErrorCodes, XdogError, type ApprovalAnswer } from '../../core/index.js';
-import type { SessionStore, Sql } from '../sessions/index.js';
+import type { SessionStore, Sql } from '../sessions/tokens.js';
 import type { LearnedRule } from './policy.js';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'edited' | 'expired';
@@ -98,9 +98,13 @@ export interface NewApproval {
   expiresAt: number;
 }
 
-/** Stores a pending approval; the same call asked again (a resumed wait) gets its existing row. */
+/** Stores a pending approval in a transaction of its own (insertApprovalIn). */
 export function insertApproval(store: SessionStore, input: NewApproval): Promise<ApprovalRecord> {
-  return store.withTransaction(async (sql) => {
+  return store.withTransaction((sql) => insertApprovalIn(sql, input));
+}
+
+/** Stores a pending approval in `sql`'s transaction; the same call asked again (a resumed wait) gets its existing row. */
+export async function insertApprovalIn(sql: Sql, input: NewApproval): Promise<ApprovalRecord> {
     const [existing] = await sql.all<Row>(`SELECT ${COLUMNS} FROM claw_approvals WHERE session_id = :session AND tool_call_id = :call`, { session: input.sessionId, call: input.toolCallId });
     if (existing) return toRecord(existing);
     const [row] = await sql.all<Row>(
@@ -109,7 +113,6 @@ export function insertApproval(store: SessionStore, input: NewApproval): Promise
       { group: input.group, session: input.sessionId, call: input.toolCallId, tool: input.toolName, args: JSON.stringify(input.args), reason: input.reason, now: input.now, expires: input.expiresAt },
     );
     return toRecord(row!);
-  });
 }
 
 export async function getApproval(store: SessionStore, id: number): Promise<ApprovalRecord> {

@@ -5,8 +5,9 @@
  * waits for it). The reply says what happened, or who answered first.
  */
 import { ErrorCodes, XdogError, describeError, type ApprovalAnswer } from '../../core/index.js';
-import type { GatewayHost } from '../claw-gateway/index.js';
-import { answerApproval, getApproval } from './approval-store.js';
+import type { GatewayHost } from '../claw-gateway/tokens.js';
+import { answerApproval, getApproval, type ApprovalRecord } from './approval-store.js';
+import { approvalWaitsOf } from './approval-waits.js';
 import type { LearnedRule } from './policy.js';
 
 export interface ApprovalReply {
@@ -24,12 +25,15 @@ export function parseApprovalReply(text: string): ApprovalReply | undefined {
 }
 
 /**
- * Answers in the store (compare-and-set). Subscribers hear of it from the
+ * Answers in the store (compare-and-set), then wakes the run that waits for
+ * it, wherever it runs (approval-waits.ts). Subscribers hear of it from the
  * run that waits for the row (claw-broker.ts), on the group's owner, so an
  * answer taken by any worker is published once, to the clients of all.
  */
-export function answerStored(host: GatewayHost, id: number, answer: ApprovalAnswer, by: string, learned?: readonly LearnedRule[]) {
-  return answerApproval(host.store, id, answer, by, host.clock.now(), learned);
+export async function answerStored(host: GatewayHost, id: number, answer: ApprovalAnswer, by: string, learned?: readonly LearnedRule[]): Promise<ApprovalRecord> {
+  const record = await answerApproval(host.store, id, answer, by, host.clock.now(), learned);
+  approvalWaitsOf(host).answered(id);
+  return record;
 }
 
 /** Answers `reply` for `group` as `by`; returns the text to send back. */

@@ -1,10 +1,12 @@
 /**
  * The claw group's ApprovalBroker: an asked call becomes a pending row in
- * the store (after the session writer stored the assistant message that made
- * it: its `beforeToolCall` tap runs first), `approval.requested` goes to the
+ * the store, in the same transaction as the assistant message that made it
+ * (the session writer holds that message until then: a crash leaves both or
+ * neither; TurnWrites.withCallMessage), `approval.requested` goes to the
  * group's subscribers, and the run waits until the row is answered, by any
- * client through any worker (the store is polled, so no worker's memory is
- * needed), or expires. The answer is taken by claiming the call
+ * client through any worker (the answer wakes it, in process or by NOTIFY,
+ * and it reads the row: no worker's memory is needed; approval-waits.ts), or
+ * expires. The answer is taken by claiming the call
  * (compare-and-set), so it runs at most once. When the gateway stops under a
  * waiting run the row stays pending; a client's abort denies it.
  *
@@ -14,11 +16,10 @@
  * answer exactly once.
  */
 import { ErrorCodes, XdogError, type ApprovalAnswer, type ApprovalBroker, type ApprovalRequest, type Clock } from '../../core/index.js';
-import type { SessionStore } from '../sessions/index.js';
-import { answerApproval, answerOf, claimApprovalNow, getApproval, insertApproval, type ApprovalRecord } from './approval-store.js';
-
-/** How often a waiting run reads its row (answers may come through another worker). */
-const POLL_MS = 200;
+import type { SessionStore } from '../sessions/tokens.js';
+import type { ApprovalWaits } from './approval-waits.js';
+import { turnWritesOf } from '../claw-gateway/tokens.js';
+import { answerApproval, answerOf, claimApprovalNow, getApproval, insertApproval, insertApprovalIn, type ApprovalRecord, type NewApproval } from './approval-store.js';
 
 export const ApprovalNotifications = { requested: 'approval.requested', resolved: 'approval.resolved' } as const;
 
@@ -30,20 +31,10 @@ export interface ClawBrokerOptions {
   /** The tool-context key under which the group's agents carry their session id. */
   sessionKey: string;
   publish(sessionId: string, method: string, params: unknown): void;
+  /** What wakes a waiting run when its row may have been answered. */
+  waits: ApprovalWaits;
   /** True while the gateway ends the group's runs (stop, hand-off): a wait cut then leaves the row pending. */
   ending(): boolean;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 export class ClawApprovalBroker implements ApprovalBroker {
@@ -63,7 +54,7 @@ export class ClawApprovalBroker implements ApprovalBroker {
     // An agent outside the group's sessions (a child agent) has no transcript to hold a pending approval: nobody can be asked.
     if (typeof sessionId !== 'string') return { action: 'deny', reason: `it needs a person's approval (${request.reason}), but this agent runs outside a claw session, where an approval cannot be kept; ask the group's agent to make the call` };
     const now = clock.now();
-    const record = await insertApproval(store, {
+    const row: NewApproval = {
       group,
       sessionId,
       toolCallId: request.toolCall.id,
@@ -72,7 +63,13 @@ export class ClawApprovalBroker implements ApprovalBroker {
       reason: request.reason,
       now,
       expiresAt: now + expireMinutes * 60_000,
+    };
+    let joined: ApprovalRecord | undefined;
+    const withMessage = await turnWritesOf(request.toolCtx)?.withCallMessage(request.toolCall.id, async (sql) => {
+      joined = await insertApprovalIn(sql, row);
     });
+    // A resumed run's message is stored already: its row exists, and insertApproval finds it.
+    const record = withMessage && joined ? joined : await insertApproval(store, row);
     if (record.status === 'pending') {
       this.options.publish(sessionId, ApprovalNotifications.requested, { group, approval: record });
       for (const listener of this.#requested) listener(record);
@@ -100,7 +97,7 @@ export class ClawApprovalBroker implements ApprovalBroker {
         await this.#resolve(current.id, { action: 'expire', reason: `no answer in ${expireMinutes} minutes` });
         continue;
       }
-      await sleep(POLL_MS, signal);
+      await this.options.waits.wait(current.id, signal, current.expiresAt - clock.now());
     }
   }
 

@@ -6,7 +6,7 @@
  * `ApprovalBrokerToken` (docs/approvals.md).
  */
 import { ContainerModule, definePlugin, type ApprovalsConfig, type Kernel } from '../../core/index.js';
-import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { createApprovalsService } from './service.js';
 import { tapApprovalGate } from './gate.js';
 import { learnedRulesOf } from './learned-rules.js';

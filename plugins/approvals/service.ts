@@ -2,17 +2,18 @@
  * The gateway's approvals: the `approvals.*` methods (list, show, approve,
  * deny, edit), the broker each group with an `approvals` section gets, and
  * the resume after a restart. Any client, through any worker, answers by
- * compare-and-set in the store; the group's owner, polling the row, runs the
- * call. A group whose active session stopped while a call waited (gateway
+ * compare-and-set in the store; the group's owner, woken by the answer (in
+ * process or by NOTIFY) and reading the row, runs the call. A group whose active session stopped while a call waited (gateway
  * killed or stopped) gets a resumed run first in its queue: it restores the
  * stored transcript, asks the same approval row again (never the model) and
  * continues with the next model call once the call ran.
  */
 import { ApprovalBrokerToken, ErrorCodes, LIMITS, ToolContribution, XdogError, checkToolArguments, describeError, z, type ApprovalAnswer } from '../../core/index.js';
-import { CLAW_SESSION_TOOL_CTX, followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { CLAW_SESSION_TOOL_CTX, followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { isLocalReadOnlyTool } from '../tools/index.js';
 import { forgetLearnedRule, getApproval, listApprovals, listLearnedRules, waitingApprovals, type ApprovalRecord } from './approval-store.js';
 import { answerStored } from './channel-reply.js';
+import { approvalWaitsOf } from './approval-waits.js';
 import { ClawApprovalBroker } from './claw-broker.js';
 import { LearnedRulesToken } from './learned-rules.js';
 import { alwaysAllowRules, type LearnedRule } from './policy.js';
@@ -71,6 +72,7 @@ export function createApprovalsService(): GatewayService {
       expireMinutes: policy.expire_minutes ?? DEFAULT_EXPIRE_MINUTES,
       sessionKey: CLAW_SESSION_TOOL_CTX,
       publish: (sessionId, method, params) => gateway.publish(group.name, sessionId, method, params),
+      waits: approvalWaitsOf(gateway),
       ending: () => group.ending,
     });
     const container = group.kernel.container;
@@ -117,6 +119,8 @@ export function createApprovalsService(): GatewayService {
     },
     async start(gatewayHost) {
       host = gatewayHost;
+      // Listening for answers from other workers starts with the service, before any run waits.
+      approvalWaitsOf(gatewayHost);
       await followGroups(gatewayHost, 'approvals', {
         ready: (group) =>
           ready(gatewayHost, group).catch((error: unknown) => gatewayHost.log(`group ${group.name}: approvals could not be set up: ${describeError(error)}`)),

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../core/index.js';
-import type { GroupRuntime, PromptReceipt, RunObserver } from '../claw-gateway/index.js';
+import type { GroupRuntime, PromptReceipt, RunObserver } from '../claw-gateway/tokens.js';
 import type { InboundMessage } from './contract.js';
 
 /** How long to wait before offering a message again to a group whose queue is full. */

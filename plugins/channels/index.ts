@@ -5,7 +5,7 @@
  * third party's) are plugins that bind `ChannelTypeContribution`.
  */
 import { ContainerModule, definePlugin } from '../../core/index.js';
-import { GatewayServiceContribution } from '../claw-gateway/index.js';
+import { GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { ChannelTypeContribution } from './contract.js';
 import { ChannelsService } from './service.js';
 import { webhookChannel } from './webhook.js';

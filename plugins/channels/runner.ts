@@ -10,7 +10,7 @@
  * never answered twice. The turn itself is `dispatchToGroup` (dispatch.ts).
  */
 import { ApprovalBrokerToken, ErrorCodes, LIMITS, XdogError, contributingPackageOf, contributorOf, describeError, utf8Bytes, withArticle, type ClawChannelConfig } from '../../core/index.js';
-import type { GatewayHost, GroupJobs } from '../claw-gateway/index.js';
+import type { GatewayHost, GroupJobs } from '../claw-gateway/tokens.js';
 import type { ChannelTransport, ChannelType, InboundMessage, OfferResult } from './contract.js';
 import { channelInputKey, dispatchToGroup } from './dispatch.js';
 import { ChannelInbox } from './inbox.js';

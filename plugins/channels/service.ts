@@ -6,7 +6,7 @@
  * the group job queue. Adds `channels.status` and `channels.test`.
  */
 import { ErrorCodes, LIMITS, XdogError, describeError, textWithin, z, type ClawChannelConfig, type GroupNotice, type Kernel } from '../../core/index.js';
-import { followGroups, gatewayMethod, GroupJobs, type GatewayHost, type GatewayService, type GroupJob } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, GroupJobs, type GatewayHost, type GatewayService, type GroupJob } from '../claw-gateway/tokens.js';
 import { ChannelTypeContribution, type ChannelType, type InboundMessage } from './contract.js';
 import { CHANNEL_TURN_JOB, ChannelRunner, type ChannelStatus } from './runner.js';
 

@@ -4,7 +4,7 @@
  * PostgreSQL run), on the store's serialized connection.
  */
 import { LIMITS, assertWithinLimit, utf8Bytes, type Clock } from '../../core/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import type { ChannelStatePort } from './contract.js';
 
 export function storedChannelState(store: SessionStore, clock: Clock, channel: { id: string; type: string }): ChannelStatePort {

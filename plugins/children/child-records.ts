@@ -10,7 +10,7 @@
  * "uncertain" (the model may or may not have seen them).
  */
 import { ErrorCodes, XdogError, type Clock, type Message, type Usage } from '../../core/index.js';
-import { checkUsage, insertUsage, storedJson, type SessionStore, type Sql } from '../sessions/index.js';
+import { checkUsage, insertUsage, storedJson, type SessionStore, type Sql } from '../sessions/tokens.js';
 import type { ChildSpec } from './contracts.js';
 import type { ChildRecord, ChildStatus } from './memory-runtime.js';
 

@@ -6,7 +6,7 @@
  * (docs/children.md). Inert: nothing runs until a child is spawned.
  */
 import { ContainerModule, ToolContribution, definePlugin } from '../../core/index.js';
-import { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { loadSessionTodos } from '../todos/index.js';
 import { ParentContexts, createAgentTool } from './agent-tool.js';
 import { GroupChildren, GroupChildrenToken } from './group-children.js';

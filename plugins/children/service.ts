@@ -13,7 +13,7 @@
  */
 import { ErrorCodes, XdogError, costFunction, textWithin, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { assertSpendAllowed, followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { assertSpendAllowed, followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { ChildRecordStore } from './child-records.js';
 import { ChildConfigSchema, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
 import { DurableChildRuntime } from './durable-runtime.js';

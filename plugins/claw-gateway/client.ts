@@ -6,7 +6,8 @@
  */
 import { LIMITS } from '../../core/limits.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
-import { PROTOCOL_VERSION, type MethodName, type ParamsOf } from './protocol.js';
+import type { MethodName, ParamsOf } from './protocol.js';
+import { PROTOCOL_VERSION } from './protocol-names.js';
 import { RpcClient, checkRuntimeDir, readToken, type PingResult } from './transport/index.js';
 
 export interface ConnectOptions {

@@ -10,7 +10,7 @@
  */
 import { describeError, type Clock } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import { Notifications, type PromptReceipt } from './protocol.js';
 
 /** The `errorMessage` of a run whose owner vanished. */

@@ -29,7 +29,7 @@ import {
   type XdogConfig,
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { LeaseOwner, SessionStore } from '../sessions/index.js';
+import type { LeaseOwner, SessionStore } from '../sessions/tokens.js';
 import { withGroupSandbox } from './group-sandbox.js';
 import { GroupRuntime } from './group-runtime.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
@@ -191,6 +191,7 @@ export class Gateway {
       group: groupResolver(this.#groups, defaultGroup, configured),
       publish: (group, sessionId, method, params) => this.#publish(group, sessionId, method, params),
       log: (line) => this.#log(line),
+      locations: this.locations,
     };
     if (this.#options.worker) await this.#joinPool(methods, services, configured, defaultGroup);
     // The worker's one LISTEN connection, shared with services that wake other workers (the job queue).

@@ -44,7 +44,7 @@ import {
 } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { backoffMs } from './wakeups.js';
-import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/index.js';
+import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/tokens.js';
 import { groupSandboxLine } from './group-sandbox.js';
 import { describeMemoryFlush, runMemoryFlush } from './memory-flush.js';
 import { Notifications, type CompactionReceipt, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';

@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { describeError, ErrorCodes, XdogError, type Clock, type ErrorCode } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import type { MethodHandler } from './methods.js';
 import type { MethodConnection } from './services.js';
 import { backoffMs, type WakeupTargets, type Wakeups } from './wakeups.js';

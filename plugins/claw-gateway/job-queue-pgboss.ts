@@ -20,7 +20,7 @@
 import PgBoss from 'pg-boss';
 import { describeError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { retryingConflicts } from '../sessions/index.js';
+import { retryingConflicts } from '../sessions/tokens.js';
 import type { Wakeups } from './wakeups.js';
 import { jobIdOf, type GroupJobHandler, type GroupJobQueue, type GroupJobRequest, type PgConnection, type SendOptions, type SendOutcome } from './job-queue.js';
 

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ErrorCodes, XdogError, parseTraceCarrier, toolDefinition } from '../../core/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import type { GroupRuntime } from './group-runtime.js';
 import { MethodParams, type GatewayStatus, type MethodName, type ParamsOf, type WorkersReport } from './protocol.js';
 import type { GatewayService, MethodConnection } from './services.js';

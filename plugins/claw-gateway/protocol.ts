@@ -11,7 +11,7 @@ import { ImageContentSchema } from '../../core/agent/messages.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
 
-export const PROTOCOL_VERSION = 1;
+export { Notifications, PROTOCOL_VERSION } from './protocol-names.js';
 
 /** Feature flags the gateway advertises (`name:version`). */
 export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'workers:1', 'notification-parts:1', 'trace-context:1', 'models:1', 'tools:1', 'workspace-diff:1', 'upload:1'] as const;
@@ -119,17 +119,6 @@ export type ParamsOf<M extends MethodName> = z.infer<(typeof MethodParams)[M]>;
 
 export const METHOD_NAMES = Object.keys(MethodParams) as MethodName[];
 
-/** Notifications the gateway sends to subscribed connections. */
-export const Notifications = {
-  /** `{ group, sessionId, inputId, event }`: one agent event of the run of prompt `inputId` (message_update carries only its delta). */
-  event: 'event',
-  /** `{ group, activeSessionId, busy, revision }`: the group's state changed. */
-  groupChanged: 'group.changed',
-  /** `{ group, sessionId, inputId, status, errorMessage?, errorCode?, errorHint? }`: the run of prompt `inputId` ended (`errorCode` when it failed on a typed error, e.g. STORE_CORRUPT). */
-  runEnd: 'run.end',
-  /** `{ group, source, message }`: something the people watching a group should know (an extension was quarantined, and why). */
-  notice: 'notice',
-} as const;
 
 /** What `prompt` answers: started now, queued behind the running turn, or a key seen before (not run again). */
 export interface PromptReceipt {

@@ -19,7 +19,7 @@
  */
 import { describeError, ErrorCodes, XdogError, type Clock } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import type { Mergeable } from './transport/index.js';
 import type { Subscriptions } from './subscriptions.js';
 import { backoffMs, type Wakeups } from './wakeups.js';

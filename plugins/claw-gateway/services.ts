@@ -13,10 +13,11 @@
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import { token, type Clock, type GatewayHooks, type Kernel } from '../../core/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import type { GroupRuntime } from './group-runtime.js';
 import type { Subscriber } from './subscriptions.js';
 import type { Wakeups } from './wakeups.js';
+import type { GatewayLocations } from './locations.js';
 
 /** The connection a method call came from (for subscriptions and per-client state). */
 export type MethodConnection = Subscriber;
@@ -47,6 +48,8 @@ export interface GatewayHost {
   /** Sends a notification to the connections subscribed to a group (and session, when given). */
   publish(group: string, sessionId: string | null, method: string, params: unknown): void;
   log(line: string): void;
+  /** Where this gateway keeps its socket, token and state (a service that is a client of the gateway connects there). */
+  readonly locations: GatewayLocations;
   /** Worker mode: wake-ups to and from the other workers (LISTEN/NOTIFY on PostgreSQL); absent on a single gateway. */
   readonly wakeups?: Wakeups;
 }

@@ -13,10 +13,16 @@
  * history, and a barrier needs neither.
  *
  * One commit per stored message: an assistant message commits with its usage
- * row, a tool result with the writes its tool staged (TurnWrites).
+ * row, a tool result with the writes its tool staged (TurnWrites). An
+ * assistant message that asks for tools is held until its first call is
+ * judged: the barrier tap runs after the gates and the approval policy
+ * (STORE_BARRIER_STAGE), so an approval asked for a call commits with the
+ * message that made it (TurnWrites.withCallMessage). Every flush lets a held
+ * message go, so nothing waits on it forever.
  */
 import {
   ErrorCodes,
+  STORE_BARRIER_STAGE,
   XdogError,
   describeError,
   tapHook,
@@ -27,8 +33,15 @@ import {
   type Message,
   type Usage,
 } from '../../core/index.js';
-import { checkUsage, insertUsage, type SessionStore, type Sql, type SystemInputSource, type UsageOrigin } from '../sessions/index.js';
-import type { TurnWrites } from './turn-writes.js';
+import { checkUsage, type SessionStore, type Sql, type SystemInputSource, type UsageOrigin } from '../sessions/tokens.js';
+import type { TurnWrite, TurnWrites } from './turn-writes.js';
+
+/** An assistant message with tool calls, not committed yet: writes for its calls may still join its transaction. */
+interface HeldMessage {
+  calls: ReadonlySet<string>;
+  writes: TurnWrite[];
+  release(): void;
+}
 
 export interface SessionWriterOptions {
   store: SessionStore;
@@ -56,6 +69,7 @@ export class SessionWriter {
   #origin: UsageOrigin = { kind: 'prompt', id: null };
   readonly #disposers: Disposer[] = [];
   readonly #agent: Agent;
+  #held?: HeldMessage;
 
   constructor(agent: Agent, options: SessionWriterOptions) {
     this.#options = options;
@@ -64,7 +78,8 @@ export class SessionWriter {
     this.#disposers.push(tapHook(agent.hooks.beforeToolCall, 'claw-gateway', async () => {
       await this.flush();
       return undefined;
-    }));
+    }, { stage: STORE_BARRIER_STAGE }));
+    options.turnWrites?.holdMessagesWith((toolCallId, write) => this.#withCallMessage(toolCallId, write));
   }
 
   /** The first write failure, if any (a hook that re-threw it may have dropped it as the cause). */
@@ -77,6 +92,7 @@ export class SessionWriter {
    * write failure. The barrier the owner runs before each model call.
    */
   async flush(): Promise<void> {
+    this.#release();
     await this.#chain;
     if (this.#failure) throw this.#failure;
   }
@@ -90,18 +106,45 @@ export class SessionWriter {
   }
 
   dispose(): void {
+    this.#release();
     for (const dispose of this.#disposers.splice(0)) dispose();
+  }
+
+  /** Lets the held assistant message (if any) commit. */
+  #release(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    held?.release();
+  }
+
+  /** Commits `write` with the held message that made call `toolCallId`; false when no held message made it. */
+  async #withCallMessage(toolCallId: string, write: TurnWrite): Promise<boolean> {
+    if (!this.#held?.calls.has(toolCallId)) return false;
+    this.#held.writes.push(write);
+    await this.flush();
+    return true;
   }
 
   #enqueue(event: AgentEvent): void {
     if (event.type === 'turn_start' || (event.type === 'message_start' && event.message.role === 'assistant')) this.#turnStartedAt = this.#options.clock.now();
-    this.#chain = this.#chain.then(() => this.#handle(event));
+    const calls = event.type === 'message_end' && event.message.role === 'assistant' ? event.message.content.filter((part) => part.type === 'toolCall').map((part) => part.id) : [];
+    if (calls.length === 0) {
+      this.#chain = this.#chain.then(() => this.#handle(event));
+      return;
+    }
+    // Held (set now, synchronously, before its calls are prepared) until a flush lets it go.
+    this.#release();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held: HeldMessage = { calls: new Set(calls), writes: [], release };
+    this.#held = held;
+    this.#chain = this.#chain.then(() => released).then(() => this.#handle(event, held.writes));
   }
 
-  async #handle(event: AgentEvent): Promise<void> {
+  async #handle(event: AgentEvent, alongside: readonly TurnWrite[] = []): Promise<void> {
     if (this.#failure) return;
     try {
-      if (event.type === 'message_end') await this.#store(event.message);
+      if (event.type === 'message_end') await this.#store(event.message, alongside);
     } catch (error) {
       // An unreachable store (PostgreSQL restarting) is not a damaged one: the run is interrupted, the store is fine.
       const unreachable = XdogError.is(error, ErrorCodes.UNAVAILABLE);
@@ -115,11 +158,12 @@ export class SessionWriter {
     this.#options.relay(event);
   }
 
-  async #store(message: Message): Promise<void> {
+  async #store(message: Message, alongside: readonly TurnWrite[]): Promise<void> {
     const { store, sessionId, group, clock } = this.#options;
     const source = message.role === 'user' ? this.#nextSource : undefined;
     if (source) this.#nextSource = undefined;
     const staged = message.role === 'toolResult' ? (this.#options.turnWrites?.take(message.toolCallId) ?? []) : [];
+    const joined = [...staged, ...alongside];
     // Checked before the transaction opens, so a bad row fails the write without holding the store.
     const usage = message.role === 'assistant'
       ? checkUsage({
@@ -134,15 +178,14 @@ export class SessionWriter {
           at: clock.now(),
         })
       : undefined;
-    const within = staged.length || usage
+    const within = joined.length
       ? async (sql: Sql) => {
-          for (const write of staged) await write(sql);
-          if (usage) await insertUsage(sql, usage);
+          for (const write of joined) await write(sql);
         }
       : undefined;
     try {
       // The store sets the session's summary from its first user text in the same commit.
-      await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }], within ? { within } : {});
+      await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }], { ...(usage ? { usage } : {}), ...(within ? { within } : {}) });
     } catch (error) {
       if (staged.length) this.#options.turnWrites!.settle((message as { toolCallId: string }).toolCallId, false);
       throw error;

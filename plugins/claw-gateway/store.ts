@@ -5,7 +5,7 @@
  */
 import type { DataSource } from 'typeorm';
 import type { Kernel } from '../../core/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 
 export interface OpenedStore {
   store: SessionStore;

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { treePages, type Entry, type SessionStore } from '../sessions/index.js';
+import { treePages, type Entry, type SessionStore } from '../sessions/tokens.js';
 import type { TranscriptChunk } from './protocol.js';
 
 export const TRANSCRIPT_FORMAT = 'xdog.claw.transcript';

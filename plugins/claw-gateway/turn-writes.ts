@@ -5,7 +5,7 @@
  * TurnWrites in their tool context; a tool stages with the call's id.
  */
 import type { Agent } from '../../core/index.js';
-import type { Sql } from '../sessions/index.js';
+import type { Sql } from '../sessions/tokens.js';
 
 /** The tool-context key of a claw session's TurnWrites. */
 export const CLAW_TURN_WRITES_TOOL_CTX = 'claw_turn_writes';
@@ -15,6 +15,23 @@ export type TurnWrite = (sql: Sql) => Promise<void>;
 export class TurnWrites {
   readonly #staged = new Map<string, TurnWrite[]>();
   readonly #outcomes = new Map<string, { done: Promise<boolean>; settle(ok: boolean): void }>();
+  #withMessage?: (toolCallId: string, write: TurnWrite) => Promise<boolean>;
+
+  /**
+   * Commits `write` in the same transaction as the assistant message that
+   * made call `toolCallId`, when that message is not stored yet (a pending
+   * approval: a crash leaves both or neither). Resolves false when it is
+   * already stored (a resumed run): the caller writes on its own. Rejects
+   * when the commit failed.
+   */
+  withCallMessage(toolCallId: string, write: TurnWrite): Promise<boolean> {
+    return this.#withMessage ? this.#withMessage(toolCallId, write) : Promise.resolve(false);
+  }
+
+  /** Where `withCallMessage` goes (the session writer of the agent). */
+  holdMessagesWith(commit: (toolCallId: string, write: TurnWrite) => Promise<boolean>): void {
+    this.#withMessage = commit;
+  }
 
   /** Stages `write` to commit with the result of tool call `toolCallId`. */
   stage(toolCallId: string, write: TurnWrite): void {

@@ -1,7 +1,7 @@
 /**
  * Wake-ups between workers sharing a store: "a handoff waits for group g",
  * "the answer of handoff h is written", "events of group g were relayed", "a
- * job of group g was sent". PostgreSQL: LISTEN on one dedicated `pg`
+ * job of group g was sent", "approval a was answered". PostgreSQL: LISTEN on one dedicated `pg`
  * connection per worker (never a pooled one: a pooler in transaction mode
  * would drop the LISTEN), NOTIFY through the store's pool, each carrying what
  * it is about (a group, a handoff id) so that only the worker concerned reads
@@ -15,7 +15,7 @@ import type { DataSource } from 'typeorm';
 import { describeError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 
-export type WakeupChannel = 'claw_handoff' | 'claw_handoff_done' | 'claw_relay' | 'claw_job';
+export type WakeupChannel = 'claw_handoff' | 'claw_handoff_done' | 'claw_relay' | 'claw_job' | 'claw_approval';
 
 /** What a wake-up is about: the payloads notified since the listener last ran, or undefined for "check everything" (a poll, a fallback check, a reconnect). */
 export type WakeupTargets = ReadonlySet<string> | undefined;

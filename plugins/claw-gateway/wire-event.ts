@@ -7,7 +7,7 @@
  * and snapshots are not sent at all.
  */
 import type { AgentEvent, AssistantStreamEvent, ToolCall } from '../../core/index.js';
-import { Notifications } from './protocol.js';
+import { Notifications } from './protocol-names.js';
 import type { Mergeable } from './transport/index.js';
 
 export type WireEvent =

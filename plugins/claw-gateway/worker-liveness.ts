@@ -9,15 +9,19 @@
  */
 import net from 'node:net';
 import os from 'node:os';
-import { processAlive } from '../sessions/index.js';
+import { processAlive } from '../sessions/tokens.js';
 import type { WorkerRecord } from './worker-store.js';
 
 /** How long a connection attempt to a dead worker's socket may take (a refusal is immediate). */
 const PROBE_MS = 1000;
 
+/** The cheap half of workerGone, no I/O: the worker ran on this host and its pid names no process here. */
+export function pidGone(worker: Pick<WorkerRecord, 'host' | 'pid'>, host = os.hostname()): boolean {
+  return worker.host === host && !processAlive(worker.pid);
+}
+
 export async function workerGone(worker: Pick<WorkerRecord, 'host' | 'pid' | 'socket'>, host = os.hostname()): Promise<boolean> {
-  if (worker.host !== host || processAlive(worker.pid)) return false;
-  return socketRefuses(worker.socket);
+  return pidGone(worker, host) && socketRefuses(worker.socket);
 }
 
 /** True only when the socket file is there and nobody listens on it (ECONNREFUSED). */

@@ -6,6 +6,11 @@
  * expired leases up to the share, and idle groups given back when it holds
  * more, so a newcomer gets work. Losing one lease closes that group only.
  *
+ * A worker of this host that dies frees its groups at once: every
+ * LIMITS.clawPeerWatchMs a check with no database work looks for the pids of
+ * this host's other workers (from the last round), and a pid found gone starts
+ * a round now instead of at the next third of the lease.
+ *
  * Self-fencing: a timer that needs no database aborts and closes a group
  * whose last successful renewal leaves less than a third of the lease, so an
  * owner cut off from the database stops before anyone may take the group over
@@ -13,8 +18,9 @@
  * no run starts on a group with less than that left (`untilLeaseFresh`).
  */
 import { describeError, ErrorCodes, XdogError, type Clock } from '../../core/index.js';
-import type { LeaseOwner, LeaseRecord, SessionStore } from '../sessions/index.js';
-import { workerGone } from './worker-liveness.js';
+import { LIMITS } from '../../core/limits.js';
+import type { LeaseOwner, LeaseRecord, SessionStore } from '../sessions/tokens.js';
+import { pidGone, workerGone } from './worker-liveness.js';
 import { heartbeatWorker, listWorkers, pruneWorkers, removeWorker, type WorkerRecord } from './worker-store.js';
 
 export interface ShareInput {
@@ -93,6 +99,11 @@ export class WorkerPool {
   readonly #failures = new Map<string, number>();
   /** Workers found gone in the last round (logged once). */
   #reportedGone = new Set<string>();
+  /** The other live workers of this host, as the last round saw them: the peer watch checks their pids. */
+  #peers: WorkerRecord[] = [];
+  /** Peers whose missing pid already started a round (one round each, even if that round could not free them). */
+  readonly #watchedGone = new Set<string>();
+  #watchTimer?: NodeJS.Timeout;
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
@@ -125,6 +136,8 @@ export class WorkerPool {
     this.#timer.unref();
     this.#fenceTimer = setInterval(() => this.#checkFence(), Math.max(10, this.#options.leaseMs / 12));
     this.#fenceTimer.unref();
+    this.#watchTimer = setInterval(() => this.#watchPeers(), LIMITS.clawPeerWatchMs);
+    this.#watchTimer.unref();
     await this.tick();
   }
 
@@ -239,6 +252,15 @@ export class WorkerPool {
     }
   }
 
+  /** No database work: a peer of this host whose pid is gone starts a round now (the round checks its socket too, then frees its groups). */
+  #watchPeers(): void {
+    if (this.#stopped || this.#ticking) return; // a round is running; the next check sees what it missed
+    const died = this.#peers.filter((peer) => !this.#watchedGone.has(peer.id) && pidGone(peer));
+    if (!died.length) return;
+    for (const peer of died) this.#watchedGone.add(peer.id);
+    void this.tick();
+  }
+
   async #share(): Promise<void> {
     const { store, clock, owner, leaseMs, groups, configured, log } = this.#options;
     const now = clock.now();
@@ -249,6 +271,7 @@ export class WorkerPool {
     for (const candidate of fresh) if (candidate.id !== this.#options.worker.id && (await workerGone(candidate))) gone.add(candidate.id);
     for (const id of gone) if (!this.#reportedGone.has(id)) log(`worker ${workers.find((candidate) => candidate.id === id)!.name} on this host is gone (no process, its socket refuses); its groups are free`);
     this.#reportedGone = gone;
+    this.#peers = fresh.filter((candidate) => candidate.id !== this.#options.worker.id && !gone.has(candidate.id));
     const live = fresh.length - gone.size;
     const mine = groups.owned();
     const held = leases.filter((lease) => !gone.has(lease.ownerId));
@@ -297,6 +320,7 @@ export class WorkerPool {
     clearInterval(this.#timer);
     clearInterval(this.#renewTimer);
     clearInterval(this.#fenceTimer);
+    clearInterval(this.#watchTimer);
     await this.#ticking?.catch(() => undefined);
     await this.#renewing;
   }

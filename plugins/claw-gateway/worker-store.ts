@@ -4,7 +4,7 @@
  * a group's owner, relay interest and relayed events. Portable SQL on the
  * store's connections, the same text on SQLite and PostgreSQL.
  */
-import type { Sql } from '../sessions/index.js';
+import type { Sql } from '../sessions/tokens.js';
 
 export interface WorkerRecord {
   id: string;
@@ -205,24 +205,20 @@ export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<Rel
  * writes a group's events, serialized.
  */
 export async function relayEventsAfter(sql: Sql, group: string, afterId: number, limit: number, maxBytes: number): Promise<{ events: RelayEvent[]; more: boolean }> {
-  // Sizes first (octet_length reads no row's text on either store), so a batch never loads more than it may hold.
-  const sizes = await sql.all<{ id: number | string; size: number | string }>(
-    `SELECT id, octet_length(params) AS size FROM claw_relay_events WHERE group_name = :group AND id > :afterId ORDER BY id LIMIT ${Math.trunc(limit)}`,
-    { group, afterId },
+  // One statement (it runs for every batch a follower reads): the sizes (octet_length reads no row's text on either
+  // store) and their running sum pick the batch, and only the rows picked are joined back for their text, so a batch
+  // never loads more than it may hold. The first row always comes, however large; `total` says whether more wait.
+  const rows = await sql.all<RelayRow & { total: number | string }>(
+    `SELECT e.id, e.group_name, e.session_id, e.method, e.params, s.total FROM (
+       SELECT id, SUM(size) OVER (ORDER BY id) AS running, ROW_NUMBER() OVER (ORDER BY id) AS n, COUNT(*) OVER () AS total
+       FROM (SELECT id, octet_length(params) AS size FROM claw_relay_events WHERE group_name = :group AND id > :afterId ORDER BY id LIMIT ${Math.trunc(limit)}) batch
+     ) s JOIN claw_relay_events e ON e.id = s.id
+     WHERE s.n = 1 OR s.running <= :maxBytes ORDER BY e.id`,
+    { group, afterId, maxBytes },
   );
-  let last: number | undefined;
-  let bytes = 0;
-  let taken = 0;
-  for (const row of sizes) {
-    if (last !== undefined && bytes + Number(row.size) > maxBytes) break;
-    bytes += Number(row.size);
-    last = Number(row.id);
-    taken++;
-  }
-  if (last === undefined) return { events: [], more: false };
-  const rows = await sql.all<RelayRow>('SELECT id, group_name, session_id, method, params FROM claw_relay_events WHERE group_name = :group AND id > :afterId AND id <= :last ORDER BY id', { group, afterId, last });
   const events = rows.map((row) => ({ id: Number(row.id), group: row.group_name, sessionId: row.session_id, method: row.method, params: row.params }));
-  return { events, more: taken < sizes.length || sizes.length === limit };
+  const total = rows.length ? Number(rows[0]!.total) : 0;
+  return { events, more: events.length < total || total === Math.trunc(limit) };
 }
 
 /** The newest relayed event id of a group (0 when none): where a new follower starts. */

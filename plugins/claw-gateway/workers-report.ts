@@ -3,7 +3,7 @@
  * with the groups their leases hold, plus lease holders that are gateways run
  * without --worker (they hold leases but keep no heartbeat row).
  */
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import type { WorkerInfo, WorkersReport } from './protocol.js';
 import { listWorkers } from './worker-store.js';
 

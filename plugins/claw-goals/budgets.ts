@@ -7,7 +7,7 @@
  * lands: the overspend is at most that one call per running group.
  */
 import type { ClawGroupConfig, SpendRefusal, SpendRequest } from '../../core/index.js';
-import { spentSince, type SessionStore, type UsageOrigin } from '../sessions/index.js';
+import { spentSince, type SessionStore, type UsageOrigin } from '../sessions/tokens.js';
 import type { Goal } from './goal-store.js';
 
 interface Limit {

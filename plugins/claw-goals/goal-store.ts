@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCodes, LIMITS, XdogError, assertWithinLimit, utf8Bytes } from '../../core/index.js';
-import type { SessionStore, Sql } from '../sessions/index.js';
+import type { SessionStore, Sql } from '../sessions/tokens.js';
 
 export const GOAL_STATUSES = ['active', 'paused', 'done', 'abandoned', 'exceeded', 'expired'] as const;
 export type GoalStatus = (typeof GOAL_STATUSES)[number];

@@ -6,7 +6,7 @@
  * hook. The model's tool lives in group kernels only.
  */
 import { ContainerModule, ToolContribution, definePlugin, tapHook, type Kernel } from '../../core/index.js';
-import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { GoalStore } from './goal-store.js';
 import { createGoalService } from './service.js';
 import { createGoalUpdateTool } from './tool.js';

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, XdogError, describeError, z, type Agent, type SpendRefusal, type SpendRequest } from '../../core/index.js';
-import { followGroups, gatewayMethod, spendRefusal, tellGroup, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, spendRefusal, tellGroup, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { planInEffect } from '../plan/index.js';
 import { groupBudgetRefusal, goalBudgetRefusal, goalSpent } from './budgets.js';
 import { GoalStore, type Goal, type GoalStatus } from './goal-store.js';

@@ -5,7 +5,7 @@
  * explicit connect starts one; they end when the group closes or moves.
  */
 import { ErrorCodes, XdogError, type XdogConfig } from '../../core/index.js';
-import type { GroupRuntime } from '../claw-gateway/index.js';
+import type { GroupRuntime } from '../claw-gateway/tokens.js';
 import { McpRegistryToken, type McpRegistry, type McpServerStatus } from '../mcp/index.js';
 
 /** What `mcp.list` shows of one server (never env or header values). */

@@ -7,7 +7,7 @@
  * the group closes, moves to another worker or is disconnected.
  */
 import { ContainerModule, definePlugin } from '../../core/index.js';
-import { GatewayServiceContribution } from '../claw-gateway/index.js';
+import { GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { createClawMcpService } from './service.js';
 
 export { McpNotifications, createClawMcpService, type GroupMcpTool } from './service.js';

@@ -11,13 +11,21 @@ import { ErrorCodes, XdogError, z, type XdogConfig } from '../../core/index.js';
 import { ClawGroupNameSchema } from '../../core/config.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
-import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
+import { followChanges } from './group-changes.js';
+import { ElicitationNotifications, GroupElicitations } from './group-elicitation.js';
 import { GroupLogins } from './group-logins.js';
-import { disconnectGroup, groupServers, serverOfGroup, type GroupMcpServer } from './group-servers.js';
+import { groupSampler, samplingPolicy } from './group-sampling.js';
+import { disconnectGroup, groupRegistry, groupServers, serverOfGroup, type GroupMcpServer } from './group-servers.js';
+import { GroupSubscriptions } from './group-subscriptions.js';
 
 export const McpNotifications = {
-  /** `{ group, server, state }`: a server of the group was connected, refreshed or disconnected. */
+  /**
+   * `{ group, server, state }`: a server of the group was connected, refreshed or disconnected;
+   * with `what` ("tools", "resources", "prompts", "resource" and its `uri`): the server announced that change.
+   */
   changed: 'mcp.changed',
+  ...ElicitationNotifications,
   /** `{ group, server, status: "authorized" | "failed", message }`: an `mcp.authorize` login ended. */
   authorized: 'mcp.authorized',
 } as const;
@@ -48,6 +56,17 @@ const ToolsParams = z.object({ group: Group, server: Server.optional() }).strict
 const ResourcesParams = z.object({ group: Group, server: Server, templates: z.boolean().optional() }).strict();
 const ReadParams = z.object({ group: Group, server: Server, uri: textWithin(LIMITS.mcpMessageBytes, { nonEmpty: true }) }).strict();
 const PromptParams = z.object({ group: Group, server: Server, name: z.string().min(1), arguments: z.record(z.string(), z.string()).optional() }).strict();
+const SubscribeParams = z.object({ group: Group, server: Server, uri: textWithin(LIMITS.mcpMessageBytes, { nonEmpty: true }) }).strict();
+const AnswerParams = z
+  .object({
+    group: Group,
+    id: z.string().uuid(),
+    action: z.enum(['accept', 'decline', 'cancel']),
+    content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+    reason: z.string().max(LIMITS.mcpElicitationChars).optional(),
+  })
+  .strict()
+  .refine((answer) => (answer.action === 'accept') === (answer.content !== undefined), { message: 'content is given with accept, and only then' });
 const CompleteParams = z
   .object({
     group: Group,
@@ -75,13 +94,21 @@ export function createClawMcpService(): GatewayService {
   /** A change of the group's tools, run as a control of `kind`, announced once it took effect. */
   const control = async (params: z.infer<typeof ControlParams>, kind: 'loosen' | 'tighten', change: (runtime: GroupRuntime) => Promise<unknown>): Promise<GroupMcpServer> => {
     const { runtime, registry } = resolve(params.group, params.server);
-    await runtime.control(params.expectedSessionId, () => change(runtime), kind);
+    try {
+      await runtime.control(params.expectedSessionId, () => change(runtime), kind);
+    } finally {
+      // A change announced while this control held the group is applied now.
+      followers.get(runtime.name)?.retry();
+    }
     const status = registry.status(params.server)[0]!;
     started().publish(runtime.name, null, McpNotifications.changed, { group: runtime.name, server: params.server, state: status.state });
     return status;
   };
 
   const logins = new GroupLogins();
+  const elicitations = new GroupElicitations(config, () => started().clock.now(), (group, method, params) => started().publish(group, null, method, params));
+  const subscriptions = new GroupSubscriptions();
+  const followers = new Map<string, { retry(): void; stop(): void }>();
 
   return {
     name: 'claw-mcp',
@@ -90,9 +117,9 @@ export function createClawMcpService(): GatewayService {
       'mcp.list': gatewayMethod(GroupParams, (params) => groupServers(config(), started().group(params.group))),
       // A new server's tools widen what the group's agents may do: like read-only off, it waits for an idle group.
       // A server that failed or was lost connects anew; one that is up is refused (disconnect it first).
-      'mcp.connect': gatewayMethod(ControlParams, (params) => control(params, 'loosen', (runtime) => resolve(runtime.name, params.server).registry.connect(params.server))),
+      'mcp.connect': gatewayMethod(ControlParams, (params) => control(params, 'loosen', (runtime) => (subscriptions.forget(runtime.name, params.server), resolve(runtime.name, params.server).registry.connect(params.server)))),
       'mcp.refresh': gatewayMethod(ControlParams, (params) => control(params, 'loosen', (runtime) => resolve(runtime.name, params.server).registry.refresh(params.server))),
-      'mcp.disconnect': gatewayMethod(ControlParams, (params) => control(params, 'tighten', (runtime) => resolve(runtime.name, params.server).registry.disconnect(params.server))),
+      'mcp.disconnect': gatewayMethod(ControlParams, (params) => control(params, 'tighten', (runtime) => (subscriptions.forget(runtime.name, params.server), resolve(runtime.name, params.server).registry.disconnect(params.server)))),
       'mcp.tools': gatewayMethod(ToolsParams, (params): GroupMcpTool[] => {
         const runtime = started().group(params.group);
         const ids = params.server === undefined ? groupServers(config(), runtime).map((server) => server.id) : [params.server];
@@ -127,6 +154,20 @@ export function createClawMcpService(): GatewayService {
         const announce = (status: 'authorized' | 'failed', message: string): void => started().publish(runtime.name, null, McpNotifications.authorized, { group: runtime.name, server: params.server, status, message });
         return logins.start(config(), params.server, announce);
       }),
+      'mcp.elicitations': gatewayMethod(GroupParams, (params) => elicitations.list(started().group(params.group).name)),
+      'mcp.answer': gatewayMethod(AnswerParams, (params) => {
+        const group = started().group(params.group).name;
+        return elicitations.answer(group, params.id, params.action === 'accept' ? { action: 'accept', content: params.content! } : { action: params.action, ...(params.reason ? { reason: params.reason } : {}) });
+      }),
+      // Following a resource changes nothing an agent may do: a read, announced as mcp.changed { what: "resource" }.
+      'mcp.subscribe': gatewayMethod(SubscribeParams, (params) => {
+        const { runtime, registry } = resolve(params.group, params.server);
+        return subscriptions.subscribe(runtime.name, registry, params.server, params.uri);
+      }),
+      'mcp.unsubscribe': gatewayMethod(SubscribeParams, (params) => {
+        const { runtime, registry } = resolve(params.group, params.server);
+        return subscriptions.unsubscribe(runtime.name, registry, params.server, params.uri);
+      }),
       'mcp.complete': gatewayMethod(CompleteParams, (params) => {
         const { registry } = resolve(params.group, params.server);
         return registry.complete(params.server, { kind: params.kind, name: params.name, argument: params.argument, prefix: params.prefix, ...(params.context ? { context: params.context } : {}) });
@@ -136,9 +177,28 @@ export function createClawMcpService(): GatewayService {
       host = gatewayHost;
       // A group given up (gateway stop, a move to another worker, a fence) ends its servers first.
       await followGroups(gatewayHost, 'claw-mcp', {
-        ready: () => undefined,
-        closing: (runtime) => disconnectGroup(gatewayHost.kernel.config, runtime, (line) => gatewayHost.log(line)),
+        ready: (runtime) => {
+          const registry = groupRegistry(runtime);
+          // Per server at its connect: elicitations go to the group's clients; sampling only where the entry allows it.
+          const sample = groupSampler(gatewayHost, runtime);
+          const elicit = elicitations.handler(runtime.name);
+          registry.setHandlers((server) => ({ elicit, ...(samplingPolicy(gatewayHost.kernel.config, server) ? { sample } : {}) }));
+          followers.get(runtime.name)?.stop();
+          followers.set(runtime.name, followChanges(runtime, registry, {
+            config,
+            publish: (group, params) => gatewayHost.publish(group, null, McpNotifications.changed, params),
+            log: (line) => gatewayHost.log(line),
+          }));
+        },
+        closing: async (runtime) => {
+          followers.get(runtime.name)?.stop();
+          followers.delete(runtime.name);
+          elicitations.cancelGroup(runtime.name, 'the group closed or moved to another worker');
+          subscriptions.forgetGroup(runtime.name);
+          await disconnectGroup(gatewayHost.kernel.config, runtime, (line) => gatewayHost.log(line));
+        },
       });
+      gatewayHost.hooks.runEnded.tap('claw-mcp', (run) => followers.get(run.group)?.retry());
     },
     stopping() {
       logins.stop();

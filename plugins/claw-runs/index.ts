@@ -7,7 +7,7 @@
  * plugin starts nothing; the gateway starts the service.
  */
 import { ContainerModule, definePlugin } from '../../core/index.js';
-import { GatewayServiceContribution } from '../claw-gateway/index.js';
+import { GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { createRunsService } from './service.js';
 
 export { DEFAULT_RUNS_PAGE, RUNS_CAPABILITY, RunsListParams, createRunsService } from './service.js';

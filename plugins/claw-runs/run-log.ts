@@ -5,7 +5,7 @@
  */
 import type { RunEndedInfo, RunInputSource } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore, Sql } from '../sessions/index.js';
+import type { SessionStore, Sql } from '../sessions/tokens.js';
 
 /** Where a run's input came from, as the run log names it. */
 export type RunSource = 'prompt' | 'schedule' | 'channel' | 'system';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import { z } from 'zod';
 import { ClawGroupNameSchema, ErrorCodes, XdogError, describeError, type RunEndedInfo } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
+import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/tokens.js';
 import { RunLog } from './run-log.js';
 
 /** The capability flag the gateway adds to `hello` while this service runs. */

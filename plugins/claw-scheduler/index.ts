@@ -7,7 +7,7 @@
  * services (docs/automation.md).
  */
 import { ContainerModule, definePlugin } from '../../core/index.js';
-import { GatewayServiceContribution } from '../claw-gateway/index.js';
+import { GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { ResetService } from './resets.js';
 import { SchedulerService } from './scheduler.js';
 

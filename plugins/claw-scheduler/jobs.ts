@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCodes, XdogError, type Usage } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionStore, Sql } from '../sessions/index.js';
+import type { SessionStore, Sql } from '../sessions/tokens.js';
 import type { JobTiming } from './timing.js';
 
 export type JobTarget = 'active' | 'isolated';
@@ -181,6 +181,10 @@ export class JobStore {
 
   async add(job: NewJob, now: number): Promise<Job> {
     return this.store.withTransaction(async (sql) => {
+      // The group's row is the lock: adds to one group queue behind each other, so the count and
+      // the name check hold; adds to other groups never conflict (the store's jobs have that row by
+      // their foreign key).
+      await sql.all(`SELECT name FROM claw_groups WHERE name = :group${sql.forUpdate}`, { group: job.group });
       const [{ count }] = (await sql.all<{ count: number | string }>('SELECT COUNT(*) AS count FROM claw_schedule_jobs WHERE group_name = :group', { group: job.group })) as [{ count: number | string }];
       if (Number(count) >= LIMITS.scheduleJobsPerGroup) {
         throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `group ${job.group} already has ${LIMITS.scheduleJobsPerGroup} scheduled jobs, the limit`, { hint: 'remove jobs it no longer needs' });
@@ -209,7 +213,7 @@ export class JobStore {
         },
       );
       return requireJob(sql, job.group, job.name);
-    });
+    }, { rowLocks: true });
   }
 
   get(group: string, name: string): Promise<Job> {

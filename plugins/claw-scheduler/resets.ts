@@ -10,8 +10,8 @@
  */
 import { ClawGroupNameSchema, describeError, ErrorCodes, XdogError, z, type ClawGroupConfig } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import { defaultTimeZone, nextAfter } from './timing.js';
 import { Waker } from './wake.js';
 

@@ -13,7 +13,7 @@
  */
 import { describeError, ErrorCodes, XdogError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { followGroups, gatewayMethod, GroupJobs, spendRefusal, type GatewayHost, type GatewayMethod, type GatewayService, type GroupJob, type SystemRunResult } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, GroupJobs, spendRefusal, type GatewayHost, type GatewayMethod, type GatewayService, type GroupJob, type SystemRunResult } from '../claw-gateway/tokens.js';
 import { JobStore, type Job, type JobRun, type Occurrence, type RunStatus } from './jobs.js';
 import { ScheduleParams } from './methods.js';
 import { checkTiming, defaultTimeZone, latestUpTo, nextAfter, type JobTiming } from './timing.js';
@@ -53,7 +53,8 @@ export class SchedulerService implements GatewayService {
   #waker?: Waker;
   #loop?: Promise<void>;
   #stopped = false;
-  #startedAt = 0;
+  /** Per group served here, since when (its takeover): an occurrence due before fell while nobody here served it, so it is a catch-up. */
+  readonly #servedSince = new Map<string, number>();
   /** Per group served here, its takeover (leftover runs settled); jobs and claims of the group wait for it. */
   readonly #takeovers = new Map<string, Promise<void>>();
   /** Groups whose takeover is done: the loop claims their due jobs. */
@@ -92,7 +93,6 @@ export class SchedulerService implements GatewayService {
   async start(host: GatewayHost): Promise<void> {
     this.#host = host;
     this.#jobs = new JobStore(host.store);
-    this.#startedAt = host.clock.now();
     this.#waker = new Waker(host.clock);
     this.#queue = await GroupJobs.acquire(host);
     this.#queue.handle(SCHEDULE_RUN_JOB, (job) => this.#runJob(job));
@@ -103,6 +103,7 @@ export class SchedulerService implements GatewayService {
         this.#waker?.poke();
       },
       closing: (group) => {
+        this.#servedSince.delete(group.name);
         this.#takeovers.delete(group.name);
         this.#taken.delete(group.name);
       },
@@ -124,6 +125,7 @@ export class SchedulerService implements GatewayService {
   #takeOver(group: string): Promise<void> {
     let takeover = this.#takeovers.get(group);
     if (!takeover) {
+      this.#servedSince.set(group, this.#now());
       takeover = this.#settleLeftovers(group);
       this.#takeovers.set(group, takeover);
       takeover.then(
@@ -179,16 +181,20 @@ export class SchedulerService implements GatewayService {
     const first = job.nextRunAt!;
     const latest = latestUpTo(job.timing, first, now) ?? first;
     const grace = job.graceSeconds * 1000;
-    const occurrence: Occurrence = { dueAt: latest, trigger: latest < this.#startedAt ? 'catch-up' : 'schedule' };
+    const occurrence: Occurrence = { dueAt: latest, trigger: latest < (this.#servedSince.get(job.group) ?? now) ? 'catch-up' : 'schedule' };
+    // What the gap was: with workers, the group had no owner (its last one stopped or died, or gave it back) until this one took it.
+    const absent = host.wakeups ? `no worker owned group ${job.group}` : 'the gateway was not running';
     if (now - latest > grace) {
-      occurrence.missed = `due at ${iso(latest)} but the gateway was not running then; it is ${Math.round((now - latest) / 1000)} s late, past the job's grace of ${job.graceSeconds} s`;
+      occurrence.missed = `due at ${iso(latest)} but ${absent} then; it is ${Math.round((now - latest) / 1000)} s late, past the job's grace of ${job.graceSeconds} s`;
     }
     if (latest > first) {
-      occurrence.earlierMissed = { dueAt: first, error: `occurrences from ${iso(first)} until before ${iso(latest)} fell while the gateway was not running; only the latest is considered` };
+      occurrence.earlierMissed = { dueAt: first, error: `occurrences from ${iso(first)} until before ${iso(latest)} fell while ${absent}; only the latest is considered` };
     }
+    // The interval floor holds for jobs stored before it did too: the next occurrence is at least that far from this one.
+    const next = nextAfter(job.timing, Math.max(now, latest + LIMITS.scheduleIntervalSecondsMin * 1000 - 1));
     let claimed;
     try {
-      claimed = await this.#store().claim(job, occurrence, nextAfter(job.timing, now), now);
+      claimed = await this.#store().claim(job, occurrence, next, now);
     } catch (error) {
       // Someone else changed the job (paused, removed, or another worker claimed it): the next pass sees the new state.
       if (XdogError.is(error, ErrorCodes.STALE)) return;

@@ -19,15 +19,46 @@ function cronOf(cron: string, timezone: string): Cron {
     return new Cron(cron, { timezone, paused: true });
   } catch (error) {
     throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `"${cron}" is not a cron expression croner accepts: ${error instanceof Error ? error.message : String(error)}`, {
-      hint: 'five fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * 1-5"; a sixth leading field gives seconds',
+      hint: 'five fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * 1-5"; a sixth leading field gives the second of the minute',
     });
   }
 }
 
-/** Refuses a timing that can never fire or fires too often; returns its first occurrence after `now`. */
+/**
+ * Occurrences of a cron expression compared to find its shortest gap. Three
+ * suffice below a minute: two seconds of one minute fire back to back, and at
+ * most the first occurrence is a minute's last second.
+ */
+const CRON_GAP_SAMPLE = 8;
+
+/** The shortest gap, in ms, between the first occurrences of a cron timing after `now` (Infinity when it fires once or never). */
+function shortestCronGap(timing: Extract<JobTiming, { kind: 'cron' }>, now: number): number {
+  const runs = cronOf(timing.cron, timing.timezone)
+    .nextRuns(CRON_GAP_SAMPLE, new Date(now))
+    .map((run) => run.getTime());
+  let gap = Infinity;
+  for (let index = 1; index < runs.length; index++) gap = Math.min(gap, runs[index]! - runs[index - 1]!);
+  return gap;
+}
+
+/**
+ * Refuses a timing that can never fire or fires too often; returns its first
+ * occurrence after `now`. One rule for every kind: a job fires at most once
+ * every LIMITS.scheduleIntervalSecondsMin seconds (a six-field cron with a
+ * seconds step is refused like a short --every).
+ */
 export function checkTiming(timing: JobTiming, now: number): number {
-  if (timing.kind === 'every' && (!Number.isSafeInteger(timing.everySeconds) || timing.everySeconds < LIMITS.scheduleIntervalSecondsMin)) {
-    throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `an interval must be a whole number of seconds, at least ${LIMITS.scheduleIntervalSecondsMin}`, { hint: 'e.g. --every 15m' });
+  const floor = LIMITS.scheduleIntervalSecondsMin;
+  if (timing.kind === 'every' && (!Number.isSafeInteger(timing.everySeconds) || timing.everySeconds < floor)) {
+    throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `an interval must be a whole number of seconds, at least ${floor}: a job fires at most once every ${floor} s`, { hint: 'e.g. --every 15m' });
+  }
+  if (timing.kind === 'cron') {
+    const gap = shortestCronGap(timing, now);
+    if (gap < floor * 1000) {
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `"${timing.cron}" has occurrences ${gap / 1000} s apart, but a job fires at most once every ${floor} s`, {
+        hint: 'use five fields (one-minute resolution), or a single number as the leading seconds field, e.g. "30 */5 * * * *"',
+      });
+    }
   }
   if (timing.kind === 'at' && timing.runAt <= now) {
     throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the time ${new Date(timing.runAt).toISOString()} has already passed`, { hint: 'give a time in the future' });

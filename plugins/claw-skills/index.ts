@@ -6,7 +6,7 @@
  * request, turn skills in the next run only (docs/skills.md).
  */
 import { ContainerModule, definePlugin } from '../../core/index.js';
-import { GatewayServiceContribution } from '../claw-gateway/index.js';
+import { GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { createSkillsService } from './service.js';
 
 export { SkillsNotifications, createSkillsService, type SkillSummary, type SkillsView } from './service.js';

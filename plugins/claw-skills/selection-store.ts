@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { ErrorCodes, SKILL_SLUG_PATTERN, XdogError } from '../../core/index.js';
-import type { Sql } from '../sessions/index.js';
+import type { Sql } from '../sessions/tokens.js';
 import type { SkillSelection } from './selection.js';
 
 const SlugsSchema = z.array(z.string().regex(SKILL_SLUG_PATTERN));

@@ -8,7 +8,7 @@
  * whether the run then succeeds or not: work is never replayed).
  */
 import { ErrorCodes, LIMITS, XdogError, textWithin, z, type SkillScope } from '../../core/index.js';
-import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { consumeTurnSkills, readStoredSelection, writeStoredSelection } from './selection-store.js';
 import { EMPTY_SELECTION, assertAvailable, loadSkills, readSelection, unloadSkills, type SkillSelection } from './selection.js';
 

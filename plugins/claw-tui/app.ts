@@ -22,13 +22,16 @@ import { prepareImages, type GatewayConnection, type GroupStatus, type PromptRec
 import type { TodoView } from '../todos/index.js';
 import type { GoalView } from '../claw-goals/index.js';
 import { goalLine } from './goal-commands.js';
-import { Attachments } from './attachments.js';
+import { Attachments, attachedNotice, attachmentPreview } from './attachments.js';
+import { readClipboard } from './clipboard.js';
 import { ChatView, StreamingReply, style } from './chat-view.js';
 import { pathMessages, readTranscriptEntries } from './conversation.js';
 import { SessionCommands } from './session-commands.js';
 import { InputQueue, checkInputText, type QueuedTurn } from './input-queue.js';
 import { ACTIONS, loadKeybindings, type Action, type Bindings } from './keybindings.js';
 import { Pager } from './overlays.js';
+import { DetailsViewer } from './details-view.js';
+import { FrameBatch } from './frame-batch.js';
 import { TuiApprovals } from './approvals-view.js';
 import { isCommand, parseCommand, unsupported } from './slash-commands.js';
 import { TuiExtensions } from './extension-commands.js';
@@ -51,7 +54,7 @@ export interface ClawTuiOptions {
 }
 
 /** Actions of keybindings.ts the claw features handle (claw-inspectors.ts, model-commands.ts, the slash commands). */
-const FEATURE_ACTIONS = ['cycleModel', 'cycleThinking', 'diff', 'sessions', 'transcript', 'copy'] as const satisfies readonly Action[];
+const FEATURE_ACTIONS = ['cycleModel', 'cycleThinking', 'diff', 'sessions', 'transcript', 'copy', 'paste'] as const satisfies readonly Action[];
 
 /** Errors of the transport, not answers of the gateway: the request may or may not have been received. */
 const UNCERTAIN: readonly string[] = [ErrorCodes.UNAVAILABLE, ErrorCodes.CLOSED];
@@ -75,6 +78,8 @@ export class ClawTui {
   readonly #footer = new Text('', 1, 0);
   /** The client's queued turns in one compact line (their full text stays in the queue). */
   readonly #queueLine = new Text('', 1, 0);
+  /** The draft's images in one line (what goes with the next message). */
+  readonly #attachLine = new Text('', 1, 0);
   readonly #bindings: Bindings;
   readonly #commands: SessionCommands;
   readonly #extensions: TuiExtensions;
@@ -108,6 +113,17 @@ export class ClawTui {
   #quitting = false;
   #ticker: NodeJS.Timeout | undefined;
   #overlay: OverlayHandle | undefined;
+  /** Streaming updates wait here for the next frame (see frame-batch.ts). */
+  readonly #batch = new FrameBatch<() => void>(
+    (apply) => {
+      try {
+        apply();
+      } catch (error) {
+        this.error(error);
+      }
+    },
+    () => this.tui.requestRender(),
+  );
   /** Shown once the first session is on screen (loading it replaces the chat). */
   #startupNotice: string | undefined;
 
@@ -133,6 +149,7 @@ export class ClawTui {
     this.tui.addChild(this.#todos);
     this.tui.addChild(this.#status);
     this.tui.addChild(this.#queueLine);
+    this.tui.addChild(this.#attachLine);
     this.tui.addChild(this.editor);
     this.tui.addChild(this.#footer);
     this.tui.setFocus(this.editor);
@@ -200,6 +217,7 @@ export class ClawTui {
     this.#footer.setText(style.dim(parts.join(' · ')));
     this.#status.setText(this.#quitArmed ? style.notice('press Ctrl+C again to quit') : '');
     this.#queueLine.setText(this.queue.size ? style.dim(terminalSafe(queuePreview(this.queue.list(), this.#queueHeld))) : '');
+    this.#attachLine.setText(this.attachments.list().length ? style.dim(terminalSafe(attachmentPreview(this.attachments.list()))) : '');
     this.tui.requestRender();
   }
 
@@ -225,9 +243,10 @@ export class ClawTui {
     const wasConnected = this.group !== undefined;
     const shownSession = wasConnected ? this.group?.activeSessionId : undefined;
     this.methods = new Set(connection.hello.methods);
-    connection.on('event', (params) => this.#onEvent(params));
-    connection.on('run.end', (params) => this.#onRunEnd(params));
-    connection.on('group.changed', (params) => this.#onGroupChanged(params));
+    // The run's notifications keep their order through one bounded batch, applied once per frame.
+    connection.on('event', (params) => this.#batch.push(() => this.#onEvent(params)));
+    connection.on('run.end', (params) => this.#batch.push(() => this.#onRunEnd(params)));
+    connection.on('group.changed', (params) => this.#batch.push(() => this.#onGroupChanged(params)));
     connection.on('todos.changed', (params: TodoView) => this.#showTodos(params));
     connection.on('mcp.authorized', (params: { group: string; status: string; message: string }) => params.group === this.group?.name && this.notice(`MCP: ${params.message}`, params.status === 'failed' ? 'error' : 'notice'));
     connection.on('goal.changed', (params: GoalView) => params.group === this.group?.name && this.notice(goalLine(params)));
@@ -236,6 +255,7 @@ export class ClawTui {
     const subscribed = (await connection.call('subscribe', { group: this.options.group })) as { group: GroupStatus };
     this.connection = connection;
     this.group = subscribed.group;
+    this.#extensions.attach(connection, subscribed.group.name);
     connection.onClose(() => this.#onClose(connection));
     if (wasConnected && this.queue.size) this.#queueHeld = true;
     // Same session as before the drop: the chat keeps what it showed (notices too) and gets only what came after.
@@ -253,6 +273,8 @@ export class ClawTui {
 
   #onClose(connection: GatewayConnection): void {
     if (this.connection !== connection) return;
+    // What the old connection delivered is applied before the cut is handled.
+    this.#batch.flush();
     this.connection = undefined;
     // A reply cut mid-stream is not kept half: its whole message comes with the catch-up after the reconnect.
     if (this.#reply) this.chat.removeChild(this.#reply);
@@ -462,7 +484,7 @@ export class ClawTui {
       this.#runFeature(feature);
       return true;
     }
-    const action = (['abort', 'repaint', 'toggleTools', 'steer', 'followUp', 'externalEditor', 'queue'] as const).find((name) => this.#matches(data, name));
+    const action = (['abort', 'repaint', 'details', 'steer', 'followUp', 'externalEditor', 'queue'] as const).find((name) => this.#matches(data, name));
     if (!action) return false;
     if (action === 'abort') {
       if (!this.group?.busy) return false;
@@ -476,16 +498,31 @@ export class ClawTui {
       );
     } else if (action === 'repaint') repaintViewport(this.tui);
     else if (action === 'queue') void this.submit('/queue', '');
-    else if (action === 'toggleTools') {
-      this.chat.toggleTools();
-      this.tui.requestRender();
-    } else if (action === 'externalEditor') this.#externalEditor();
+    else if (action === 'details') this.#openDetails();
+    else if (action === 'externalEditor') this.#externalEditor();
     else {
       const text = this.editor.getExpandedText();
       this.editor.setText('');
       void this.submit(`/${action === 'steer' ? 'steer' : 'follow-up'} ${text}`, text);
     }
     return true;
+  }
+
+  /** `/paste`, Ctrl+V: the clipboard's image becomes an attachment, its text goes into the draft at the cursor. */
+  async pasteClipboard(): Promise<void> {
+    const pasted = await readClipboard();
+    if (pasted.kind === 'image') this.notice(attachedNotice(this.attachments.addBytes('clipboard', pasted.data)));
+    else if (!pasted.text) this.notice('the clipboard holds no text or image; nothing was pasted');
+    else if (Buffer.byteLength(this.editor.getExpandedText()) + Buffer.byteLength(pasted.text) > LIMITS.tuiDraftBytes) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the draft and the clipboard's text are over the ${LIMITS.tuiDraftBytes}-byte draft limit together; nothing was pasted`);
+    } else this.editor.insertTextAtCursor(pasted.text);
+  }
+
+  /** Ctrl+O: the viewer over the chat, on the newest entry. */
+  #openDetails(): void {
+    const entries = this.chat.details.list();
+    if (!entries.length) return this.notice('no tool calls or reasoning to show yet');
+    this.showOverlay(new DetailsViewer(entries, () => this.tui.terminal.rows - 2, () => this.closeOverlay()));
   }
 
   /** The keys of the claw features: a cycle, or the slash command they stand for. */
@@ -695,6 +732,7 @@ export class ClawTui {
     if (this.#quitting) return;
     this.#quitting = true;
     this.#lifetime.abort();
+    this.#batch.stop();
     if (this.#ticker) clearInterval(this.#ticker);
     if (this.#quitArmTimer) clearTimeout(this.#quitArmTimer);
     const kept = this.#commands.drafts.saveOnQuit(this.editor.getExpandedText() || this.#clearedDraft);

@@ -53,39 +53,58 @@ export class Attachments {
 
   add(file: string): Attachment {
     const resolved = path.resolve(file);
-    if (this.#items.length >= LIMITS.tuiAttachmentsPerDraft) {
-      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `a draft holds at most ${LIMITS.tuiAttachmentsPerDraft} images; ${file} was not attached`, { hint: 'send this draft first, or /attachments remove ID' });
-    }
+    this.#checkCount(file);
     const fd = openRegular(resolved);
     try {
       const size = fs.fstatSync(fd).size;
-      if (size > LIMITS.tuiAttachmentBytes) {
-        throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${file} is ${(size / MiB).toFixed(1)} MiB, over the ${LIMITS.tuiAttachmentBytes / MiB} MiB limit of one image; it was not attached`, { hint: 'shrink or crop the image first' });
-      }
-      if (this.bytes + this.retainedElsewhere() + size > LIMITS.tuiAttachmentsRetainedBytes) {
-        throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `attaching ${file} would hold more than ${LIMITS.tuiAttachmentsRetainedBytes / MiB} MiB of images; it was not attached`, { hint: 'send or drop queued turns with images first' });
-      }
+      this.#checkBytes(file, size);
       // One byte more than the limit: a file that grew since fstat is caught, not cut.
       const buffer = Buffer.alloc(Math.min(size, LIMITS.tuiAttachmentBytes) + 1);
       let length = 0;
       for (let read = -1; read !== 0 && length < buffer.length; length += read) read = fs.readSync(fd, buffer, length, buffer.length - length, length);
       if (length > size || length > LIMITS.tuiAttachmentBytes) throw new XdogError(ErrorCodes.INVALID_STATE, `${file} changed while it was read; it was not attached`);
-      const data = buffer.subarray(0, length);
-      const mimeType = sniffImage(data);
-      if (!mimeType) throw new XdogError(ErrorCodes.IMAGE_REJECTED, `${file} is not a PNG, JPEG or WebP image (by its content); it was not attached`);
-      const base64 = data.toString('base64');
-      // A small file can still decode to a huge bitmap: the header's size is checked before anything decodes it.
-      const size2d = getImageDimensions(base64, mimeType);
-      if (!size2d) throw new XdogError(ErrorCodes.IMAGE_REJECTED, `${file}: its ${mimeType} header has no readable width and height; it was not attached`);
-      if (size2d.widthPx * size2d.heightPx > LIMITS.tuiAttachmentPixels) {
-        throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${file} is ${size2d.widthPx}x${size2d.heightPx} pixels, over the ${LIMITS.tuiAttachmentPixels / 1e6}-megapixel limit; it was not attached`, { hint: 'scale it down first' });
-      }
-      const attachment: Attachment = { id: `a${this.#next++}`, path: resolved, bytes: length, width: size2d.widthPx, height: size2d.heightPx, image: { type: 'image', mimeType, data: base64 } as ImageContent };
-      this.#items.push(attachment);
-      return attachment;
+      return this.#admit(file, resolved, buffer.subarray(0, length));
     } finally {
       fs.closeSync(fd);
     }
+  }
+
+  /** Attaches image bytes read elsewhere (the clipboard); `label` names them in notices and the preview. */
+  addBytes(label: string, data: Buffer): Attachment {
+    this.#checkCount(label);
+    this.#checkBytes(label, data.length);
+    return this.#admit(label, label, data);
+  }
+
+  #checkCount(what: string): void {
+    if (this.#items.length >= LIMITS.tuiAttachmentsPerDraft) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `a draft holds at most ${LIMITS.tuiAttachmentsPerDraft} images; ${what} was not attached`, { hint: 'send this draft first, or /attachments remove ID' });
+    }
+  }
+
+  #checkBytes(what: string, size: number): void {
+    if (size > LIMITS.tuiAttachmentBytes) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${what} is ${(size / MiB).toFixed(1)} MiB, over the ${LIMITS.tuiAttachmentBytes / MiB} MiB limit of one image; it was not attached`, { hint: 'shrink or crop the image first' });
+    }
+    if (this.bytes + this.retainedElsewhere() + size > LIMITS.tuiAttachmentsRetainedBytes) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `attaching ${what} would hold more than ${LIMITS.tuiAttachmentsRetainedBytes / MiB} MiB of images; it was not attached`, { hint: 'send or drop queued turns with images first' });
+    }
+  }
+
+  /** Checks the bytes are an image of a bounded size (by content and header, before anything decodes it), then attaches them. */
+  #admit(what: string, where: string, data: Buffer): Attachment {
+    const mimeType = sniffImage(data);
+    if (!mimeType) throw new XdogError(ErrorCodes.IMAGE_REJECTED, `${what} is not a PNG, JPEG or WebP image (by its content); it was not attached`);
+    const base64 = data.toString('base64');
+    // A small file can still decode to a huge bitmap: the header's size is checked before anything decodes it.
+    const size2d = getImageDimensions(base64, mimeType);
+    if (!size2d) throw new XdogError(ErrorCodes.IMAGE_REJECTED, `${what}: its ${mimeType} header has no readable width and height; it was not attached`);
+    if (size2d.widthPx * size2d.heightPx > LIMITS.tuiAttachmentPixels) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${what} is ${size2d.widthPx}x${size2d.heightPx} pixels, over the ${LIMITS.tuiAttachmentPixels / 1e6}-megapixel limit; it was not attached`, { hint: 'scale it down first' });
+    }
+    const attachment: Attachment = { id: `a${this.#next++}`, path: where, bytes: data.length, width: size2d.widthPx, height: size2d.heightPx, image: { type: 'image', mimeType, data: base64 } as ImageContent };
+    this.#items.push(attachment);
+    return attachment;
   }
 
   remove(id: string): Attachment {
@@ -107,6 +126,19 @@ export class Attachments {
   clear(): void {
     this.#items.splice(0);
   }
+}
+
+/** The notice of an image just attached. */
+export function attachedNotice(item: Attachment): string {
+  return `attached ${item.id}: ${path.basename(item.path)} (${item.image.mimeType}, ${item.width}x${item.height}, ${item.bytes} bytes)`;
+}
+
+/** The line above the editor: what goes with the next message (`a1 big.png PNG 16x16 8.0 MiB · a2 …`); empty without images. */
+export function attachmentPreview(items: readonly Attachment[]): string {
+  if (!items.length) return '';
+  const size = (bytes: number): string => (bytes >= MiB ? `${(bytes / MiB).toFixed(1)} MiB` : `${Math.max(1, Math.round(bytes / 1024))} KiB`);
+  const one = (item: Attachment): string => `${item.id} ${path.basename(item.path)} ${item.image.mimeType.slice(6).toUpperCase()}${item.width ? ` ${item.width}x${item.height}` : ''} ${size(item.bytes)}`;
+  return `attached ${items.map(one).join(' · ')} · /attachments remove ID drops one`;
 }
 
 function openRegular(file: string): number {

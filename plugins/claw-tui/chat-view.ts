@@ -1,6 +1,7 @@
 /**
  * How the conversation looks: one component per message, tool calls as one
- * line each (Ctrl+O shows their arguments and results), and the streaming
+ * line each (Ctrl+O's details viewer shows their arguments and results, and
+ * the model's reasoning, from the chat's DetailLog), and the streaming
  * reply growing in place. All model and tool text is made terminal-safe
  * first: it cannot move the cursor, set the title or write the clipboard.
  */
@@ -10,6 +11,7 @@ import { LIMITS } from '../../core/limits.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { messageText, thinkingText, toolCallLine, type PathMessage } from './conversation.js';
 import { LongText } from './long-text.js';
+import { DetailLog } from './details-view.js';
 
 export const style = {
   dim: (text: string): string => `\x1b[2m${text}\x1b[22m`,
@@ -22,7 +24,7 @@ export const style = {
 
 const safe = (text: string): string => terminalSafe(text);
 
-/** A tool call: one line, or its arguments and result when expanded. */
+/** A tool call: one line (its arguments and result are in the details viewer). */
 export class ToolLine implements Component {
   readonly #text = new Text('', 1, 0);
   #result: string | undefined;
@@ -32,7 +34,6 @@ export class ToolLine implements Component {
     readonly toolCallId: string,
     private readonly name: string,
     private readonly args: unknown,
-    private readonly expanded: () => boolean,
   ) {
     this.#refresh();
   }
@@ -43,17 +44,25 @@ export class ToolLine implements Component {
     this.#refresh();
   }
 
+  /** The call's whole arguments and its result (or that it still runs), for the details viewer. */
+  details(): string {
+    const result = this.#result === undefined ? '(still running)' : `${this.#isError ? 'error:\n' : ''}${this.#result}`;
+    return `arguments:\n${JSON.stringify(this.args, null, 2)}\n\nresult:\n${result}`;
+  }
+
+  get title(): string {
+    return `${this.name} (tool call${this.#result === undefined ? ', running' : this.#isError ? ', failed' : ''})`;
+  }
+
   #refresh(): void {
     const mark = this.#result === undefined ? '…' : this.#isError ? style.error('✗') : '✓';
     const head = `${mark} ${style.dim(safe(toolCallLine(this.name, this.args, 200)))}`;
     const lines = this.#result === undefined ? 0 : this.#result.split('\n').length;
-    const summary = this.#result === undefined ? '' : style.dim(` (${lines} line${lines === 1 ? '' : 's'}${this.expanded() ? '' : ', Ctrl+O for details'})`);
-    const details = this.expanded() ? `\n${style.dim(safe(JSON.stringify(this.args, null, 2)))}${this.#result === undefined ? '' : `\n${safe(this.#result)}`}` : '';
-    this.#text.setText(`${head}${summary}${details}`);
+    const summary = this.#result === undefined ? '' : style.dim(` (${lines} line${lines === 1 ? '' : 's'}, Ctrl+O for details)`);
+    this.#text.setText(`${head}${summary}`);
   }
 
   invalidate(): void {
-    this.#refresh();
     this.#text.invalidate();
   }
 
@@ -120,9 +129,8 @@ export function messageComponent(message: Message, index?: number): Component | 
 
 /** The scrollback: committed messages, tool lines, notices and the live reply. */
 export class ChatView extends Container {
-  expandTools = false;
-  /** Every tool line, for Ctrl+O. */
-  readonly #tools: ToolLine[] = [];
+  /** Recent tool calls and reasoning, for Ctrl+O. */
+  readonly details = new DetailLog();
   /**
    * The lines still waiting for their result, by tool-call id. A line belongs
    * to the message that made the call: ids repeat across runs (a restarted
@@ -142,7 +150,7 @@ export class ChatView extends Container {
    */
   load(messages: readonly PathMessage[], shown: number = LIMITS.tuiShownMessages): void {
     this.clear();
-    this.#tools.length = 0;
+    this.details.clear();
     this.#open.clear();
     const hidden = Math.max(0, messages.length - shown);
     if (hidden) this.notice(`… ${hidden} earlier message${hidden === 1 ? ' is' : 's are'} not drawn here: /transcript shows the whole session, /status numbers every message`);
@@ -156,6 +164,7 @@ export class ChatView extends Container {
     }
     const component = messageComponent(message, index);
     if (component) this.addChild(component);
+    this.#noteReasoning(message, index);
     if (message.role === 'assistant') {
       for (const part of message.content) if (part.type === 'toolCall') this.toolStart(part.id, part.name, part.arguments);
     }
@@ -164,9 +173,9 @@ export class ChatView extends Container {
   /** A line for a call; the same call seen again before its result (its live start, then its committed message) keeps its one line. */
   toolStart(id: string, name: string, args: unknown): void {
     if (this.#open.has(id)) return;
-    const line = new ToolLine(id, name, args, () => this.expandTools);
+    const line = new ToolLine(id, name, args);
     this.#open.set(id, line);
-    this.#tools.push(line);
+    this.details.add({ get title() { return line.title; }, text: () => line.details() });
     this.addChild(line);
   }
 
@@ -186,13 +195,16 @@ export class ChatView extends Container {
       if (component) this.children[at] = component;
       else this.children.splice(at, 1);
     } else if (component) this.addChild(component);
+    this.#noteReasoning(message);
     if (message.role === 'assistant') {
       for (const part of message.content) if (part.type === 'toolCall') this.toolStart(part.id, part.name, part.arguments);
     }
   }
 
-  toggleTools(): void {
-    this.expandTools = !this.expandTools;
-    for (const line of this.#tools) line.invalidate();
+  /** An assistant message's reasoning becomes an entry of the details viewer. */
+  #noteReasoning(message: Message, index?: number): void {
+    if (message.role !== 'assistant') return;
+    const thinking = thinkingText(message);
+    if (thinking) this.details.add({ title: `reasoning${index === undefined ? '' : ` of #${index}`}`, text: () => thinking });
   }
 }

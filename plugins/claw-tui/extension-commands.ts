@@ -3,11 +3,14 @@
  * `/ext-ID-NAME ARGS` through the gateway's `extensions.*` methods (the same
  * front-end logic as `xdog agent chat`), with completion in the editor for
  * text that starts with `/ext`. Reload and unload need an idle group (the
- * gateway refuses them with BUSY otherwise).
+ * gateway refuses them with BUSY otherwise). The extensions' dialogs
+ * (`extension.dialog`) open one at a time over the chat, oldest first.
  */
 import type { AutocompleteItem, AutocompleteProvider } from '@mariozechner/pi-tui';
 import { completeExtensionSlash, runExtensionSlash, type ExtensionControl, type ExtensionInfo } from '../extensions/index.js';
+import type { GatewayConnection } from '../claw-gateway/index.js';
 import type { ClawTui } from './app.js';
+import { ExtensionDialog, type ExtensionDialogView } from './extension-dialog.js';
 
 export class TuiExtensions {
   readonly control: ExtensionControl;
@@ -20,6 +23,63 @@ export class TuiExtensions {
       run: async (command, args) => ((await this.app.call('extensions.command', { command, args })) as { text: string }).text,
       complete: async (command, prefix) => ((await this.app.call('extensions.complete', { command, prefix })) as { items: string[] }).items,
     };
+  }
+
+  /** Dialogs waiting to be shown after the one on screen. */
+  readonly #waiting: ExtensionDialogView[] = [];
+  #shown: ExtensionDialog | undefined;
+  #countdown: NodeJS.Timeout | undefined;
+
+  /** Follows the group's extension dialogs on a new connection (those already waiting too). */
+  attach(connection: GatewayConnection, group: string): void {
+    this.#waiting.length = 0;
+    this.#hide();
+    connection.on('extension.dialog', (view: ExtensionDialogView) => view.group === group && this.#ask(view));
+    connection.on('extension.dialog.closed', (params: { group: string; dialogId: string; reason: string }) => params.group === group && this.#closed(params.dialogId, params.reason));
+    if (!this.app.methods.has('extensions.dialogs')) return;
+    this.app.call('extensions.dialogs', {}).then(
+      (views: ExtensionDialogView[]) => views.forEach((view) => this.#ask(view)),
+      (error: unknown) => this.app.error(error),
+    );
+  }
+
+  #ask(view: ExtensionDialogView): void {
+    if (this.#shown?.view.dialogId === view.dialogId || this.#waiting.some((waiting) => waiting.dialogId === view.dialogId)) return;
+    this.#waiting.push(view);
+    if (!this.#shown) this.#showNext();
+  }
+
+  #showNext(): void {
+    const view = this.#waiting.shift();
+    if (!view) return;
+    const dialog = new ExtensionDialog(view, (answer) => {
+      this.#hide();
+      this.app.call('extensions.answer', { dialogId: view.dialogId, answer }).catch((error: unknown) => this.app.error(error));
+      this.#showNext();
+    });
+    this.#shown = dialog;
+    this.app.showOverlay(dialog);
+    // The seconds left are drawn again every second.
+    this.#countdown = setInterval(() => this.app.tui.requestRender(), 1000);
+    this.#countdown.unref();
+  }
+
+  #hide(): void {
+    if (this.#countdown) clearInterval(this.#countdown);
+    this.#countdown = undefined;
+    if (this.#shown) this.app.closeOverlay();
+    this.#shown = undefined;
+  }
+
+  /** Answered by another client, or timed out: its dialog goes, with a notice. */
+  #closed(dialogId: string, reason: string): void {
+    const at = this.#waiting.findIndex((view) => view.dialogId === dialogId);
+    if (at >= 0) this.#waiting.splice(at, 1);
+    if (this.#shown?.view.dialogId !== dialogId) return;
+    this.#hide();
+    if (reason !== 'answered') this.app.notice(`the extension dialog ${reason}; the extension got no answer`);
+    else this.app.notice('the extension dialog was answered');
+    this.#showNext();
   }
 
   /** Runs one command and shows its text in a pager. */

@@ -17,7 +17,7 @@ export const ACTIONS = {
   abort: { keys: ['escape'], summary: 'abort the running turn' },
   quit: { keys: ['ctrl+c'], summary: 'clear the draft; twice in a row quits' },
   repaint: { keys: ['ctrl+l'], summary: 'repaint the screen' },
-  toggleTools: { keys: ['ctrl+o'], summary: 'show or hide tool call details' },
+  details: { keys: ['ctrl+o'], summary: 'the details viewer: recent tool calls (whole arguments, results) and reasoning' },
   steer: { keys: ['alt+s'], summary: 'send the draft as /steer' },
   followUp: { keys: ['alt+f'], summary: 'send the draft as /follow-up' },
   externalEditor: { keys: ['ctrl+g'], summary: 'edit the draft in $VISUAL / $EDITOR' },
@@ -29,6 +29,7 @@ export const ACTIONS = {
   sessions: { keys: ['alt+r'], summary: 'open the session browser (/sessions)' },
   transcript: { keys: ['alt+h'], summary: 'open the transcript (/transcript)' },
   copy: { keys: ['alt+c'], summary: 'copy the last response (/copy)' },
+  paste: { keys: ['ctrl+v'], summary: "attach the clipboard's image or insert its text (/paste)" },
 } as const satisfies Record<string, { keys: readonly string[]; summary: string }>;
 
 export type Action = keyof typeof ACTIONS;
@@ -82,7 +83,9 @@ export function loadKeybindings(file: string): LoadedBindings {
     return fallback(`key "${issue.path.join('.') || '(file)'}": ${issue.message} (expected {"action": "key" or ["key", ...]})`);
   }
   const bindings = { ...defaults };
-  for (const [action, keys] of Object.entries(parsed.data)) {
+  for (const [named, keys] of Object.entries(parsed.data)) {
+    // The action's name before the details viewer replaced the inline toggle.
+    const action = named === 'toggleTools' ? 'details' : named;
     if (!(action in ACTIONS)) return fallback(`key "${action}" is not an action (actions: ${Object.keys(ACTIONS).join(', ')})`);
     const bad = keys.find((key) => !isKeyId(key));
     if (bad !== undefined) return fallback(`key "${action}": "${bad}" is not a key (e.g. "ctrl+g", "alt+enter", "f2")`);

@@ -5,7 +5,7 @@
  * list of our own; a change carries the session id the TUI shows.
  */
 import { ErrorCodes, XdogError } from '../../core/errors.js';
-import type { ModelCatalog } from '../claw-gateway/index.js';
+import type { ModelCatalog } from '../claw-gateway/tokens.js';
 import type { ClawTui } from './app.js';
 import { Picker, type PickerItem } from './picker.js';
 

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ClawTui } from './app.js';
+import { attachedNotice } from './attachments.js';
 import type { Message } from '../../core/index.js';
 import { messageText, pathMessages, readTranscriptEntries, toolCallLine, toolCallsOf, type PathMessage } from './conversation.js';
 import { renderConversation } from './export-formats.js';
@@ -193,8 +194,9 @@ export class SessionCommands {
       // A relative path names a file of the group's workspace, as the agent sees it (not the TUI's cwd).
       const target = expandHome(file);
       const attachment = this.app.attachments.add(path.isAbsolute(target) ? target : path.join(this.app.group?.workspace ?? process.cwd(), target));
-      this.app.notice(`attached ${attachment.id}: ${path.basename(attachment.path)} (${attachment.image.mimeType}, ${attachment.width}x${attachment.height}, ${attachment.bytes} bytes)`);
+      this.app.notice(attachedNotice(attachment));
     },
+    paste: () => this.app.pasteClipboard(),
     attachments: (args) => {
       const [verb, id] = args.split(/\s+/);
       if (verb === 'clear') {

@@ -45,6 +45,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   command('export', 'PATH [text|md|json|html] [full] [N-M]|cancel', 'review, then write the conversation (user and assistant text; full: with reasoning and tools) to a new 0600 file', ['transcript.read']),
   command('share', 'PATH [full] [N-M]|cancel', 'review, then write the conversation as a standalone HTML page (secrets redacted)', ['transcript.read']),
   command('attach', 'PATH', 'attach a PNG, JPEG or WebP image to the draft'),
+  command('paste', '', "attach the clipboard's image, or put its text in the draft (Ctrl+V; wl-paste or xclip)", [], 'paste'),
   command('attachments', '[remove ID|clear]', "list or drop the draft's images"),
   command('goal', '[set TEXT|pause|resume|done|abandon]', "show the group's goal, or set or change it", ['goal.get']),
   command('extensions', '[list|reload ID|unload ID]', 'start and list the enabled extensions, or reload/unload one (idle); /ext-ID-NAME ARGS runs an extension command (Tab completes)', ['extensions.list']),

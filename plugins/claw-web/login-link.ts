@@ -5,7 +5,7 @@
  */
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { readToken } from '../../core/rpc/index.js';
-import type { GatewayLocations } from '../claw-gateway/index.js';
+import type { GatewayLocations } from '../claw-gateway/tokens.js';
 import { readWebState } from './state-file.js';
 
 export async function requestLoginLink(locations: GatewayLocations, timeoutMs = 10_000): Promise<{ url: string; exposed: boolean }> {

@@ -166,7 +166,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   server.on('clientError', (_error, socket: Socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new XdogError(ErrorCodes.CONFLICT, `port ${options.port} on ${host} is in use`, { hint: 'pick another with --port, or stop what listens there' }) : error),
+      reject(error.code === 'EADDRINUSE' ? new XdogError(ErrorCodes.CONFLICT, `port ${options.port} on ${host} is in use`, { hint: 'pick another with --port (claw.web.port for the dashboard the gateway serves), or stop what listens there' }) : error),
     );
     server.listen(options.port, host, () => resolve());
   });

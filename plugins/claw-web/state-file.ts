@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { readRegularFileSync } from '../../core/bounded-read.js';
 import { checkRuntimeDir, ensurePrivateDir } from '../../core/rpc/index.js';
-import type { GatewayLocations } from '../claw-gateway/index.js';
+import type { GatewayLocations } from '../claw-gateway/tokens.js';
 
 const WebState = z.object({ pid: z.number().int(), url: z.string().url(), exposed: z.boolean() });
 export type WebState = z.infer<typeof WebState>;

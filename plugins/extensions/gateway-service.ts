@@ -11,12 +11,13 @@ import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
-import { Notifications, followGroups, gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
-import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/index.js';
+import { Notifications, followGroups, gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/tokens.js';
+import { appendInTransaction, lockSessionPath, type Entry, type SessionStore } from '../sessions/tokens.js';
 import type { Json } from './api.js';
 import type { ExtensionEntrySink, ExtensionHost } from './host.js';
 import { inspectorOf } from './inspector.js';
 import { syncExtensionTools } from './provider.js';
+import { DialogRelay } from './dialog-relay.js';
 
 /** The `custom` entry type of an extension's entries: `extension:ID:KIND`. */
 export const ENTRY_TYPE_PREFIX = 'extension:';
@@ -24,10 +25,12 @@ export const ENTRY_TYPE_PREFIX = 'extension:';
 const Target = z.object({ group: z.string().optional(), id: z.string().min(1) }).strict();
 const CommandName = z.string().regex(/^\/?ext-[\w.-]{1,200}$/, 'an extension command is /ext-ID-NAME');
 const CommandCall = z.object({ group: z.string().optional(), command: CommandName, args: textWithin(LIMITS.messageTextBytes).default('') }).strict();
+const AnswerCall = z.object({ group: z.string().optional(), dialogId: z.string().min(1).max(64), answer: z.union([z.string().max(LIMITS.messageTextBytes), z.boolean(), z.null()]) }).strict();
 const CompleteCall = z.object({ group: z.string().optional(), command: CommandName, prefix: textWithin(LIMITS.extensionCompletionPrefixBytes).default('') }).strict();
 
 export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | undefined): GatewayService {
   let gateway: GatewayHost | undefined;
+  let dialogs: DialogRelay | undefined;
   const hostIn = (group: string | undefined) => {
     const runtime = gateway!.group(group);
     const host = hostOf(runtime.kernel);
@@ -46,6 +49,12 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
       }),
       'extensions.command': gatewayMethod(CommandCall, async (params) => ({ text: await hostIn(params.group).host.runCommand(params.command, params.args) })),
       'extensions.complete': gatewayMethod(CompleteCall, async (params) => ({ items: await hostIn(params.group).host.completeCommand(params.command, params.prefix) })),
+      // Extension dialogs (dialog-relay.ts): the ones waiting (a client that connects later shows them), and a client's answer.
+      'extensions.dialogs': gatewayMethod(z.object({ group: z.string().optional() }).strict(), (params) => dialogs!.pendingIn(gateway!.group(params.group).name)),
+      'extensions.answer': gatewayMethod(AnswerCall, (params) => {
+        dialogs!.answer(gateway!.group(params.group).name, params.dialogId, params.answer);
+        return { answered: params.dialogId };
+      }),
       'extensions.reload': gatewayMethod(Target, (params) => {
         const { runtime, host } = hostIn(params.group);
         return runtime.control(runtime.activeSessionId, () => host.reload(params.id), 'loosen');
@@ -57,11 +66,13 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
     },
     async start(host) {
       gateway = host;
+      const relay = (dialogs = new DialogRelay((group, method, params) => host.publish(group, null, method, params), () => host.clock.now()));
       // Each group as the gateway takes it (a worker takes groups over while it runs); its kernel closes its extensions with it.
       await followGroups(host, 'extensions', {
         ready: (runtime) => {
           const extensions = hostOf(runtime.kernel);
           if (!extensions) return;
+          extensions.ui = { dialog: (request, extensionId) => relay.ask(runtime.name, extensionId, request) };
           extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
           // claw send shows why an extension was quarantined, not only the gateway log.
           extensions.relayNotice = (message) => host.publish(runtime.name, null, Notifications.notice, { group: runtime.name, source: 'extensions', message });

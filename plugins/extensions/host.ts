@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import type { DiscoveredExtension } from '../../core/discovery.js';
 import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import type { Telemetry } from '../../core/telemetry.js';
 import type { Json } from './api.js';
 import { AGENT_INSPECTIONS, AppendEntrySchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
 import { SANDBOX_OFF, type Launch, type SandboxPolicy } from '../sandbox/index.js';
@@ -39,7 +40,7 @@ export interface ExtensionInfo {
 
 /** A dialog answer: `undefined` for select/input cancelled, false for confirm. */
 export interface ExtensionUi {
-  dialog(request: z.infer<typeof DialogSchema>): Promise<string | boolean | undefined>;
+  dialog(request: z.infer<typeof DialogSchema>, extensionId: string): Promise<string | boolean | undefined>;
 }
 
 /** Stores durable entries for the current session (the gateway binds one); none means "unavailable". */
@@ -67,6 +68,8 @@ export interface ExtensionHostOptions {
   onNotice?(message: string): void;
   /** The OS sandbox of one extension's worker (docs/sandbox.md); default off. */
   sandboxOf?(id: string): SandboxPolicy;
+  /** The telemetry callbacks are traced with (an `extension` span each), when there is one. */
+  telemetry?(): Telemetry | undefined;
 }
 
 interface Pending {
@@ -252,6 +255,13 @@ export class ExtensionHost {
    * the extension is quarantined and this rejects with UNAVAILABLE.
    */
   async invoke<T>(id: string, method: 'invoke' | 'complete', params: Record<string, unknown>, schema: z.ZodType<T>, what: string): Promise<T> {
+    const telemetry = this.#options.telemetry?.();
+    if (!telemetry) return this.#invoke(id, method, params, schema, what);
+    // `what` names the callback ("beforeToolCall", "tool ext_x", ...): a span per call, under the tool call or turn that made it.
+    return telemetry.inSpan(`extension ${id}`, { attributes: { 'xdog.extension': id, 'xdog.extension.callback': what } }, () => this.#invoke(id, method, params, schema, what));
+  }
+
+  async #invoke<T>(id: string, method: 'invoke' | 'complete', params: Record<string, unknown>, schema: z.ZodType<T>, what: string): Promise<T> {
     const record = this.#record(id);
     const worker = record.worker;
     if (record.state !== 'active' || !worker) throw unavailable(record);
@@ -444,7 +454,7 @@ export class ExtensionHost {
       if (!parsed.success) throw refusal(`dialog: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
       const none = parsed.data.kind === 'confirm' ? false : null;
       if (!this.ui) return { answer: none };
-      const answer = await withDeadline(this.ui.dialog(parsed.data), parsed.data.timeoutSeconds * 1000).catch(() => undefined);
+      const answer = await withDeadline(this.ui.dialog(parsed.data, record.id), parsed.data.timeoutSeconds * 1000).catch(() => undefined);
       return { answer: answer ?? none };
     });
     peer.addMethod('inspect', async (params) => {

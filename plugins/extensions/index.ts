@@ -10,6 +10,7 @@ import { definePlugin } from '../../core/plugin.js';
 import { findExtension } from '../../core/discovery.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { Config, WorkingDirectory, token } from '../../core/tokens.js';
+import { TelemetryHolderToken, type TelemetryHolder } from '../../core/telemetry.js';
 import { DynamicModelProvidersToken } from '../../core/model/registry.js';
 import type { Kernel } from '../../core/kernel.js';
 import type { XdogConfig } from '../../core/config.js';
@@ -19,7 +20,7 @@ import { ExtensionHost } from './host.js';
 import { extensionProviders, extensionTools } from './provider.js';
 import { extensionsService } from './gateway-service.js';
 import { resolvePolicy } from '../sandbox/index.js';
-import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import type { AgentTool } from '../../core/agent/tool-types.js';
 
 export { ExtensionHost, commandAlias, providerAlias, toolAlias, extensionSlug, type ExtensionInfo, type ExtensionState, type ExtensionUi, type ExtensionEntrySink, type ExtensionInspector } from './host.js';
@@ -53,7 +54,10 @@ export default definePlugin({
       .toDynamicValue((context) => {
         const config = context.get<XdogConfig>(Config);
         const cwd = context.get<string>(WorkingDirectory);
+        // Filled when the telemetry plugin opens (after this binding resolves): asked per callback.
+        const telemetry = context.get<TelemetryHolder>(TelemetryHolderToken, { optional: true });
         return new ExtensionHost({
+          telemetry: () => telemetry?.current,
           ids: config.extensions ?? [],
           settings: config.extension_settings ?? {},
           cwd,

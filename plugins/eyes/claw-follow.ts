@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import { describeError } from '../../core/errors.js';
-import type { GatewayHost, GatewayService, GroupRuntime } from '../claw-gateway/index.js';
+import type { GatewayHost, GatewayService, GroupRuntime } from '../claw-gateway/tokens.js';
 import type { EyesClient } from './client.js';
 import { eyesLocations } from './locations.js';
 import type { ObservationRecord } from './protocol.js';

@@ -5,7 +5,7 @@
  * the tools work in the group's workspace.
  */
 import type { AgentTool, Kernel } from '../../core/index.js';
-import type { ClawGroupContext } from '../claw-gateway/index.js';
+import type { ClawGroupContext } from '../claw-gateway/tokens.js';
 import type { EyesClient } from './client.js';
 import { createEyesTools } from './tools.js';
 

@@ -5,7 +5,7 @@
  * SQLite) load only in the daemon process.
  */
 import { CapabilityContribution, ContainerModule, ToolContribution, definePlugin } from '../../core/index.js';
-import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { eyesCapability } from './capability.js';
 import { EyesFollowService } from './claw-follow.js';
 import { groupEyesTools } from './group-tools.js';

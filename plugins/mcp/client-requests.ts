@@ -99,7 +99,7 @@ async function elicit(server: string, params: unknown, context: { handlers: McpC
     throw error;
   });
   if (answer.action !== 'accept') return { action: answer.action, ...(answer.reason ? { _meta: { 'dev.xdog/reason': answer.reason } } : {}) };
-  return { action: 'accept', content: checkAnswer(server, request, answer.content) };
+  return { action: 'accept', content: checkElicitationAnswer(server, request, answer.content) };
 }
 
 /** A form elicitation's fields, or why it is declined outright (URL mode, a nested form). */
@@ -149,7 +149,7 @@ function enumOf(schema: Record<string, unknown>): string[] | undefined {
 }
 
 /** The person's answer, checked against the form before it leaves (a typo never reaches the server as junk). */
-function checkAnswer(server: string, request: McpElicitation, content: Record<string, McpElicitationValue>): Record<string, McpElicitationValue> {
+export function checkElicitationAnswer(server: string, request: McpElicitation, content: Record<string, McpElicitationValue>): Record<string, McpElicitationValue> {
   const out: Record<string, McpElicitationValue> = {};
   for (const [name, value] of Object.entries(content)) {
     const field = request.fields[name];
@@ -173,7 +173,7 @@ function checkAnswer(server: string, request: McpElicitation, content: Record<st
 
 async function sample(server: string, params: unknown, context: { handlers: McpClientHandlers; signal: AbortSignal; deadlineMs: number }): Promise<Record<string, unknown>> {
   if (!context.handlers.sample) {
-    throw refusal(server, 'asked for sampling (a call on your model), which this host has not enabled', 'sampling spends your model budget: only a host that passes a sampling handler (McpRegistry handlers.sample) answers it');
+    throw refusal(server, 'asked for sampling (a call on your model), which this host has not enabled', 'sampling runs on your model and spends your budget: allow it for this server with sampling: { allow: true } in mcp_servers (claw groups), or pass handlers.sample to McpRegistry (from code)');
   }
   const request = parseSampling(server, params);
   const answer = await withDeadline(context.signal, context.deadlineMs, (signal) => context.handlers.sample!(request, signal));

@@ -68,7 +68,7 @@ export class McpConnection {
   readonly #handlers: McpClientHandlers;
   readonly #telemetry?: () => Telemetry | undefined;
   readonly #transportKind: 'stdio' | 'http';
-  #notify?: (method: string) => void;
+  #notify?: (method: string, params?: Record<string, unknown>) => void;
   #closing = false;
   #ended?: string;
 
@@ -154,7 +154,7 @@ export class McpConnection {
     client.setRequestHandler(ElicitRequestSchema, answer('elicitation/create'));
     if (this.#handlers.sample) client.setRequestHandler(CreateMessageRequestSchema, answer('sampling/createMessage'));
     client.onclose = () => this.#onTransportClosed();
-    client.fallbackNotificationHandler = async (notification) => this.#notify?.(notification.method);
+    client.fallbackNotificationHandler = async (notification) => this.#notify?.(notification.method, notification.params as Record<string, unknown> | undefined);
     this.#client = client;
     await client.connect(transport, { timeout: this.#timeout });
   }
@@ -193,7 +193,7 @@ export class McpConnection {
   }
 
   /** Hears notification methods (list changes); the 2026-07-28 wire has none without a subscription. */
-  onNotification(listener: (method: string) => void): void {
+  onNotification(listener: (method: string, params?: Record<string, unknown>) => void): void {
     this.#notify = listener;
   }
 

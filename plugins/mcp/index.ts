@@ -14,13 +14,17 @@ export { bindMcpRegistry, createMcpAgent, setMcpRegistry, type McpBindableAgent 
 export { McpRegistry } from './registry.js';
 export type {
   McpCompletionRequest,
+  McpHandlersOption,
   McpProxyTool,
   McpRegistryOptions,
+  McpServerNotice,
   McpServerState,
   McpServerStatus,
   McpToolInfo,
 } from './registry.js';
 export type { McpBlock, McpBlockType } from './content.js';
+export { checkElicitationAnswer, parseSampling } from './client-requests.js';
+export { describeElicitationField, parseElicitationLine } from './elicitation-fields.js';
 export type { McpClientHandlers, McpElicitation, McpElicitationAnswer, McpElicitationField, McpElicitationValue, McpSamplingAnswer, McpSamplingRequest } from './client-requests.js';
 export { draftText } from './documents.js';
 export type { McpCatalogKind, McpCompletion, McpDocument, McpPromptEntry, McpResourceEntry, McpTemplateEntry } from './documents.js';

@@ -122,7 +122,17 @@ export interface McpRegistryOptions {
   /** The OS sandbox of stdio servers whose entry sets none (the kernel's or group's `sandbox:`; docs/sandbox.md). */
   sandbox?: SandboxConfig;
   /** How servers' elicitation and sampling requests are answered (absent: elicitation declined, sampling refused). */
-  handlers?: McpClientHandlers;
+  handlers?: McpHandlersOption;
+}
+
+/** Handlers for every server, or chosen per server at its connect (a host whose policy differs by server). */
+export type McpHandlersOption = McpClientHandlers | ((server: string) => McpClientHandlers | undefined);
+
+/** A notification a connected server sent (list changes, resource updates), as the host hears it. */
+export interface McpServerNotice {
+  server: string;
+  method: string;
+  params?: Record<string, unknown>;
 }
 
 /** An MCP proxy tool, carrying the server and tool it stands for. */
@@ -135,12 +145,13 @@ export interface McpProxyTool extends AgentTool<Record<string, unknown>, McpTool
 export class McpRegistry implements AsyncDisposable {
   readonly #servers = new Map<string, ServerEntry>();
   readonly #listeners = new Set<() => void>();
+  readonly #noticeListeners = new Set<(notice: McpServerNotice) => void>();
   readonly #cwd: string;
   readonly #env: NodeJS.ProcessEnv;
   readonly #telemetry?: () => Telemetry | undefined;
   readonly #credentials?: McpCredentialStore;
   readonly #sandbox?: SandboxConfig;
-  #handlers?: McpClientHandlers;
+  #handlers?: McpHandlersOption;
   #proxies: McpProxyTool[] = [];
   #closed = false;
 
@@ -196,7 +207,7 @@ export class McpRegistry implements AsyncDisposable {
    * connect on (a host that learns late whether a person is present, like the
    * chat on a TTY). Connections already open keep what they had.
    */
-  setHandlers(handlers: McpClientHandlers | undefined): void {
+  setHandlers(handlers: McpHandlersOption | undefined): void {
     this.#handlers = handlers;
   }
 
@@ -223,6 +234,7 @@ export class McpRegistry implements AsyncDisposable {
       throw error;
     }
     const McpConnection = await this.#connectionClass(entry, attempt);
+    const handlers = typeof this.#handlers === 'function' ? this.#handlers(id) : this.#handlers;
     const connection = McpConnection.create({
       id,
       config: entry.config,
@@ -230,7 +242,7 @@ export class McpRegistry implements AsyncDisposable {
       env: this.#env,
       ...(bearer === undefined ? {} : { bearer }),
       sandbox: this.#sandbox,
-      ...(this.#handlers ? { handlers: this.#handlers } : {}),
+      ...(handlers ? { handlers } : {}),
       onLost: (reason) => this.#lost(entry, connection, reason),
       ...(this.#telemetry ? { telemetry: this.#telemetry } : {}),
     });
@@ -369,6 +381,34 @@ export class McpRegistry implements AsyncDisposable {
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => void this.#listeners.delete(listener);
+  }
+
+  /**
+   * Listens for the notifications connected servers send (`notifications/tools/list_changed`,
+   * `notifications/resources/updated`, ...); returns a disposer. A listener must not throw.
+   * Hearing one changes nothing by itself (the server is only marked stale): the host decides.
+   */
+  onNotice(listener: (notice: McpServerNotice) => void): () => void {
+    this.#noticeListeners.add(listener);
+    return () => void this.#noticeListeners.delete(listener);
+  }
+
+  /**
+   * Asks the server for `notifications/resources/updated` about `uri` (`resources/subscribe`);
+   * heard through `onNotice`. Needs the server's `resources.subscribe` capability.
+   */
+  async subscribeResource(id: string, uri: string, options: RequestOptions = {}): Promise<void> {
+    const entry = this.#connected(id);
+    const resources = entry.connection!.capabilities.resources as { subscribe?: unknown } | undefined;
+    if (resources?.subscribe !== true) {
+      throw new XdogError(ErrorCodes.MCP_FAILED, `MCP server "${id}" does not offer resource subscriptions`, { hint: 'read the resource again instead (mcp.read)' });
+    }
+    await entry.connection!.request('resources/subscribe', { uri }, options);
+  }
+
+  /** Ends a `subscribeResource`. */
+  async unsubscribeResource(id: string, uri: string, options: RequestOptions = {}): Promise<void> {
+    await this.#connected(id).connection!.request('resources/unsubscribe', { uri }, options);
   }
 
   /**
@@ -511,8 +551,11 @@ export class McpRegistry implements AsyncDisposable {
 
   #watchListChanges(entry: ServerEntry, connection: McpConnection): void {
     // Passive marking only: a list-changed notice never triggers a refresh by itself.
-    connection.onNotification((method) => {
-      if (method.endsWith('/list_changed') && entry.connection === connection) entry.stale = true;
+    connection.onNotification((method, params) => {
+      if (entry.connection !== connection) return;
+      if (method.endsWith('/list_changed')) entry.stale = true;
+      const notice: McpServerNotice = { server: entry.id, method, ...(params ? { params } : {}) };
+      for (const listener of [...this.#noticeListeners]) listener(notice);
     });
   }
 

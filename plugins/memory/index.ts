@@ -12,7 +12,7 @@
  * nothing; docs/automation.md ("Memory") describes it for users.
  */
 import { ContainerModule, ToolContribution, definePlugin } from '../../core/index.js';
-import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { MEMORY_TOOL_NAMES, createMemoryTools } from './tools.js';
 import { createMemoryService } from './service.js';
 

@@ -6,7 +6,7 @@
  */
 import type { DataSource } from 'typeorm';
 import { ErrorCodes, XdogError } from '../../core/index.js';
-import type { Sql } from '../sessions/index.js';
+import type { Sql } from '../sessions/tokens.js';
 import type { MemoryQuery } from './query.js';
 import { PostgresFtsIndex } from './postgres-fts-index.js';
 import { SqliteFts5Index } from './sqlite-fts5-index.js';

@@ -6,7 +6,7 @@
  */
 import { ErrorCodes, XdogError, type Clock } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { MAX_ROW_ID, type SessionStore, type Sql } from '../sessions/index.js';
+import { MAX_ROW_ID, type SessionStore, type Sql } from '../sessions/tokens.js';
 import { checkMemoryTags, checkMemoryText, type MemoryEntry, type MemoryInput, type MemorySource } from './entry.js';
 import type { MemoryIndex } from './memory-index.js';
 import { parseMemoryQuery } from './query.js';

@@ -6,8 +6,8 @@
  * tsquery by plainto_tsquery/phraseto_tsquery, so nothing a model writes is
  * read as tsquery syntax.
  */
-import { MEMORY_FTS_TABLE, MEMORY_TS_CONFIG } from '../../entities/index.js';
-import type { Sql } from '../sessions/index.js';
+import { MEMORY_FTS_TABLE, MEMORY_TS_CONFIG } from '../../entities/memory-fts-names.js';
+import type { Sql } from '../sessions/tokens.js';
 import type { MemoryHit, MemoryIndex } from './memory-index.js';
 import type { MemoryQuery } from './query.js';
 

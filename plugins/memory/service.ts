@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ErrorCodes, XdogError } from '../../core/index.js';
-import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
+import { gatewayMethod, type GatewayHost, type GatewayService } from '../claw-gateway/tokens.js';
 import { memoryIndexFor } from './memory-index.js';
 import { MemoryStore } from './memory-store.js';
 

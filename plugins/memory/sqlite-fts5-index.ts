@@ -4,8 +4,8 @@
  * sent as an FTS5 string literal, so nothing a model writes is read as FTS5
  * syntax (no column filters, NEAR, prefixes or boolean operators).
  */
-import { MEMORY_FTS_TABLE } from '../../entities/index.js';
-import type { Sql } from '../sessions/index.js';
+import { MEMORY_FTS_TABLE } from '../../entities/memory-fts-names.js';
+import type { Sql } from '../sessions/tokens.js';
 import type { MemoryHit, MemoryIndex } from './memory-index.js';
 import type { MemoryQuery } from './query.js';
 

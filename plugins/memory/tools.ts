@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { XdogError, type AgentTool, type AgentToolResult } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { CLAW_SESSION_TOOL_CTX, type ClawGroupContext } from '../claw-gateway/index.js';
+import { CLAW_SESSION_TOOL_CTX, type ClawGroupContext } from '../claw-gateway/tokens.js';
 import type { MemoryEntry } from './entry.js';
 import { formatMemory } from './format.js';
 import { memoryIndexFor } from './memory-index.js';

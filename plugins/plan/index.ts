@@ -8,7 +8,7 @@
  * ships the `plan` skill (planning instructions, loaded only when asked).
  */
 import { ContainerModule, ToolContribution, definePlugin, type Kernel } from '../../core/index.js';
-import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/index.js';
+import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { tapPlanGate } from './gate.js';
 import { planInEffect } from './plan-store.js';
 import { createPlanService } from './service.js';

@@ -5,7 +5,7 @@
  * active session's.
  */
 import { ErrorCodes, XdogError } from '../../core/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import { decodePlan, type PlanState } from './state.js';
 
 export interface SessionPlan {

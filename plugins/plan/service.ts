@@ -5,7 +5,7 @@
  * `plan.health` lists plans that cannot be read, for `xdog claw status`.
  */
 import { ErrorCodes, LIMITS, XdogError, describeError, textWithin, z, type Clock } from '../../core/index.js';
-import { gatewayMethod, type ControlKind, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/index.js';
+import { gatewayMethod, type ControlKind, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { activeSessionOf, loadPlan, savePlan } from './plan-store.js';
 import { checkStop, executePlan, renderPlan, revisePlan, startPlan, type PlanState } from './state.js';
 

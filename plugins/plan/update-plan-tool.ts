@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { describeError, type AgentTool, type Clock } from '../../core/index.js';
-import type { SessionStore } from '../sessions/index.js';
+import type { SessionStore } from '../sessions/tokens.js';
 import { activeSessionOf, loadPlan, savePlan } from './plan-store.js';
 import { PlanStepSchema, renderPlan, updateSteps } from './state.js';
 

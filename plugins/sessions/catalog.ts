@@ -33,8 +33,9 @@ export async function listGroups(sql: Sql): Promise<GroupRecord[]> {
   return (await sql.all<GroupRow>('SELECT name, active_session_id, revision FROM claw_groups ORDER BY name')).map(toGroup);
 }
 
-export async function requireSession(sql: Sql, sessionId: string): Promise<SessionRecord> {
-  const [row] = await sql.all<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM claw_sessions WHERE id = :id`, { id: String(sessionId) });
+/** The session, or NOT_FOUND; `lock` holds its row until the transaction ends (writers of it wait). */
+export async function requireSession(sql: Sql, sessionId: string, lock = false): Promise<SessionRecord> {
+  const [row] = await sql.all<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM claw_sessions WHERE id = :id${lock ? sql.forUpdate : ''}`, { id: String(sessionId) });
   if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no claw session ${JSON.stringify(sessionId)}`, { hint: 'list sessions with `xdog claw sessions list`' });
   return toSession(row);
 }

@@ -12,9 +12,9 @@
  * them in turn (nothing here orders two operations of one process on PG).
  */
 import type { DataSource, QueryRunner } from 'typeorm';
-import { ErrorCodes, XdogError } from '../../core/index.js';
+import { ErrorCodes, XdogError, timedStoreTransaction } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { describeClawStore } from '../../entities/index.js';
+import { describeClawStore } from '../../entities/claw-store-location.js';
 import { DamagedStore } from './stored.js';
 
 export type Params = Record<string, unknown>;
@@ -24,6 +24,22 @@ export interface Sql {
   all<T>(sql: string, params?: Params): Promise<T[]>;
   /** Runs a statement; returns the number of rows it changed. */
   run(sql: string, params?: Params): Promise<number>;
+  /**
+   * What a SELECT ends with to lock the rows it reads until the transaction ends, for an update
+   * of their other columns (` FOR NO KEY UPDATE` on PostgreSQL: rows that only reference them
+   * can still be added); nothing on SQLite, whose write transactions hold the file from BEGIN.
+   */
+  readonly forUpdate: string;
+}
+
+export interface TransactionOptions {
+  /**
+   * `work` locks every row whose reading decides what it writes (`Sql.forUpdate`), and its other
+   * reads are of rows nobody changes. On PostgreSQL it then runs READ COMMITTED: writers of other
+   * rows never fail it, writers of the same rows wait for each other. Without this it runs
+   * SERIALIZABLE, which also guards invariants across rows (counts, uniqueness by lookup).
+   */
+  rowLocks?: boolean;
 }
 
 interface Compiled {
@@ -32,6 +48,25 @@ interface Compiled {
 }
 
 const PARAMETER = /:([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/**
+ * SQLite: IMMEDIATE takes the write lock up front (waiting up to the busy timeout), so a
+ * transaction that reads then writes cannot fail midway because another process wrote.
+ */
+const SQLITE_BEGIN = 'BEGIN IMMEDIATE';
+
+/**
+ * PostgreSQL: SERIALIZABLE, with index scans wherever an index serves the query. A sequential
+ * scan takes a predicate lock on the whole table, and the planner picks one for any table that
+ * fits a page or two: two appends to different sessions then read "all of claw_sessions" and
+ * write a row of it each, and one fails as if both had touched the same session (on three
+ * workers, often enough to exhaust the retries). Index scans lock the rows and index pages they
+ * read, so only real overlaps conflict. One simple-protocol round trip for both statements.
+ */
+const POSTGRES_BEGIN = 'BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL enable_seqscan = off';
+
+/** PostgreSQL, for work that locks what it reads (TransactionOptions.rowLocks); a deadlock is still re-run. */
+const POSTGRES_BEGIN_ROW_LOCKS = 'BEGIN ISOLATION LEVEL READ COMMITTED';
 
 export class StoreDatabase {
   private readonly compiled = new Map<string, Compiled>();
@@ -90,28 +125,29 @@ export class StoreDatabase {
    * one transaction at a time, so its writers stop colliding with each other
    * and only other processes can make a re-run fail again.
    */
-  transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-    if (this.sqlite) return this.operation(() => this.attempt(work));
-    // The backoff between attempts waits outside the gate, so it holds up no other operation.
-    return this.operation(() => retryingConflicts((attempt) => (attempt === 0 ? this.#gate.shared(() => this.attempt(work)) : this.#gate.alone(() => this.attempt(work)))));
+  transaction<T>(work: (sql: Sql) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    // Timed only while telemetry listens (xdog.store.transaction.duration).
+    return timedStoreTransaction(this.sqlite ? 'sqlite' : 'postgresql', () => this.untimedTransaction(work, options));
   }
 
-  private async attempt<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+  private untimedTransaction<T>(work: (sql: Sql) => Promise<T>, options: TransactionOptions): Promise<T> {
+    if (this.sqlite) return this.operation(() => this.attempt(work, SQLITE_BEGIN));
+    const begin = options.rowLocks ? POSTGRES_BEGIN_ROW_LOCKS : POSTGRES_BEGIN;
+    // The backoff between attempts waits outside the gate, so it holds up no other operation.
+    return this.operation(() => retryingConflicts((attempt) => (attempt === 0 ? this.#gate.shared(() => this.attempt(work, begin)) : this.#gate.alone(() => this.attempt(work, begin)))));
+  }
+
+  private async attempt<T>(work: (sql: Sql) => Promise<T>, begin: string): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     try {
-      // SQLite: IMMEDIATE takes the write lock up front (waiting up to the busy timeout), so a
-      // transaction that reads then writes cannot fail midway because another process wrote.
-      if (this.sqlite) await runner.query('BEGIN IMMEDIATE');
-      else await runner.startTransaction('SERIALIZABLE');
+      await runner.query(begin);
       try {
         const result = await work(this.over(runner));
-        if (this.sqlite) await runner.query('COMMIT');
-        else await runner.commitTransaction();
+        await runner.query('COMMIT');
         return result;
       } catch (error) {
         // A failed PostgreSQL COMMIT has already ended the transaction; ROLLBACK then only warns.
-        if (this.sqlite) await runner.query('ROLLBACK').catch(() => undefined);
-        else await runner.rollbackTransaction().catch(() => undefined);
+        await runner.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
     } finally {
@@ -202,6 +238,7 @@ export class StoreDatabase {
         const result = await runner.query(text, values, true);
         return result.affected ?? 0;
       },
+      forUpdate: this.sqlite ? '' : ' FOR NO KEY UPDATE',
     };
   }
 }

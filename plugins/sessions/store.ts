@@ -15,11 +15,12 @@ import * as leases from './leases.js';
 import * as ledger from './ledger.js';
 import { checkSessionName, checkSummary } from './names.js';
 import { toEntry } from './rows.js';
-import { StoreDatabase, type Sql } from './sql.js';
+import { StoreDatabase, type Sql, type TransactionOptions } from './sql.js';
 import { applyPatch, checkStatePatch, readState, writeState } from './state.js';
 import * as tree from './tree.js';
 import type {
   AccessMode,
+  AppendOptions,
   AccessScopeRecord,
   Checkpoint,
   CompactionInput,
@@ -73,9 +74,9 @@ export class TypeormSessionStore implements SessionStore {
     return this.db.read(work);
   }
 
-  private async write<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+  private async write<T>(work: (sql: Sql) => Promise<T>, options?: TransactionOptions): Promise<T> {
     this.open();
-    return this.db.transaction(work);
+    return this.db.transaction(work, options);
   }
 
   // groups
@@ -165,14 +166,18 @@ export class TypeormSessionStore implements SessionStore {
 
   // tree
 
-  async append(sessionId: string, entries: readonly EntryInput[], options: { within?: (sql: Sql) => Promise<void> } = {}): Promise<Entry[]> {
+  async append(sessionId: string, entries: readonly EntryInput[], options: AppendOptions = {}): Promise<Entry[]> {
     let from: number | null = null;
     const written = await this.write(async (sql) => {
-      const session = await catalog.requireSession(sql, sessionId);
+      // Locked: appends to one session queue behind each other; the leaf they extend is current.
+      const session = await catalog.requireSession(sql, sessionId, true);
       from = session.leafEntryId;
+      if (options.usage) await ledger.insertUsage(sql, options.usage);
       await options.within?.(sql);
       return tree.appendEntries(sql, session, entries, this.now());
-    });
+    // The session row is all an append reads that others change, and usage rows are only ever
+    // added: alone, it needs no serializable check (the hot path of every turn, on every worker).
+    }, { rowLocks: !options.within });
     // Committed: a cached context at the old leaf takes the new messages (anything else makes the next read rebuild it).
     if (written.every((entry) => entry.kind === 'message')) {
       this.contexts.extend(sessionId, from, written.at(-1)!.id, written.map((entry) => {
@@ -367,8 +372,8 @@ export class TypeormSessionStore implements SessionStore {
   }
 
   /** Waits for running operations, then refuses new ones. The DataSource stays open (its owner closes it). */
-  async withTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.write(work);
+  async withTransaction<T>(work: (sql: Sql) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    return this.write(work, options);
   }
 
   async withRead<T>(work: (sql: Sql) => Promise<T>): Promise<T> {

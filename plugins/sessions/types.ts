@@ -9,7 +9,7 @@
  * store (so `branch 57` names one entry). Times are epoch milliseconds.
  */
 import type { Message, Usage } from '../../core/index.js';
-import type { Sql } from './sql.js';
+import type { Sql, TransactionOptions } from './sql.js';
 
 export type { Params, Sql } from './sql.js';
 
@@ -240,6 +240,16 @@ export interface NewSessionOptions {
  * BUSY (another process holds the store's write lock), STORE_CORRUPT.
  * Every method reports errors by rejecting its promise.
  */
+export interface AppendOptions {
+  /** A ledger row (checked with `checkUsage`) committed with the entries. */
+  usage?: UsageInput;
+  /**
+   * Writes that must commit with the entries, or not at all; they run first. They run
+   * SERIALIZABLE on PostgreSQL (an append without them only locks its session's row).
+   */
+  within?: (sql: Sql) => Promise<void>;
+}
+
 export interface SessionStore {
   // groups
   /** Creates the group row if missing; returns it. */
@@ -270,8 +280,8 @@ export interface SessionStore {
 
   // tree
   /** Appends entries in order under the leaf (one transaction) and moves the leaf to the last one. */
-  /** Appends under the leaf; `options.within` runs in the same transaction first (writes that must commit with the entries, or not at all). */
-  append(sessionId: string, entries: readonly EntryInput[], options?: { within?: (sql: Sql) => Promise<void> }): Promise<Entry[]>;
+  /** Appends under the leaf, with what `options` adds in the same commit. */
+  append(sessionId: string, entries: readonly EntryInput[], options?: AppendOptions): Promise<Entry[]>;
   context(sessionId: string): Promise<SessionContext>;
   /** Entries root → leaf. */
   path(sessionId: string): Promise<Entry[]>;
@@ -333,8 +343,8 @@ export interface SessionStore {
   getLease(group: string): Promise<LeaseRecord | undefined>;
 
   // gateway services' own tables (scheduler, memory): the store's connections (serialized with its own work on SQLite; concurrent, SERIALIZABLE, on PostgreSQL)
-  /** Runs `work` in one transaction: it commits only if `work` resolves. */
-  withTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Runs `work` in one transaction: it commits only if `work` resolves (`options.rowLocks`: see TransactionOptions). */
+  withTransaction<T>(work: (sql: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Runs reads outside a transaction (on SQLite after the store's earlier work; on PostgreSQL at once, on its own connection). */
   withRead<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /**

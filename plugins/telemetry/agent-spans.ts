@@ -3,7 +3,7 @@
  * call, `execute_tool` per tool call, a compaction span; and the matching
  * metrics. Written on the Telemetry seam only, so it works with any provider.
  */
-import type { AgentInstrumentation, AssistantMessage, Message, Telemetry, TelemetryAttributes } from '../../core/index.js';
+import type { AgentInstrumentation, AssistantMessage, Message, Telemetry, TelemetryAttributes, Usage } from '../../core/index.js';
 import { GenAi, GenAiOperation, Metric, Xdog } from './semconv.js';
 
 /** Who the agent is, for its spans' attributes. */
@@ -12,6 +12,8 @@ export interface AgentIdentity {
   name?: string;
   /** Attributes every span and metric point of this agent carries (a group). */
   attributes?: TelemetryAttributes;
+  /** What a model call cost in US dollars, null when unknown: the usage ledger's price function (`costFunction(config)`). */
+  cost?: (model: string, usage: Usage) => number | null;
 }
 
 /** "anthropic/claude-x" → provider "anthropic", model "claude-x"; a bare id has no provider. */
@@ -63,7 +65,10 @@ export function agentInstrumentation(telemetry: Telemetry, identity: AgentIdenti
         const started = performance.now();
         const message: AssistantMessage = await run();
         const finish = FINISH_REASONS[message.stopReason] ?? message.stopReason;
+        // Priced as the ledger prices the row it writes for this call (never 0 for an unknown price: then absent).
+        const cost = identity.cost?.(info.model, message.usage) ?? undefined;
         span.setAttributes({
+          [Xdog.costUsd]: cost,
           [GenAi.responseModel]: splitModel(message.model).model,
           [GenAi.finishReasons]: [finish],
           [GenAi.inputTokens]: message.usage.input,
@@ -78,6 +83,7 @@ export function agentInstrumentation(telemetry: Telemetry, identity: AgentIdenti
         metrics.record(Metric.operationDuration, (performance.now() - started) / 1000, point);
         metrics.record(Metric.tokenUsage, message.usage.input, { ...point, [GenAi.tokenType]: 'input' });
         metrics.record(Metric.tokenUsage, message.usage.output, { ...point, [GenAi.tokenType]: 'output' });
+        if (cost !== undefined) metrics.add(Metric.cost, cost, point);
         if (message.stopReason === 'error') metrics.add(Metric.errors, 1, { ...base, [ErrorKind]: 'model' });
         return message;
       });

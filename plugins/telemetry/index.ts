@@ -7,8 +7,8 @@
  * A host brings its own providers instead with `telemetryOverride()` (a
  * ContainerModule for `createKernel({ overrides })`).
  */
-import { ContainerModule, TelemetryHolderToken, configSecrets, definePlugin, type Agent, type Kernel, type PluginContext, type Telemetry } from '../../core/index.js';
-import { ClawGroupToken } from '../claw-gateway/index.js';
+import { ContainerModule, TelemetryHolderToken, configSecrets, costFunction, definePlugin, type Agent, type Kernel, type PluginContext, type Telemetry } from '../../core/index.js';
+import { ClawGroupToken } from '../claw-gateway/tokens.js';
 import { agentInstrumentation } from './agent-spans.js';
 
 export { agentInstrumentation, splitModel, type AgentIdentity } from './agent-spans.js';
@@ -45,7 +45,7 @@ export async function telemetryOverride(providers: TelemetryProviders): Promise<
 /** Gives an agent built outside the kernel (an SDK child of `xdog agent chat`) the kernel's spans; nothing without telemetry. */
 export function instrumentAgent(kernel: Kernel, agent: Agent): void {
   const telemetry = kernel.isBound(TelemetryHolderToken) ? kernel.get(TelemetryHolderToken).current : undefined;
-  if (telemetry) agent.setInstrumentation(agentInstrumentation(telemetry));
+  if (telemetry) agent.setInstrumentation(agentInstrumentation(telemetry, { cost: costFunction(kernel.config) }));
 }
 
 export default definePlugin({
@@ -59,7 +59,8 @@ export default definePlugin({
       if (!telemetry) return;
       // A claw group's kernel: its agents' spans and metrics carry the group.
       const group = kernel.isBound(ClawGroupToken) ? kernel.get(ClawGroupToken).name : undefined;
-      agent.setInstrumentation(agentInstrumentation(telemetry, group ? { name: group, attributes: { 'xdog.group': group } } : {}));
+      const cost = costFunction(kernel.config);
+      agent.setInstrumentation(agentInstrumentation(telemetry, group ? { name: group, attributes: { 'xdog.group': group }, cost } : { cost }));
     });
   },
   async open({ kernel }: PluginContext) {

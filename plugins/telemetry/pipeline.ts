@@ -16,8 +16,9 @@ import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpan
 import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { TelemetryConfig } from '../../core/config.js';
-import type { Telemetry } from '../../core/telemetry.js';
+import { observeStoreTransactions, type Telemetry } from '../../core/telemetry.js';
 import { createOtelTelemetry } from './otel-telemetry.js';
+import { defaultEndpoint, otlpExporters, type OtlpExporters } from './otlp-exporters.js';
 import { Metric } from './semconv.js';
 
 export interface Pipeline {
@@ -39,8 +40,6 @@ interface Built {
 }
 
 const pipelines = new Map<string, Shared>();
-
-const DEFAULT_ENDPOINT = 'http://127.0.0.1:4318';
 
 /** The pipeline for `config` (built on first use); call `release()` once when done. */
 export async function acquirePipeline(config: TelemetryConfig, secrets: readonly string[] = []): Promise<Pipeline> {
@@ -89,25 +88,18 @@ function headersOf(config: TelemetryConfig): Record<string, string> {
 async function build(config: TelemetryConfig, secrets: readonly string[]): Promise<Built> {
   const headers = headersOf(config);
   const interval = config.export_interval_ms ?? 2000;
-  const base = (config.endpoint ?? DEFAULT_ENDPOINT).replace(/\/+$/, '');
+  const protocol = config.protocol ?? 'http/json';
+  const base = (config.endpoint ?? defaultEndpoint(protocol)).replace(/\/+$/, '');
   const resource = resourceFromAttributes({ 'service.name': config.service_name ?? 'xdog', 'process.pid': process.pid });
 
-  let processor: SpanProcessor;
-  if (config.exporter === 'console') {
-    processor = new SimpleSpanProcessor(new ConsoleSpanExporter());
-  } else {
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    processor = new BatchSpanProcessor(new OTLPTraceExporter({ url: `${base}/v1/traces`, headers }), { scheduledDelayMillis: interval });
-  }
+  const otlp: OtlpExporters | undefined = config.exporter === 'otlp' ? await otlpExporters(protocol, base, headers) : undefined;
+  const processor: SpanProcessor = otlp ? new BatchSpanProcessor(otlp.spans, { scheduledDelayMillis: interval }) : new SimpleSpanProcessor(new ConsoleSpanExporter());
   const tracerProvider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   // Spans nest through async work (a tool's MCP request, a child agent) only with the async context manager register() sets.
   tracerProvider.register();
 
   const readers: MetricReader[] = [];
-  if (config.exporter === 'otlp') {
-    const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
-    readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter({ url: `${base}/v1/metrics`, headers }), exportIntervalMillis: Math.max(interval, 1000) }));
-  }
+  if (otlp) readers.push(new PeriodicExportingMetricReader({ exporter: otlp.metrics, exportIntervalMillis: Math.max(interval, 1000) }));
   let prometheusPort: number | undefined;
   if (config.prometheus) {
     const { PrometheusExporter } = await import('@opentelemetry/exporter-prometheus');
@@ -149,7 +141,7 @@ function unregister(): void {
   propagation.disable();
 }
 
-/** Event-loop delay p99, RSS and heap: observed at each collection. */
+/** Event-loop delay p99, RSS and heap (observed at each collection), and the store's transaction times. */
 function processMetrics(meter: Meter): () => void {
   const delay = monitorEventLoopDelay({ resolution: 20 });
   delay.enable();
@@ -165,7 +157,10 @@ function processMetrics(meter: Meter): () => void {
   p99.addCallback(onDelay);
   rss.addCallback(onRss);
   heap.addCallback(onHeap);
+  const transactions = meter.createHistogram(Metric.storeTransaction, { unit: 's' });
+  const stopTransactions = observeStoreTransactions((seconds, info) => transactions.record(seconds, { 'db.system.name': info.system, 'xdog.outcome': info.ok ? 'ok' : 'error' }));
   return () => {
+    stopTransactions();
     delay.disable();
     p99.removeCallback(onDelay);
     rss.removeCallback(onRss);

@@ -7,7 +7,7 @@
  * open items. The gateway serves it as `todos.get` / `todos.changed`.
  */
 import { ClockToken, ContainerModule, ErrorCodes, ToolContribution, XdogError, definePlugin, token, type Kernel } from '../../core/index.js';
-import { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution, turnWritesOf } from '../claw-gateway/index.js';
+import { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution, turnWritesOf } from '../claw-gateway/tokens.js';
 import { carryTodosAcrossCompaction } from './compaction.js';
 import { createTodoService } from './service.js';
 import { activeSessionOfGroup, sessionTodoStore } from './session-todos.js';

@@ -5,7 +5,7 @@
  * the same; the method is routed to the group's owner like every other.
  */
 import { ErrorCodes, XdogError, describeError, z, type Agent } from '../../core/index.js';
-import { gatewayMethod, turnWritesOfAgent, type GatewayHost, type GatewayService } from '../claw-gateway/index.js';
+import { gatewayMethod, turnWritesOfAgent, type GatewayHost, type GatewayService } from '../claw-gateway/tokens.js';
 import { loadSessionTodos } from './session-todos.js';
 import { openTodos, todoSummary, type TodoList } from './state.js';
 

@@ -6,8 +6,8 @@
  * group next reads the same list.
  */
 import { ErrorCodes, XdogError, type Clock } from '../../core/index.js';
-import type { TurnWrites } from '../claw-gateway/index.js';
-import type { SessionStore, Sql } from '../sessions/index.js';
+import type { TurnWrites } from '../claw-gateway/tokens.js';
+import type { SessionStore, Sql } from '../sessions/tokens.js';
 import { decodeTodoItems, EMPTY_TODOS, type TodoItem, type TodoList } from './state.js';
 import type { TodoStore } from './tools.js';
 

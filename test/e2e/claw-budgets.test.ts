@@ -1,10 +1,10 @@
 /**
  * A group's daily cost budget stops a schedule once spent, through real
- * gateways and the built CLI: a six-field cron job fires every 3 s (the
- * scheduler's fastest cron; `--every` is at least 60 s), each run is one
- * faux call of a known price, and after the budget is reached the job's runs
- * are skipped with BUDGET_EXCEEDED and no more calls reach the model. On
- * PostgreSQL two workers share the store (and so the count).
+ * gateways and the built CLI: a job is run five times in a row (`schedule
+ * run-now`, the scheduler's own run path; a job fires at most once a minute on
+ * its own), each run is one faux call of a known price, and after the budget is
+ * reached the job's runs are skipped with BUDGET_EXCEEDED and no more calls
+ * reach the model. On PostgreSQL two workers share the store (and so the count).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +28,7 @@ describeStores('claw budgets', (kind) => {
     await database?.drop();
   });
 
-  it(`stops a schedule firing every 3 s once the daily cost budget is spent (${kind === 'postgres' ? 'two workers' : 'one gateway'})`, { timeout: 240_000 }, async () => {
+  it(`stops a schedule's runs once the daily cost budget is spent (${kind === 'postgres' ? 'two workers' : 'one gateway'})`, { timeout: 240_000 }, async () => {
     // A webhook channel of the group: its allowed sender is told when the budget stops the schedule.
     const receiver = await startReceiver();
     stops.push(() => receiver.close());
@@ -63,14 +63,17 @@ describeStores('claw budgets', (kind) => {
       return JSON.parse(result.stdout);
     };
 
-    claw('schedule', 'add', 'tick', '--cron', '*/3 * * * * *', '--tz', 'UTC', '--prompt', 'tick');
+    claw('schedule', 'add', 'tick', '--every', '1h', '--prompt', 'tick');
     const history = (): Array<Record<string, any>> => claw('schedule', 'history', 'tick', '--limit', '200');
-    await until(() => history().filter((run) => run.status === 'skipped' && /BUDGET_EXCEEDED/.test(run.error ?? '')).length >= 2, 'two runs skipped by the budget', 180_000);
-    claw('schedule', 'pause', 'tick');
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const run = claw('schedule', 'run-now', 'tick');
+      await until(() => history().some((ended) => ended.id === run.id && !['queued', 'running'].includes(ended.status)), `run ${attempt + 1} to end`, 60_000);
+    }
 
     const runs = history();
     const completed = runs.filter((run) => run.status === 'completed');
     expect(completed).toHaveLength(3);
+    expect(runs.filter((run) => run.status === 'skipped' && /BUDGET_EXCEEDED/.test(run.error ?? ''))).toHaveLength(2);
     const skipped = runs.find((run) => run.status === 'skipped' && /BUDGET_EXCEEDED/.test(run.error ?? ''))!;
     expect(skipped.error).toContain('claw.groups.main.budget.per_day.cost');
     expect(skipped.error).toContain('raise claw.groups.main.budget.per_day.cost in the config');

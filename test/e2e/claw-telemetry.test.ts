@@ -24,6 +24,7 @@ import { WEBHOOK_SECRET, startReceiver, webhookChannelConfig, type Receiver } fr
 import { clawSandboxOn, testPgUrl } from '../support/stores.js';
 import { startWorker, type ClawWorker } from '../support/claw.js';
 import { tempDir } from '../support/temp.js';
+import { EVERYTHING } from '../plugins/mcp/support.js';
 
 const API_KEY = 'sk-ant-api03-Zx9yQ8wV7uT6sR5qP4oN3mL2';
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -41,10 +42,17 @@ function telemetryBlock(endpoint: string, extra: string[] = []): string {
   return ['telemetry:', '  exporter: otlp', `  endpoint: "${endpoint}"`, '  export_interval_ms: 200', ...extra.map((line) => `  ${line}`), ''].join('\n');
 }
 
-function sandboxWith(extraConfig: string): ClawSandbox {
+/** The MCP server "every" (server-everything from npm, stdio) the first test's group connects. */
+const MCP_CONFIG = `mcp_servers:\n  every: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(EVERYTHING)}, stdio], allow_tools: true, timeout: 30 }\n`;
+/** A price for the faux model, so chat spans and the usage ledger both carry a cost. */
+const PRICE_CONFIG = 'models:\n  - { id: faux/demo, price: { input: 3, output: 15 } }\n';
+
+function sandboxWith(extraConfig: string, options: { mcp?: boolean } = {}): ClawSandbox {
   const sandbox = clawSandbox(extraConfig);
-  sandbox.env.XDOG_FAUX_SCRIPT = path.join(repoRoot, 'test/fixtures/children-model.mjs');
-  fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('enabled_tools: [bash, read]', 'enabled_tools: [bash, read, grep, current_time, agent]'));
+  // With MCP, the parent's first turn also calls every__echo (test/fixtures/telemetry-model.mjs).
+  sandbox.env.XDOG_FAUX_SCRIPT = path.join(repoRoot, `test/fixtures/${options.mcp ? 'telemetry' : 'children'}-model.mjs`);
+  const tools = `enabled_tools: [bash, read, grep, current_time, agent]${options.mcp ? '\n      mcp_servers: [every]' : ''}`;
+  fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('enabled_tools: [bash, read]', tools));
   fs.writeFileSync(path.join(sandbox.workspace, 'a.txt'), `alpha one ${API_KEY}\n`);
   fs.writeFileSync(path.join(sandbox.workspace, 'b.txt'), 'beta two\n');
   return sandbox;
@@ -121,10 +129,12 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     client = gateway = hooks = undefined;
   });
 
-  it('joins a claw send under TRACEPARENT to one trace with the run, its model and tool calls and its children, without contents; /metrics counts them', async () => {
+  it('joins a claw send under TRACEPARENT to one trace with the run, its model, tool and MCP calls and its children, priced as the ledger, without contents; /metrics counts them', async () => {
     const port = await freePort();
-    const sandbox = sandboxWith(telemetryBlock(otlp.url, [`prometheus: { port: ${port} }`]));
+    const sandbox = sandboxWith(telemetryBlock(otlp.url, [`prometheus: { port: ${port} }`]) + MCP_CONFIG + PRICE_CONFIG, { mcp: true });
     gateway = await startGateway(sandbox, 90_000);
+    const connected = runCli(['claw', 'mcp', 'connect', 'every'], { env: sandbox.env, cwd: sandbox.root });
+    expect(connected.status, connected.stderr).toBe(0);
     const sent = runCli(['claw', 'send', 'delegate alpha beta'], { env: { ...sandbox.env, TRACEPARENT: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }, cwd: sandbox.root });
     expect(sent).toMatchObject({ status: 0 });
     expect(sent.stdout).toContain('alpha (completed)');
@@ -136,9 +146,23 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     expect(run!.attributes).toMatchObject({ 'xdog.group': 'main', 'xdog.run.source': 'client', 'xdog.run.status': 'completed' });
     expect(run!.service).toBe('xdog');
     expectDelegationTrace(spans);
+    // The MCP tool call: execute_tool under the parent's invoke_agent, the MCP client span under it.
+    const parent = named(spans, 'invoke_agent').find((span) => span.parentSpanId === run!.spanId)!;
+    const [mcpTool] = named(spans, 'execute_tool every__echo');
+    expect(mcpTool).toMatchObject({ parentSpanId: parent.spanId, attributes: { 'gen_ai.tool.type': 'extension', 'xdog.tool.outcome': 'ok' } });
+    const [mcpCall] = named(spans, 'tools/call echo');
+    expect(mcpCall).toMatchObject({ parentSpanId: mcpTool!.spanId, kind: 3 });
+    expect(mcpCall!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe', 'xdog.mcp.server': 'every' });
+    // Each chat span's cost is the ledger's: their sum is what `claw usage` reports.
+    const costs = named(spans, 'chat ').map((span) => span.attributes['xdog.cost.usd']);
+    expect(costs.every((cost) => typeof cost === 'number' && cost > 0)).toBe(true);
+    const usage = runCli(['claw', 'usage', '--json'], { env: sandbox.env, cwd: sandbox.root });
+    expect(usage.status, usage.stderr).toBe(0);
+    const ledger = (JSON.parse(usage.stdout) as Array<{ cost: number | null }>).reduce((sum, row) => sum + (row.cost ?? 0), 0);
+    expect((costs as number[]).reduce((sum, cost) => sum + cost, 0)).toBeCloseTo(ledger, 9);
     // No contents by default: neither the prompt, nor the files the tools read, nor the answers.
     const recorded = JSON.stringify(spans.map((span) => span.attributes));
-    for (const text of ['delegate alpha', 'alpha one', 'beta two', API_KEY, 'found 1 line']) expect(recorded).not.toContain(text);
+    for (const text of ['delegate alpha', 'alpha one', 'beta two', API_KEY, 'found 1 line', 'traced echo']) expect(recorded).not.toContain(text);
     expect(recorded).not.toContain('gen_ai.input.messages');
 
     const samples = parseMetrics(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
@@ -148,8 +172,10 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     expect(value('xdog_model_calls_total', { xdog_group: 'main' })).toBe(7);
     expect(value('xdog_tool_calls_total', { gen_ai_tool_name: 'grep' })).toBe(2);
     expect(value('gen_ai_client_token_usage_count', { gen_ai_token_type: 'input' })).toBe(7);
+    expect(value('xdog_cost_total', { xdog_group: 'main' })).toBeCloseTo(ledger, 9);
     expect(samples.some((sample) => sample.name === 'xdog_queue_depth' && sample.labels.xdog_group === 'main')).toBe(true);
     expect(value('xdog_memory_rss')).toBeGreaterThan(1_000_000);
+    expect(value('xdog_store_transaction_duration_count', { db_system_name: 'sqlite', xdog_outcome: 'ok' })).toBeGreaterThan(0);
     expect(samples.some((sample) => sample.name === 'xdog_event_loop_delay_p99')).toBe(true);
     await until(() => otlp.metricNames.has('xdog.runs'), 'metrics over OTLP too', 30_000);
   });

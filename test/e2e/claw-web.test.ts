@@ -113,6 +113,27 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('xdog claw web in Chromium', { timeout
     expect(opened.status, opened.stderr).toBe(0);
     expect(JSON.parse(opened.stdout).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#[\w-]{43}$/);
     expect(JSON.parse(opened.stdout).url).not.toBe(firstLink);
+    // Without a browser to start (no $BROWSER, no display) it prints the link.
+    const noBrowserEnv: NodeJS.ProcessEnv = { ...process.env, ...sandbox.env, BROWSER: '', DISPLAY: '', WAYLAND_DISPLAY: '' };
+    const printed = runCli(['claw', 'web', 'open'], { env: noBrowserEnv, cwd: sandbox.root });
+    expect(printed.status, printed.stderr).toBe(0);
+    expect(printed.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#[\w-]{43}\n$/);
+    // With $BROWSER it starts that browser with a fresh link and returns at once (this one stays up): the link it got logs a browser in.
+    const given = path.join(sandbox.root, 'browser-got.txt');
+    const fakeBrowser = path.join(sandbox.root, 'fake-browser');
+    fs.writeFileSync(fakeBrowser, `#!/bin/sh\nprintf '%s %s\\n' "$$" "$1" > ${given}.tmp && mv ${given}.tmp ${given}\nexec sleep 600\n`, { mode: 0o755 });
+    const launched = runCli(['claw', 'web', 'open'], { env: { ...noBrowserEnv, BROWSER: `${fakeBrowser} %s` }, cwd: sandbox.root });
+    expect(launched.status, launched.stderr).toBe(0);
+    expect(launched.stdout).toBe(`Opened the dashboard with ${fakeBrowser} (the link it got works once; run this again for another)\n`);
+    await until(() => fs.existsSync(given), 'the fake browser to be started with the link', 30_000);
+    const [browserPid, browserLink] = fs.readFileSync(given, 'utf8').trim().split(' ');
+    process.kill(Number(browserPid), 'SIGTERM');
+    expect(browserLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#[\w-]{43}$/);
+    const third = await browser.newPage();
+    await third.goto(browserLink!);
+    await third.getByRole('status').filter({ hasText: 'idle' }).waitFor();
+    await third.close();
+
     const status = runCli(['claw', 'status'], { env: sandbox.env, cwd: sandbox.root });
     expect(status.stdout).toMatch(/^web: dashboard at http:\/\/127\.0\.0\.1:\d+ \(pid \d+\)$/m);
     expect(errors).toEqual([]);

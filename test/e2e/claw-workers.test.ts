@@ -262,6 +262,40 @@ describeStores('claw gateway workers', (kind) => {
     }
   }, 180_000);
 
+  it('records occurrences that fell while no worker owned their group as such, and runs the latest one there as catch-up', async () => {
+    // A 12 s lease: the owner, once stopped, still holds the group for at least its last third (4 s), past the jobs' due time.
+    const sandbox = await sandboxWith(['g2']);
+    fs.writeFileSync(sandbox.configFile, fs.readFileSync(sandbox.configFile, 'utf8').replace('lease_seconds: 3', 'lease_seconds: 12'));
+    const w1 = await startWorker(sandbox, 'w1');
+    let w2: Worker | undefined;
+    try {
+      w2 = await startWorker(sandbox, 'w2');
+      const pool = await settled(w1, ['w1', 'w2'], 2);
+      const victim = pool.workers.find((worker) => worker.name === 'w2')!.groups[0]!.group;
+      const dueAt = Date.now() + 8_000;
+      await w2.client.callService('schedule.add', { group: victim, name: 'strict', at: dueAt, graceSeconds: 0, prompt: 'strict one-shot' });
+      await w2.client.callService('schedule.add', { group: victim, name: 'lenient', at: dueAt, prompt: 'lenient one-shot' });
+      // The owner stops before the jobs are due (a paused process keeps its pid: the lease runs out, nothing frees it early).
+      // The pause is the scenario, not a wait for an outcome.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - 2_500 - Date.now())));
+      expect(Date.now(), 'the machine was too slow to stop the owner before the jobs were due').toBeLessThan(dueAt - 1_000);
+      w2.process.child.kill('SIGSTOP');
+      await until(async () => groupsOf(await report(w1), 'w1').includes(victim), `w1 to take ${victim} over`, 60_000);
+      const history = async (name: string): Promise<Array<Record<string, any>>> => (await w1.client.callService('schedule.history', { group: victim, name })) as Array<Record<string, any>>;
+      await until(async () => (await history('lenient')).some((run) => run.status === 'completed'), 'the catch-up run to complete', 60_000);
+      expect((await history('lenient')).map((run) => [run.dueAt, run.trigger, run.status])).toEqual([[dueAt, 'catch-up', 'completed']]);
+      const [strict] = await history('strict');
+      expect(strict).toMatchObject({ dueAt, trigger: 'catch-up', status: 'missed' });
+      expect(strict!.error).toContain(`no worker owned group ${victim} then`);
+    } finally {
+      w2?.process.child.kill('SIGCONT');
+      await w2?.client.close().catch(() => undefined);
+      await w1.client.close().catch(() => undefined);
+      await w2?.process.stop();
+      await w1.process.stop();
+    }
+  }, 180_000);
+
   it('closes a group its services failed to get ready, gives its lease back and takes it again, never serving it half-ready', async () => {
     const sandbox = await sandboxWith(['g2']);
     const folder = path.join(sandbox.root, 'flaky-ready-plugin');

@@ -1,7 +1,8 @@
 /**
  * The dependency rule of DESIGN.md as code. An arrow means "may import":
  *   core → hooks (runtime); hooks → core (types only); entities → core;
- *   plugins → core, hooks, entities, and another plugin only via its index.ts;
+ *   plugins → core, hooks, entities, and another plugin only via its index.ts
+ *   (or its tokens.ts: the light face of tokens and contracts, for imports at load);
  *   commands → anything. Nothing else crosses a layer.
  */
 import fs from 'node:fs';
@@ -9,6 +10,9 @@ import path from 'node:path';
 
 export type Layer = 'core' | 'hooks' | 'plugins' | 'entities' | 'commands';
 export const LAYERS: readonly Layer[] = ['core', 'hooks', 'plugins', 'entities', 'commands'];
+
+/** The files of a plugin that other plugins may import. */
+const PUBLIC_FACES = new Set(['index.ts', 'tokens.ts']);
 
 export interface ImportEdge {
   from: string;
@@ -74,7 +78,7 @@ function ruleBroken(root: string, edge: ImportEdge): string | undefined {
       if (to.layer === 'core' || to.layer === 'hooks' || to.layer === 'entities') return undefined;
       if (to.layer === 'plugins') {
         if (to.plugin === from.plugin) return undefined;
-        return to.rest.join('/') === 'index.ts' ? undefined : `plugin ${from.plugin} may import plugin ${to.plugin} only through its index.ts`;
+        return PUBLIC_FACES.has(to.rest.join('/')) ? undefined : `plugin ${from.plugin} may import plugin ${to.plugin} only through its index.ts (or its light face, tokens.ts)`;
       }
       return `plugins may not import ${to.layer}`;
   }

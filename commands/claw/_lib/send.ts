@@ -14,7 +14,8 @@ import { terminalSafe } from '../../../core/terminal-text.js';
 import type { AgentEvent, ImageContent } from '../../../core/index.js';
 import type { GatewayConnection, WireEvent } from '../../../plugins/claw-gateway/index.js';
 import { prepareImages } from '../../../plugins/claw-gateway/upload-client.js';
-import { Notifications, type PromptReceipt } from '../../../plugins/claw-gateway/protocol.js';
+import type { PromptReceipt } from '../../../plugins/claw-gateway/protocol.js';
+import { Notifications } from '../../../plugins/claw-gateway/protocol-names.js';
 import { EventRenderer, type Output } from '../../agent/_lib/render.js';
 
 export interface SendOptions {

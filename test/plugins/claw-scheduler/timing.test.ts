@@ -27,4 +27,16 @@ describe('scheduler timing', () => {
     expect(() => checkTiming({ kind: 'cron', cron: 'not a cron', timezone: 'UTC' }, now)).toThrow(/not a cron expression/);
     expect(() => checkTiming({ kind: 'cron', cron: '0 0 30 2 *', timezone: 'UTC' }, now)).toThrow();
   });
+
+  it('holds every kind of job to one floor: at most one occurrence a minute, a six-field cron included', () => {
+    const now = at('2026-12-01T12:00:10Z');
+    const cron = (expression: string) => checkTiming({ kind: 'cron', cron: expression, timezone: 'UTC' }, now);
+    expect(() => cron('*/3 * * * * *')).toThrow('"*/3 * * * * *" has occurrences 3 s apart, but a job fires at most once every 60 s');
+    // Two seconds of one minute, even when the first occurrence is the minute's last second.
+    expect(() => cron('0,59 * * * * *')).toThrow(/occurrences 1 s apart/);
+    expect(() => cron('5,6 0 9 * * *')).toThrow(/occurrences 1 s apart/);
+    expect(cron('30 */5 * * * *')).toBe(at('2026-12-01T12:00:30Z'));
+    expect(cron('* * * * *')).toBe(at('2026-12-01T12:01:00Z'));
+    expect(() => checkTiming({ kind: 'every', everySeconds: 59, anchor: now }, now)).toThrow('at least 60: a job fires at most once every 60 s');
+  });
 });

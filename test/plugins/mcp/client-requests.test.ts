@@ -7,7 +7,8 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseFieldLine, TtyElicitation } from '../../../commands/agent/_lib/elicitation-prompt.js';
+import { TtyElicitation } from '../../../commands/agent/_lib/elicitation-prompt.js';
+import { parseElicitationLine as parseFieldLine } from '../../../plugins/mcp/index.js';
 import { McpRegistry, type McpSamplingRequest } from '../../../plugins/mcp/index.js';
 import { everythingStdio } from './support.js';
 

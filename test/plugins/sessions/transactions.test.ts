@@ -9,6 +9,7 @@ import pg from 'pg';
 import { expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { XdogError } from '../../../core/index.js';
+import { checkUsage } from '../../../plugins/sessions/index.js';
 import { describeClawStore } from '../../../entities/index.js';
 import { describeStores, type StoreKind } from '../../support/stores.js';
 import { assistant, msg, openTestStoreOn, sessionWith, user, type TestStore } from './helpers.js';
@@ -172,6 +173,29 @@ describeStores('session store transactions', (kind) => {
     }
   });
 
+  // The hot path of every turn on every worker: before appends locked their session's row and
+  // ran READ COMMITTED, SERIALIZABLE's predicate locks (a whole small table, or a shared index
+  // page) made appends to different sessions fail each other, and under load ran out of retries.
+  it.runIf(kind === 'postgres')('two stores appending to 30 sessions at once, each message with its usage row, never re-run a transaction', async () => {
+    const first = await openTestStoreOn(kind);
+    const second = await first.reopen();
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push(await sessionWith(first.store, []));
+    let rollbacks = 0;
+    for (const { dataSource } of [first, second]) countRollbacks(dataSource, () => rollbacks++);
+    const usage = (sessionId: string) => checkUsage({ group: 'main', sessionId, model: 'faux/test', usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, cost: null, origin: { kind: 'prompt', id: null }, durationMs: 1, at: 1 });
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(ids.flatMap((id) => [first, second].map((test, n) => test.store.append(id, [msg(assistant(`r${round}-${n}`))], { usage: usage(id) }))));
+    }
+    expect(rollbacks).toBe(0);
+    for (const id of ids) {
+      const path = await second.store.path(id);
+      expect(path.length).toBe(6);
+      path.forEach((entry, i) => expect(entry.parentId).toBe(i === 0 ? null : path[i - 1]!.id));
+    }
+    expect((await first.store.usageSummary({ group: 'main', by: 'group' }))[0]?.calls).toBe(180);
+  });
+
   it('a write lock held by another process is BUSY after the lock timeout, naming the store; nothing is half-written', async () => {
     const { store, location } = await openTestStoreOn(kind);
     const id = await sessionWith(store, [msg(user('a'))]);
@@ -191,6 +215,20 @@ describeStores('session store transactions', (kind) => {
     expect((await store.context(id)).messages.length).toBe(2);
   });
 });
+
+/** Calls `counted` on every ROLLBACK the store sends (each re-run of a transaction starts with one). */
+function countRollbacks(dataSource: DataSource, counted: () => void): void {
+  const create = dataSource.createQueryRunner.bind(dataSource);
+  dataSource.createQueryRunner = (...args) => {
+    const runner = create(...args);
+    const query = runner.query.bind(runner);
+    runner.query = ((text: string, ...rest: unknown[]) => {
+      if (text === 'ROLLBACK') counted();
+      return (query as (...all: unknown[]) => Promise<unknown>)(text, ...rest);
+    }) as typeof runner.query;
+    return runner;
+  };
+}
 
 /** Another process's write lock: SQLite's database lock, or a PostgreSQL row lock on the session. Resolves to its release. */
 async function holdWriteLock(location: TestStore['location'], sessionId: string): Promise<() => Promise<void>> {

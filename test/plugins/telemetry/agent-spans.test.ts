@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import { createKernel, type AgentTool, type Kernel } from '../../../core/index.js';
+import { createKernel, type AgentTool, type Kernel, type XdogConfig } from '../../../core/index.js';
 import { createFauxStreamFn } from '../../../plugins/faux/index.js';
 import telemetryPlugin, { telemetryOverride } from '../../../plugins/telemetry/index.js';
+import extensionsPlugin from '../../../plugins/extensions/index.js';
+import { tempProject, writeExtension } from '../extensions/support.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -20,8 +22,8 @@ function stream() {
   });
 }
 
-async function kernelWith(captureContent: boolean): Promise<Kernel> {
-  const kernel = await createKernel({ plugins: [telemetryPlugin], overrides: [await telemetryOverride({ tracerProvider: provider, captureContent })] });
+async function kernelWith(captureContent: boolean, config: XdogConfig = {}): Promise<Kernel> {
+  const kernel = await createKernel({ config, plugins: [telemetryPlugin], overrides: [await telemetryOverride({ tracerProvider: provider, captureContent })] });
   await kernel.open();
   return kernel;
 }
@@ -51,6 +53,7 @@ describe('GenAI spans of a kernel-built agent', () => {
     expect(root!.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.provider.name': 'faux', 'gen_ai.request.model': 'test', 'xdog.run.status': 'completed' });
     expect(chats[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.response.finish_reasons': ['tool_call'] });
     expect(typeof chats[0]!.attributes['gen_ai.usage.input_tokens']).toBe('number');
+    expect(chats[0]!.attributes).not.toHaveProperty('xdog.cost.usd'); // faux/test has no price: unknown, not 0
     expect(tool!.attributes).toMatchObject({ 'gen_ai.tool.name': 'lookup', 'gen_ai.tool.call.id': 'call-1', 'xdog.tool.outcome': 'ok' });
     const everything = JSON.stringify(spans.map((span) => span.attributes));
     expect(everything).not.toContain('find the key');
@@ -71,6 +74,42 @@ describe('GenAI spans of a kernel-built agent', () => {
     expect(String(tool!.attributes['gen_ai.tool.call.result'])).toContain('in the vault');
     expect(JSON.stringify(spans.map((span) => span.attributes))).not.toContain('sk-ant-api03-abcdefghijklmnopqrstuvwxyz');
     await kernel.close();
+  });
+
+  it('prices each chat span as the usage ledger does, from the config\'s model price', async () => {
+    exporter.reset();
+    const kernel = await kernelWith(false, { models: [{ id: 'faux/test', price: { input: 3, output: 15, cache_read: 0.3 } }] });
+    const agent = kernel.createAgent(stream(), { model: 'faux/test' }, { tools: [lookup] });
+    await agent.prompt('find the key').result();
+    const chats = byName(exporter.getFinishedSpans(), 'chat ');
+    expect(chats).toHaveLength(2);
+    for (const chat of chats) {
+      const tokens = (name: string) => Number(chat.attributes[`gen_ai.usage.${name}`] ?? 0);
+      const perMillion = tokens('input_tokens') * 3 + tokens('output_tokens') * 15 + tokens('cache_read.input_tokens') * 0.3 + tokens('cache_creation.input_tokens') * 3;
+      expect(tokens('input_tokens')).toBeGreaterThan(0);
+      expect(chat.attributes['xdog.cost.usd']).toBeCloseTo(perMillion / 1e6, 12);
+    }
+    await kernel.close();
+  });
+
+  it("traces an extension callback as a span in the run's trace", async () => {
+    exporter.reset();
+    const project = tempProject();
+    writeExtension(project, 'watch', 'export default (api) => api.beforeToolCall(() => undefined);');
+    const kernel = await createKernel({ config: { extensions: ['watch'] }, cwd: project, plugins: [telemetryPlugin, extensionsPlugin], overrides: [await telemetryOverride({ tracerProvider: provider })] });
+    await kernel.open();
+    try {
+      const agent = kernel.createAgent(stream(), { model: 'faux/test' }, { tools: [lookup] });
+      expect((await agent.prompt('find the key').result()).status).toBe('completed');
+      const spans = exporter.getFinishedSpans();
+      const [callback] = byName(spans, 'extension watch').filter((span) => span.attributes['xdog.extension.callback'] === 'beforeToolCall');
+      expect(callback).toBeDefined();
+      expect(callback!.attributes).toMatchObject({ 'xdog.extension': 'watch' });
+      const [root] = byName(spans, 'invoke_agent');
+      expect(callback!.spanContext().traceId).toBe(root!.spanContext().traceId);
+    } finally {
+      await kernel.close();
+    }
   });
 
   it('leaves agents alone when telemetry is not configured', async () => {

@@ -1,0 +1,19 @@
+/**
+ * The protocol's version and notification names, without its schemas: a
+ * client (`xdog claw send`) needs these and not the zod schemas of every
+ * method (`protocol.ts` re-exports both).
+ */
+
+export const PROTOCOL_VERSION = 1;
+
+/** Notifications the gateway sends to subscribed connections. */
+export const Notifications = {
+  /** `{ group, sessionId, inputId, event }`: one agent event of the run of prompt `inputId` (message_update carries only its delta). */
+  event: 'event',
+  /** `{ group, activeSessionId, busy, revision }`: the group's state changed. */
+  groupChanged: 'group.changed',
+  /** `{ group, sessionId, inputId, status, errorMessage?, errorCode?, errorHint? }`: the run of prompt `inputId` ended (`errorCode` when it failed on a typed error, e.g. STORE_CORRUPT). */
+  runEnd: 'run.end',
+  /** `{ group, source, message }`: something the people watching a group should know (an extension was quarantined, and why). */
+  notice: 'notice',
+} as const;

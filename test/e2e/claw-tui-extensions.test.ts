@@ -1,0 +1,78 @@
+/**
+ * Extension dialogs in `xdog claw tui` (tmux, a real gateway, a real
+ * extension): an extension command's select, input and confirm open as
+ * dialogs over the chat, their answers reach the extension, and a dialog
+ * nobody answers closes at its timeout with the no-answer.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clawSandbox, startGateway, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
+import { repoRoot, runCli } from '../support/cli.js';
+import { writeTree } from '../support/temp.js';
+import { hasTmux, tmuxSession } from '../support/tmux.js';
+
+const EXTENSION = `
+export default function setup(api) {
+  api.command('ask', {
+    run: async () => {
+      const color = await api.select('pick a color', ['red', 'green', 'blue'], { timeoutSeconds: 300 });
+      const name = await api.input('your name?', { placeholder: 'a name', timeoutSeconds: 300 });
+      const sure = await api.confirm('really?', { timeoutSeconds: 300 });
+      return 'answers: ' + JSON.stringify({ color, name, sure });
+    },
+  });
+  api.command('wait', { run: async () => 'late: ' + String(await api.confirm('nobody answers this', { timeoutSeconds: 3 })) });
+}`;
+
+const name = `xdog-tui-ext-${process.pid}`;
+const tty = tmuxSession(name);
+let sandbox: ClawSandbox;
+let gateway: GatewayProcess | undefined;
+
+beforeAll(async () => {
+  if (!hasTmux) return;
+  sandbox = clawSandbox('extensions: [asker]\n');
+  const folder = path.join(sandbox.root, 'asker');
+  writeTree(folder, { 'package.json': { name: 'asker', version: '1.0.0', type: 'module', xdog: { extension: './index.js' } }, 'index.js': EXTENSION });
+  const installed = runCli(['plugins', 'install', folder], { env: sandbox.env, cwd: sandbox.root });
+  if (installed.status !== 0) throw new Error(installed.stderr);
+  gateway = await startGateway(sandbox);
+});
+afterAll(async () => {
+  tty.kill();
+  await gateway?.stop();
+});
+
+async function onScreen(test: (screen: string) => boolean, what: string, deadlineMs = 60_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!test(tty.screen())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}:\n${tty.screen()}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe.skipIf(!hasTmux)('xdog claw tui: extension dialogs', { timeout: 180_000 }, () => {
+  it('shows select, input and confirm as dialogs and sends the answers; an unanswered one times out', async () => {
+    tty.start(`env ${Object.entries({ ...sandbox.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1' }).map(([key, value]) => `${key}='${value}'`).join(' ')} ${process.execPath} ${path.join(repoRoot, 'bin/run.js')} claw tui`, { width: 100, height: 30 });
+    await onScreen((screen) => screen.includes('online'), 'the TUI online');
+    tty.keys('/ext-asker-ask', 'Enter');
+    await onScreen((screen) => screen.includes('extension asker asks (select') && screen.includes('pick a color') && screen.includes('> red'), 'the select dialog');
+    tty.keys('Down');
+    await onScreen((screen) => screen.includes('> green'), 'green selected');
+    tty.keys('Enter');
+    await onScreen((screen) => screen.includes('asks (input') && screen.includes('your name?'), 'the input dialog');
+    tty.keys('-l', 'Ada');
+    await onScreen((screen) => screen.includes('> Ada'), 'the typed answer');
+    tty.keys('Enter');
+    await onScreen((screen) => screen.includes('asks (confirm') && screen.includes('really?'), 'the confirm dialog');
+    tty.keys('y');
+    await onScreen((screen) => screen.includes('answers: {"color":"green","name":"Ada","sure":true}'), 'the answers the extension got');
+    tty.keys('q');
+    await onScreen((screen) => !screen.includes('answers: {') && screen.includes('online'), 'the chat again');
+
+    tty.keys('/ext-asker-wait', 'Enter');
+    await onScreen((screen) => screen.includes('nobody answers this'), 'the second dialog');
+    await onScreen((screen) => screen.includes('late: false'), 'the no-answer after the timeout');
+    expect(tty.screen()).not.toContain('nobody answers this');
+  });
+});
