@@ -89,7 +89,7 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
       return dispose;
     },
     on(event, callback) {
-      if (!(EXTENSION_EVENTS as readonly string[]).includes(event)) fail(`no event ${JSON.stringify(event)}: use one of ${EXTENSION_EVENTS.join(', ')}`);
+      if (!(EXTENSION_EVENTS as readonly string[]).includes(event)) fail(`no lifecycle event ${JSON.stringify(event)}: use one of ${EXTENSION_EVENTS.join(', ')}`);
       if (typeof callback !== 'function') fail(`on('${event}') needs a callback function`);
       return register('event', undefined, { event }, callback as (input: unknown) => unknown);
     },
