@@ -490,6 +490,14 @@ export const LIMITS = Object.freeze({
   memoryListPage: 200,
   /** extensions: one JSON-RPC frame between the host and an extension worker, in bytes. */
   extensionFrameBytes: 8 * MiB,
+  /** extensions: a payload larger than one block (a context, a compaction preparation) crosses the channel in blocks of this many bytes, each checked against the whole payload's SHA-256. */
+  extensionTransferBlockBytes: 64 * KiB,
+  /** extensions: one chunked payload, in bytes of JSON (over it the call fails with LIMIT_EXCEEDED, nothing is sent). */
+  extensionTransferBytes: 128 * MiB,
+  /** extensions: milliseconds one whole chunked transfer may take, first block to last (an absolute deadline, apart from the callback's). */
+  extensionTransferTimeoutMs: 120_000,
+  /** extensions: chunked transfers one side of a channel receives at once. */
+  extensionTransfersOpen: 4,
   /** extensions: commands one extension registers. */
   extensionCommands: 32,
   /** extensions: completion items one completion callback returns. */

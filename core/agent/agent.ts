@@ -497,6 +497,11 @@ export class Agent {
     return this.#queue.pending().find((input) => input.id === id)!;
   }
 
+  /** True while any input (steer, follow-up, identified or not) waits for a checkpoint. */
+  get hasQueuedInputs(): boolean {
+    return this.#queue.size > 0;
+  }
+
   /** The identified inputs not yet consumed (queued, selected or rejected). */
   pendingInputs(): QueuedInput[] {
     return this.#queue.pending();

@@ -34,6 +34,37 @@ export interface LifecycleInfo {
   turn?: number;
 }
 
+/** What `session_before_compact` gets: a copy of the whole history and the planned cut. */
+export interface CompactionPreparationInfo {
+  messages: ExtensionMessage[];
+  /** Messages before it are summarized, the rest kept. */
+  firstKeptIndex: number;
+  originalCount: number;
+  tokensBefore: number;
+  contextLimit?: number;
+  automatic: boolean;
+  reason: 'manual' | 'threshold' | 'overflow';
+  instructions?: string;
+  /** The summary of the previous compaction, which this one replaces. */
+  previous?: string;
+}
+
+/** Answer of `session_before_compact`: a custom `summary` is non-empty and at most 256 KiB, `details` JSON of at most 64 KiB, `firstKeptIndex` a user-turn start. */
+export type BeforeCompactAnswer = void | undefined | Record<string, never> | { cancel: true; reason?: string } | { summary: string; firstKeptIndex?: number; details?: Json };
+
+/** What `session_compact` gets once a compaction is committed. */
+export interface CompactionInfo {
+  /** Message counts before and after. */
+  before: number;
+  after: number;
+  summary: string;
+  details?: Json;
+  tokensBefore: number;
+  tokensAfter: number;
+  automatic: boolean;
+  reason: 'manual' | 'threshold' | 'overflow';
+}
+
 export interface ToolCallInfo {
   toolName: string;
   toolCallId: string;
@@ -126,6 +157,15 @@ export interface ExtensionAPI {
   command(name: string, spec: CommandSpec): Disposer;
   /** Follows agent events; callbacks run in event order but never hold up the run (each still has the callback deadline). */
   on(event: LifecycleEvent, callback: (info: LifecycleInfo) => void | Promise<void>): Disposer;
+  /**
+   * Before a compaction, once it is planned: return nothing to continue, `{cancel: true, reason?}` to veto
+   * (history unchanged), or `{summary, firstKeptIndex?, details?}` to supply the summary instead of the model.
+   * Only one summary may win: a second one (from any hook) fails the compaction closed, and so does a
+   * failing callback. The preparation is a copy; large ones arrive in checksummed blocks (up to 128 MiB).
+   */
+  on(event: 'session_before_compact', callback: (preparation: CompactionPreparationInfo) => BeforeCompactAnswer | Promise<BeforeCompactAnswer>): Disposer;
+  /** After a compaction was committed; waited for (with the callback deadline), but a failure never undoes it. */
+  on(event: 'session_compact', callback: (committed: CompactionInfo) => void | Promise<void>): Disposer;
   beforeToolCall(callback: (call: ToolCallInfo) => BeforeToolCallAnswer | Promise<BeforeToolCallAnswer>): Disposer;
   afterToolCall(callback: (result: ToolResultInfo) => AfterToolCallAnswer | Promise<AfterToolCallAnswer>): Disposer;
   /** Rewrites a copy of the messages before each model call (never the transcript); return undefined to keep them. */
@@ -146,6 +186,14 @@ export interface ExtensionAPI {
   getContextUsage(): Promise<ContextUsage | Unavailable>;
   getActiveTools(): Promise<string[] | Unavailable>;
   getSessionName(): Promise<string | Unavailable>;
+  /** Every tool the agent has (local and MCP), and whether the model sees it now. */
+  getToolInventory(): Promise<Array<{ name: string; description: string; active: boolean }> | Unavailable>;
+  /** The commands of every active extension, as typed (`/ext-ID-NAME`). */
+  getCommandCatalog(): Promise<Array<{ command: string; extension: string; description: string; completes: boolean }>>;
+  /** True while steering or follow-up input waits for the agent's next checkpoint. */
+  hasPendingMessages(): Promise<boolean | Unavailable>;
+  /** This extension's own `appendEntry` entries on the current session's path, oldest first ('unavailable' without a session store). */
+  getEntries(): Promise<Array<{ id: string; kind: string; data: Json }> | Unavailable>;
 }
 
 export type ExtensionSetup = (api: ExtensionAPI) => void | Promise<void>;

@@ -7,12 +7,13 @@
 import type { Agent } from '../../core/agent/agent.js';
 import { snapshotTaps } from '../../core/agent/tap-dispatch.js';
 import { checkToolArguments } from '../../core/agent/tool-arguments.js';
-import { describeError } from '../../core/errors.js';
+import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { tapHook, type Disposer } from '../../hooks/tap.js';
 import type { BeforeToolCallContext, BeforeToolCallResult } from '../../hooks/agent.js';
 import type { Message } from '../../core/agent/messages.js';
 import type { ExtensionHost } from './host.js';
 import { AfterAnswerSchema, BeforeAnswerSchema, ContextAnswerSchema, InputAnswerSchema, LIFECYCLE_EVENTS, NullAnswerSchema } from './protocol.js';
+import { bridgeCompaction } from './compaction.js';
 
 /** The name of the bridge's taps; its own re-check of rewritten arguments skips them. */
 export const BRIDGE_TAP = 'extensions';
@@ -36,7 +37,11 @@ export function bridgeAgent(host: ExtensionHost, agent: Agent): Disposer[] {
   const rewriteContext = async (messages: Message[]): Promise<Message[]> => {
     let current = messages;
     for (const { id, registration } of host.registrations('context')) {
-      const answer = await host.invoke(id, 'invoke', { handle: registration.handle, input: current }, ContextAnswerSchema, 'context').catch(() => null);
+      const answer = await host.invoke(id, 'invoke', { handle: registration.handle, input: current }, ContextAnswerSchema, 'context').catch((error: unknown) => {
+        // Over the transfer limit the context cannot reach the extension at all: fail loudly, never skip its rewrite.
+        if (XdogError.is(error, ErrorCodes.LIMIT_EXCEEDED)) throw error;
+        return null;
+      });
       // The agent validates the result (roles, tool-call pairing) before the model sees it.
       if (answer) current = answer as Message[];
     }
@@ -100,6 +105,8 @@ export function bridgeAgent(host: ExtensionHost, agent: Agent): Disposer[] {
       return current;
     }),
   );
+
+  disposers.push(...bridgeCompaction(host, agent));
 
   disposers.push(
     agent.subscribe((event) => {

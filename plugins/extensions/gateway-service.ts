@@ -118,6 +118,17 @@ export function sessionEntries(store: SessionStore, activeSession: () => string 
         return { id: String(entry!.id) };
       });
     },
+    async list(extensionId) {
+      const sessionId = activeSession();
+      if (!sessionId) return [];
+      const type = `${ENTRY_TYPE_PREFIX}${extensionId}:`;
+      return (await store.path(sessionId))
+        .filter((entry) => entry.kind === 'custom' && String((entry.payload as { type?: unknown }).type).startsWith(type))
+        .map((entry) => {
+          const payload = entry.payload as { type: string; data?: Json };
+          return { id: String(entry.id), kind: payload.type.slice(type.length), data: payload.data ?? null };
+        });
+    },
   };
 }
 

@@ -13,9 +13,10 @@ import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { Telemetry } from '../../core/telemetry.js';
 import type { Json } from './api.js';
-import { AppendEntrySchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
+import { AGENT_INSPECTIONS, AppendEntrySchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
 import { SANDBOX_OFF, type Launch, type SandboxPolicy } from '../sandbox/index.js';
 import { ExtensionWorker, workerLaunch } from './worker.js';
+import { TransferInbox, packPayload } from './transfer.js';
 
 /** The registrations whose kind can be K. */
 export type RegistrationOf<K extends Registration['kind']> = Registration extends infer R ? (R extends { kind: infer RK } ? (K extends RK ? R : never) : never) : never;
@@ -45,13 +46,15 @@ export interface ExtensionUi {
 /** Stores durable entries for the current session (the gateway binds one); none means "unavailable". */
 export interface ExtensionEntrySink {
   append(extensionId: string, kind: string, data: Json): Promise<{ id: string }>;
+  /** This extension's own entries on the current session's path, oldest first. */
+  list(extensionId: string): Promise<Array<{ id: string; kind: string; data: Json }>>;
 }
 
 /** Read-only inspection of the current agent; each answers 'unavailable' when it has no data. */
 export interface ExtensionInspector {
   /** True once its agent closed (another agent's inspector may take its place). */
   readonly closed: boolean;
-  inspect(what: z.infer<typeof InspectSchema>['what']): Promise<unknown>;
+  inspect(what: (typeof AGENT_INSPECTIONS)[number]): Promise<unknown>;
 }
 
 export interface ExtensionHostOptions {
@@ -90,6 +93,8 @@ interface ExtensionRecord {
   /** The worker being killed, so reload/close can wait for its reaping. */
   stopping?: Promise<void>;
   streams: Map<number, Pending>;
+  /** Chunked answers the worker sends ahead (contexts over one block). */
+  inbox?: TransferInbox;
 }
 
 let nextStreamId = 1;
@@ -212,6 +217,11 @@ export class ExtensionHost {
     return found;
   }
 
+  /** The commands active extensions offer, as the user types them. */
+  commandCatalog(): Array<{ command: string; extension: string; description: string; completes: boolean }> {
+    return this.registrations('command').map(({ id, registration }) => ({ command: `/${commandAlias(id, registration.name)}`, extension: id, description: registration.meta.description, completes: registration.meta.completes }));
+  }
+
   /** Runs `/ext-ID-NAME ARGS` (activating extensions first); the text it shows. */
   async runCommand(alias: string, args: string): Promise<string> {
     await this.activateAll();
@@ -255,8 +265,18 @@ export class ExtensionHost {
     const record = this.#record(id);
     const worker = record.worker;
     if (record.state !== 'active' || !worker) throw unavailable(record);
-    const answer = await this.#request(record, worker, method, params, this.callbackTimeoutMs, what);
-    const output = method === 'invoke' ? (answer as { output?: unknown } | null)?.output : answer;
+    // A large input (a context with images) goes ahead in checksummed blocks; over the transfer limit it fails here, not in the worker.
+    const input = await this.#transfer(record, () => packPayload(worker.channel.peer, params.input, `the input of its ${what}`), what);
+    // A chunked input most likely has a chunked answer (a rewritten context): its transfer gets its own deadline on top.
+    const timeoutMs = this.callbackTimeoutMs + (input === params.input ? 0 : LIMITS.extensionTransferTimeoutMs);
+    const answer = await this.#request(record, worker, method, { ...params, input }, timeoutMs, what);
+    let output = method === 'invoke' ? (answer as { output?: unknown } | null)?.output : answer;
+    try {
+      output = record.inbox?.unpack(output) ?? output;
+    } catch (error) {
+      await this.#quarantine(record, `its ${what} answer did not arrive whole: ${describeError(error)}`);
+      throw unavailable(record);
+    }
     const parsed = schema.safeParse(output);
     if (!parsed.success) {
       await this.#quarantine(record, `its ${what} answered out of contract: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'answer'}: ${issue.message}`).join('; ')}`);
@@ -270,6 +290,17 @@ export class ExtensionHost {
    * bounded in number and bytes; the idle deadline between events is the
    * callback timeout. Any failure quarantines and ends with UNAVAILABLE.
    */
+  /** Runs a chunked send; a payload over the limit is the caller's LIMIT_EXCEEDED, a broken channel or deadline quarantines. */
+  async #transfer(record: ExtensionRecord, send: () => Promise<unknown>, what: string): Promise<unknown> {
+    try {
+      return await send();
+    } catch (error) {
+      if (XdogError.is(error, ErrorCodes.LIMIT_EXCEEDED)) throw error;
+      await this.#quarantine(record, `the input of its ${what} could not be sent: ${describeError(error)}`);
+      throw unavailable(record);
+    }
+  }
+
   async *stream(id: string, handle: number, request: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<unknown> {
     const record = this.#record(id);
     const worker = record.worker;
@@ -377,6 +408,7 @@ export class ExtensionHost {
   /** The methods and notifications a worker may call. */
   #serve(record: ExtensionRecord, worker: ExtensionWorker): void {
     const peer = worker.channel.peer;
+    record.inbox = new TransferInbox(peer);
     const contract = <S extends z.ZodType>(schema: S, params: unknown, what: string): z.infer<S> | undefined => {
       const parsed = schema.safeParse(params);
       if (parsed.success) return parsed.data;
@@ -428,8 +460,11 @@ export class ExtensionHost {
     peer.addMethod('inspect', async (params) => {
       const parsed = InspectSchema.safeParse(params);
       if (!parsed.success) throw refusal('inspect: unknown inspection');
+      const what = parsed.data.what;
       try {
-        return (await this.inspector?.inspect(parsed.data.what)) ?? 'unavailable';
+        if (what === 'commandCatalog') return this.commandCatalog();
+        if (what === 'entries') return this.entries ? await this.entries.list(record.id) : 'unavailable';
+        return (await this.inspector?.inspect(what)) ?? 'unavailable';
       } catch {
         return 'unavailable';
       }
@@ -491,6 +526,8 @@ export class ExtensionHost {
     const worker = record.worker;
     if (worker) {
       record.worker = undefined;
+      record.inbox?.close();
+      record.inbox = undefined;
       record.stopping = worker.kill();
     }
     await record.stopping;

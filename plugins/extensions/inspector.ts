@@ -27,6 +27,11 @@ export function inspectorOf(agent: Agent, session?: SessionSource): ExtensionIns
         return info ? { id: info.id, provider: info.provider, ...(info.contextWindow !== undefined && { contextWindow: info.contextWindow }) } : modelName(agent.config.model);
       }
       if (what === 'activeTools') return agent.activeTools.map((tool) => tool.name);
+      if (what === 'toolInventory') {
+        const active = new Set(agent.activeTools.map((tool) => tool.name));
+        return agent.tools.map((tool) => ({ name: tool.name, description: tool.description, active: active.has(tool.name) }));
+      }
+      if (what === 'pendingMessages') return agent.hasQueuedInputs;
       const last = [...agent.messages].reverse().find((message) => message.role === 'assistant' && message.stopReason !== 'error');
       if (!last || last.role !== 'assistant') return 'unavailable';
       const tokens = last.usage.input + last.usage.output + last.usage.cacheRead + last.usage.cacheWrite;

@@ -10,6 +10,10 @@ export type RegistrationKind = (typeof REGISTRATION_KINDS)[number];
 
 /** The agent events an extension may follow with `on(event)`, in the order a run emits them. */
 export const LIFECYCLE_EVENTS = ['agent_start', 'turn_start', 'turn_end', 'agent_end'] as const;
+/** The compaction events: `session_before_compact` may veto or supply the one custom summary, `session_compact` observes a commit. */
+export const COMPACTION_EVENTS = ['session_before_compact', 'session_compact'] as const;
+/** Every name `on(event)` takes. */
+export const EXTENSION_EVENTS = [...LIFECYCLE_EVENTS, ...COMPACTION_EVENTS] as const;
 
 const ModelSpecSchema = z
   .object({
@@ -23,7 +27,7 @@ const ModelSpecSchema = z
 
 export const RegisterSchema = z.discriminatedUnion('kind', [
   z.object({ handle: z.number().int(), kind: z.literal('command'), name: z.string(), meta: z.object({ description: z.string().max(1024), completes: z.boolean() }) }),
-  z.object({ handle: z.number().int(), kind: z.literal('event'), meta: z.object({ event: z.enum(LIFECYCLE_EVENTS) }) }),
+  z.object({ handle: z.number().int(), kind: z.literal('event'), meta: z.object({ event: z.enum(EXTENSION_EVENTS) }) }),
   z.object({ handle: z.number().int(), kind: z.enum(['beforeToolCall', 'afterToolCall', 'context', 'input']), meta: z.object({}) }),
   z.object({ handle: z.number().int(), kind: z.literal('tool'), name: z.string(), meta: z.object({ description: z.string().max(8192), parameters: z.record(z.string(), z.unknown()) }) }),
   z.object({ handle: z.number().int(), kind: z.literal('provider'), name: z.string(), meta: z.object({ models: z.array(ModelSpecSchema).min(1).max(LIMITS.extensionProviderModels) }) }),
@@ -43,7 +47,9 @@ export const DialogSchema = z.object({
   placeholder: z.string().max(1024).optional(),
   timeoutSeconds: z.number().min(LIMITS.extensionDialogMinSeconds).max(LIMITS.extensionDialogMaxSeconds),
 });
-export const InspectSchema = z.object({ what: z.enum(['model', 'contextUsage', 'activeTools', 'sessionName']) });
+/** Inspections the agent's inspector answers. */
+export const AGENT_INSPECTIONS = ['model', 'contextUsage', 'activeTools', 'sessionName', 'toolInventory', 'pendingMessages'] as const;
+export const InspectSchema = z.object({ what: z.enum([...AGENT_INSPECTIONS, 'commandCatalog', 'entries']) });
 
 /** Answers of the host's `invoke` requests, by registration kind. */
 export const BeforeAnswerSchema = z.union([
@@ -64,6 +70,13 @@ export const InputAnswerSchema = z.union([
   z.object({ action: z.literal('transform'), text: z.string().max(LIMITS.inputTransformTextBytes) }).strict(),
   z.object({ action: z.literal('reject'), reason: z.string().min(1).max(LIMITS.inputTransformReasonBytes) }).strict(),
   z.object({ action: z.literal('handled'), feedback: z.string().min(1).max(LIMITS.inputTransformFeedbackBytes) }).strict(),
+]);
+/** A `session_before_compact` answer: nothing continues; the core checks a summary's limits and cut. */
+export const BeforeCompactAnswerSchema = z.union([
+  z.null(),
+  z.object({}).strict(),
+  z.object({ cancel: z.literal(true), reason: z.string().max(2000).optional() }).strict(),
+  z.object({ summary: z.string(), firstKeptIndex: z.number().int().nonnegative().optional(), details: z.unknown().optional() }).strict(),
 ]);
 export const ContextAnswerSchema = z.union([z.null(), z.array(z.record(z.string(), z.unknown()))]);
 export const CommandAnswerSchema = z.union([z.null(), z.string().max(1024 * 1024)]);

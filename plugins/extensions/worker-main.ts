@@ -10,13 +10,16 @@ import { pathToFileURL } from 'node:url';
 import { LIMITS } from '../../core/limits.js';
 import type { CommandSpec, Disposer, ExtensionAPI, Json, ProviderSpec, ToolSpec } from './api.js';
 import { Channel } from './channel.js';
-import { LIFECYCLE_EVENTS, type RegistrationKind } from './protocol.js';
+import { EXTENSION_EVENTS, type RegistrationKind } from './protocol.js';
+import { TransferInbox, packPayload } from './transfer.js';
 
 const socket = new net.Socket({ fd: 3, readable: true, writable: true });
 // The host is gone: nothing is left to serve.
 socket.on('close', () => process.exit(0));
 const channel = new Channel(socket, socket, () => process.exit(1));
 const peer = channel.peer;
+/** Chunked inputs the host sends ahead (contexts, compaction preparations over one block). */
+const inbox = new TransferInbox(peer);
 
 /** Callbacks by handle. */
 const callbacks = new Map<number, (input: any) => unknown>();
@@ -86,9 +89,9 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
       return dispose;
     },
     on(event, callback) {
-      if (!(LIFECYCLE_EVENTS as readonly string[]).includes(event)) fail(`no lifecycle event ${JSON.stringify(event)}: use one of ${LIFECYCLE_EVENTS.join(', ')}`);
+      if (!(EXTENSION_EVENTS as readonly string[]).includes(event)) fail(`no lifecycle event ${JSON.stringify(event)}: use one of ${EXTENSION_EVENTS.join(', ')}`);
       if (typeof callback !== 'function') fail(`on('${event}') needs a callback function`);
-      return register('event', undefined, { event }, callback);
+      return register('event', undefined, { event }, callback as (input: unknown) => unknown);
     },
     beforeToolCall: (callback) => register('beforeToolCall', undefined, {}, callback),
     afterToolCall: (callback) => register('afterToolCall', undefined, {}, callback),
@@ -125,6 +128,10 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
     getContextUsage: () => inspect('contextUsage'),
     getActiveTools: () => inspect('activeTools'),
     getSessionName: () => inspect('sessionName'),
+    getToolInventory: () => inspect('toolInventory'),
+    getCommandCatalog: () => inspect('commandCatalog'),
+    hasPendingMessages: () => inspect('pendingMessages'),
+    getEntries: () => inspect('entries'),
   };
   return Object.freeze(api);
 }
@@ -143,7 +150,10 @@ peer.addMethod('setup', async (params: any) => {
   return {};
 });
 
-peer.addMethod('invoke', async (params: any) => ({ output: (await callbackOf(params.handle)(params.input)) ?? null }));
+peer.addMethod('invoke', async (params: any) => {
+  const output = (await callbackOf(params.handle)(inbox.unpack(params.input))) ?? null;
+  return { output: await packPayload(peer, output, 'the answer') };
+});
 
 peer.addMethod('complete', async (params: any) => {
   const complete = completers.get(params.handle);

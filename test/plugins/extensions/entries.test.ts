@@ -52,3 +52,20 @@ describe('extension entries in the session store', () => {
     expect(String((outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/over the 524288-byte limit/);
   });
 });
+
+describe('extension entries read back', () => {
+  it("lists an extension's own entries on the session path, oldest first, and none of another extension's", async () => {
+    const { store } = await openTestStore();
+    await store.ensureGroup('main');
+    const session = await store.createSession('main', { model: 'faux/demo' });
+    const entries = sessionEntries(store, () => session.id);
+    const first = await entries.append('guard', 'note', { n: 1 });
+    await entries.append('other', 'note', { n: 2 });
+    const third = await entries.append('guard', 'tally', [3]);
+    expect(await entries.list('guard')).toEqual([
+      { id: first.id, kind: 'note', data: { n: 1 } },
+      { id: third.id, kind: 'tally', data: [3] },
+    ]);
+    expect(await sessionEntries(store, () => null).list('guard')).toEqual([]);
+  });
+});
