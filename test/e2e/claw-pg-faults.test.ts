@@ -112,6 +112,8 @@ describe.skipIf(!enabled)('claw workers on a PostgreSQL server that restarts or 
       await w1.client.call('subscribe', { group: local });
       // Load: a run in flight on each worker (one handed off) when the server goes.
       const before = [await w1.client.call('prompt', { group: remote, text: 'slow 2', idempotencyKey: randomUUID() }), await w1.client.call('prompt', { group: local, text: 'slow 2', idempotencyKey: randomUUID() })];
+      // In flight means past its start (session loaded, turn begun): on a loaded machine the second may not have reached the model yet.
+      await until(() => runsOf(sandbox, 'slow 2').length === 2, 'both runs to reach the model', 30_000);
       server('restart', dir);
       for (const worker of [w1, w2]) await until(() => /the LISTEN connection is back/.test(worker.process.log()), `${worker.name}'s LISTEN connection to come back`, 60_000);
       // The runs cut by the restart end (completed, or interrupted when their writes were cut): none is left running.
