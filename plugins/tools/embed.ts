@@ -23,11 +23,13 @@ export function embedFunctionFrom(config: XdogConfig, store: CredentialStore): E
     // A configured server without api_key_env gets no key, never OPENAI_API_KEY meant for api.openai.com.
     const keyRequired = provider === 'openai' || Boolean(configured?.api_key_env);
     if (provider !== 'openai' && !configured?.base_url) {
-      throw new XdogError(ErrorCodes.CONFIG_INVALID, `embed.provider ${provider} has no base_url`, { hint: `set providers.${provider}.base_url to the server's OpenAI-compatible API (for example http://127.0.0.1:8080/v1)` });
+      throw new XdogError(ErrorCodes.CONFIG_INVALID, `embed.provider ${provider} has no base_url: set providers.${provider}.base_url to the server's OpenAI-compatible API (for example http://127.0.0.1:8080/v1)`);
     }
     return createOpenAIEmbedder({ provider, model, connector: providerConnector({ config, name: provider, defaults: OPENAI_DEFAULTS, store, keyRequired }) });
   }
-  throw new XdogError(ErrorCodes.CONFIG_INVALID, `embed.provider ${provider} has no embeddings API xdog speaks`, {
-    hint: 'use openai, google, or a providers.<name> entry with type: openai and the base_url of an OpenAI-compatible server',
-  });
+  // The plugin's boot error shows the message alone, so the fix is part of it.
+  throw new XdogError(
+    ErrorCodes.CONFIG_INVALID,
+    `embed.provider ${provider} has no embeddings API xdog speaks: use openai, google, or a providers.<name> entry with type: openai and the base_url of an OpenAI-compatible server`,
+  );
 }
