@@ -7,11 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/client.js';
 import { repoRoot, runCli } from '../support/cli.js';
 import { collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
-import { clawSandboxOn, describeStores } from '../support/stores.js';
+import { SANDBOX_PG_ENV, clawSandboxOn, describeStores, type StoreKind } from '../support/stores.js';
 
 let sandbox: ClawSandbox;
 let gateway: GatewayProcess;
@@ -42,6 +44,29 @@ const lastToolResult = (): string => {
   const message = request?.messages.at(-1);
   return message?.role === 'toolResult' ? JSON.stringify(message.content) : '';
 };
+
+/** Runs `statements` on the sandbox's store from outside the gateway (a second connection, as an operator would). */
+async function onStore(kind: StoreKind, statements: string): Promise<unknown[]> {
+  if (kind === 'sqlite') {
+    const db = new Database(sandbox.storeFile);
+    try {
+      const [first, ...rest] = statements.split(';;');
+      for (const statement of rest) db.exec(statement);
+      return first!.trim() ? db.prepare(first!).all() : [];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: sandbox.env[SANDBOX_PG_ENV] });
+  await client.connect();
+  try {
+    const [first, ...rest] = statements.split(';;');
+    for (const statement of rest) await client.query(statement);
+    return first!.trim() ? (await client.query(first!)).rows : [];
+  } finally {
+    await client.end();
+  }
+}
 
 const idle = () => until(async () => !((await asker.call('group.status', {})) as { busy: boolean }).busy, 'the group to be idle', 60_000);
 const claw = (...args: string[]) => runCli(['claw', 'approvals', ...args], { env: sandbox.env, cwd: sandbox.root });
@@ -177,5 +202,36 @@ describeStores('claw approvals', (kind) => {
     expect(lastToolResult()).toContain('no answer in 5 minutes');
     expect(JSON.parse(claw('show', String(approval.id), '--json').stdout).approval).toMatchObject({ status: 'expired', answeredBy: 'gateway' });
     expect(fs.existsSync(path.join(sandbox.workspace, 'victim.txt'))).toBe(true);
+  });
+
+  // Last: it plants a trigger in the store (and removes it at the end).
+  it('the pending row and its assistant message commit together: when the approval cannot be stored, the message is not either and nothing runs', { timeout: 120_000 }, async () => {
+    fs.writeFileSync(path.join(sandbox.workspace, 'doomed.txt'), 'still here');
+    const refuse =
+      kind === 'sqlite'
+        ? ";;CREATE TRIGGER refuse_approvals BEFORE INSERT ON claw_approvals BEGIN SELECT RAISE(ABORT, 'approvals refused by the test'); END"
+        : ";;CREATE FUNCTION refuse_approvals() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'approvals refused by the test'; END $$;;CREATE TRIGGER refuse_approvals BEFORE INSERT ON claw_approvals FOR EACH ROW EXECUTE FUNCTION refuse_approvals()";
+    await onStore(kind, refuse);
+    const ends = collect(answerer, 'run.end');
+    const asked = requested.length;
+    const { inputId } = (await asker.call('prompt', { text: 'run rm doomed.txt', idempotencyKey: randomUUID() })) as { inputId: string };
+    await until(() => ends.some((end) => end.inputId === inputId), 'the run to end', 60_000);
+    const end = ends.find((candidate) => candidate.inputId === inputId)!;
+    expect(end.status).not.toBe('completed');
+    expect(end.errorMessage).toContain('approvals refused by the test');
+    expect(requested.length).toBe(asked);
+    // Neither the pending row nor the assistant message that asked for it is in the store; the file is untouched.
+    const kept = await onStore(kind, "SELECT id FROM claw_entries WHERE kind = 'message' AND payload LIKE '%rm doomed.txt%' AND payload LIKE '%toolCall%'");
+    expect(kept).toEqual([]);
+    expect(await onStore(kind, "SELECT id FROM claw_approvals WHERE args LIKE '%doomed%'")).toEqual([]);
+    expect(fs.readFileSync(path.join(sandbox.workspace, 'doomed.txt'), 'utf8')).toBe('still here');
+
+    // With the store writable again, the group runs the next prompt.
+    await onStore(kind, kind === 'sqlite' ? ';;DROP TRIGGER refuse_approvals' : ';;DROP TRIGGER refuse_approvals ON claw_approvals;;DROP FUNCTION refuse_approvals()');
+    await idle();
+    const next = await ask('run rm doomed.txt');
+    await answerer.callService('approvals.deny', { id: next.id, reason: 'not today', by: 'bob' });
+    await idle();
+    expect(lastToolResult()).toContain('bob denied it: not today');
   });
 });
