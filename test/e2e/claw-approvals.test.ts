@@ -7,13 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/client.js';
 import { repoRoot, runCli } from '../support/cli.js';
 import { collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
-import { SANDBOX_PG_ENV, clawSandboxOn, describeStores, type StoreKind } from '../support/stores.js';
+import { SANDBOX_PG_ENV, clawSandboxOn, describeStores, openSqliteFile, type StoreKind } from '../support/stores.js';
 
 let sandbox: ClawSandbox;
 let gateway: GatewayProcess;
@@ -48,7 +47,7 @@ const lastToolResult = (): string => {
 /** Runs `statements` on the sandbox's store from outside the gateway (a second connection, as an operator would). */
 async function onStore(kind: StoreKind, statements: string): Promise<unknown[]> {
   if (kind === 'sqlite') {
-    const db = new Database(sandbox.storeFile);
+    const db = openSqliteFile(sandbox.storeFile);
     try {
       const [first, ...rest] = statements.split(';;');
       for (const statement of rest) db.exec(statement);

@@ -5,6 +5,7 @@
  * wants PostgreSQL gets a fresh database of its own on that server.
  */
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -176,4 +177,16 @@ export async function withSandboxStore<T>(sandbox: ClawSandbox, kind: StoreKind,
     await store.close();
     await dataSource.destroy();
   }
+}
+
+/** A SQLite store file opened from outside the gateway (better-sqlite3 ships no types; these are the calls tests use). */
+export interface SqliteFile {
+  exec(sql: string): void;
+  prepare(sql: string): { all(): unknown[] };
+  close(): void;
+}
+
+export function openSqliteFile(file: string): SqliteFile {
+  const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => SqliteFile;
+  return new Database(file);
 }
