@@ -381,9 +381,14 @@ export const ConfigSchema = z
       .optional(),
     /** The web_search tool's backend; without it the tool is absent. */
     web_search: z
-      .object({ backend: z.literal('searxng'), url: z.string().url(), api_key_env: EnvName.optional() })
-      .strict()
+      .discriminatedUnion('backend', [
+        z.object({ backend: z.literal('searxng'), url: z.string().url(), api_key_env: EnvName.optional() }).strict(),
+        // Brave and Tavily need a key; `url` overrides the vendor's endpoint (a proxy, a test stand-in).
+        z.object({ backend: z.enum(['brave', 'tavily']), url: z.string().url().optional(), api_key_env: EnvName }).strict(),
+      ])
       .optional(),
+    /** The embed tool's provider (openai, google, or a configured OpenAI-compatible providers.<name>) and model; without it the tool is absent. */
+    embed: z.object({ provider: z.string().min(1), model: z.string().min(1) }).strict().optional(),
     /** Where `xdog mcp login` keeps MCP OAuth credentials; absent: nothing is saved or loaded. */
     mcp_credential_backend: z.enum(['file', 'secret-service']).optional(),
     mcp_servers: z

@@ -111,6 +111,16 @@ export const LIMITS = Object.freeze({
   webSearchResults: 10,
   /** web_search tool: HTTP response body, in bytes. */
   webSearchResponseBytes: 2 * MiB,
+  /** web_search tool: one search, request to last byte, in ms. */
+  webSearchTimeoutMs: 30_000,
+  /** embed tool: texts one call embeds. */
+  embedTexts: 32,
+  /** embed tool: bytes of one text (UTF-8). */
+  embedTextBytes: 32 * KiB,
+  /** embed tool: the provider's HTTP response body, in bytes. */
+  embedResponseBytes: 16 * MiB,
+  /** embed tool: one embeddings request, in ms. */
+  embedTimeoutMs: 60_000,
 
   /** Config file size, in bytes. */
   configFileBytes: 1 * MiB,

@@ -17,7 +17,7 @@ export default class AgentChat extends XdogCommand {
   static override summary = 'Chat with a model: one-shot with a prompt, interactive on a TTY without one';
   static override description = `The answer streams to stdout; tool activity, retries and errors go to stderr.
 With --json every agent event is one JSON line on stdout (for scripts).
-Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, and web_search when configured), the agent tool for read-only child agents (docs/children.md) and the installed capabilities (flow, with the read-only skill tool). --sandbox read-only or workspace-write runs bash, the file tools, MCP stdio servers and extension workers under bubblewrap (docs/sandbox.md); the default is the config's sandbox: (off when unset).
+Without --no-tools the agent gets the built-in tools (bash, read, write, edit, ls, grep, find, current_time, web_search and embed when configured), the agent tool for read-only child agents (docs/children.md) and the installed capabilities (flow, with the read-only skill tool). --sandbox read-only or workspace-write runs bash, the file tools, MCP stdio servers and extension workers under bubblewrap (docs/sandbox.md); the default is the config's sandbox: (off when unset).
 Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
   static override enableJsonFlag = true;
   // ignoreStdin everywhere: oclif would otherwise read stdin for a missing argument, without a bound and

@@ -36,6 +36,7 @@ import {
 } from './snapshot.js';
 import type { ActiveTool } from './tool-execution.js';
 import { toolDefinition } from './tool-arguments.js';
+import { createEmbedTool } from './embed-tool.js';
 import { ToolRepo, assertAgentTool } from './tool-repo.js';
 import { SkillPlacement, type ActiveSkill, type SkillScope } from '../skills/skill-placement.js';
 import type { SkillRepo } from '../skills/skill-repo.js';
@@ -213,6 +214,8 @@ export class Agent {
   /** The controller of a compaction running outside a run (`compact()`). */
   #compacting?: AbortController;
   readonly #beforeModelCall?: (turn: number) => Promise<void>;
+  /** The `embed` tool over `AgentOptions.embed`, when given. */
+  readonly #embedTool?: AgentTool;
 
   constructor(streamFn: ModelStreamFn, config: AgentConfig, options: AgentOptions = {}) {
     if (typeof streamFn !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'an Agent needs a model stream function');
@@ -227,7 +230,8 @@ export class Agent {
     this.#toolCtx = { ...(options.toolCtx ?? {}) };
     this.#approvals = options.approvals;
     this.#queue = new InputQueue(options.inputLimits);
-    if (options.tools) this.#replaceLocalTools(options.tools instanceof ToolRepo ? options.tools.tools : options.tools);
+    this.#embedTool = options.embed ? createEmbedTool(options.embed) : undefined;
+    if (options.tools || this.#embedTool) this.#replaceLocalTools(options.tools instanceof ToolRepo ? options.tools.tools : (options.tools ?? []));
     if (options.remoteTools) this.#attachRemote(options.remoteTools);
     this.#skills = new SkillPlacement(options.skills, options.preparedSkills);
     this.#compactionConfig = checkCompactionConfig(options.compaction);
@@ -419,7 +423,10 @@ export class Agent {
     this.#pruneSelection();
   }
 
-  #replaceLocalTools(tools: readonly AgentTool[]): void {
+  #replaceLocalTools(given: readonly AgentTool[]): void {
+    // The injected embed tool stays through setTools(), unless the host brings its own `embed`.
+    const embed = this.#embedTool;
+    const tools = embed && !given.some((tool) => tool.name === embed.name) ? [...given, embed] : given;
     const names = new Set<string>();
     for (const tool of tools) {
       assertAgentTool(tool);

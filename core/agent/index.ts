@@ -3,6 +3,7 @@ export * from './types.js';
 export * from './events.js';
 export * from './agent.js';
 export * from './tool-repo.js';
+export { cosineSimilarity, createEmbedTool, type EmbedDetails, type EmbedFunction } from './embed-tool.js';
 export type { AgentInstrumentation, CompactionStepInfo, ModelCallStepInfo, RunStepInfo, ToolCallOutcome, ToolCallStepInfo } from './instrumentation.js';
 export {
   AgentSnapshotSchema,

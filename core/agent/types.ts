@@ -9,6 +9,7 @@ import type { AgentTool, RemoteToolSource } from './tool-types.js';
 import type { ToolRepo } from './tool-repo.js';
 import type { SkillDocument, SkillRepo } from '../skills/skill-repo.js';
 import type { ApprovalBroker } from '../approvals.js';
+import type { EmbedFunction } from './embed-tool.js';
 
 /** How the tool calls of one assistant message run. */
 export type ToolExecutionMode = 'parallel' | 'sequential';
@@ -51,6 +52,8 @@ export interface AgentOptions {
    * A host's spending budgets use it.
    */
   beforeModelCall?: (turn: number) => Promise<void>;
+  /** Adds the `embed` tool over this function (a provider's embeddings API); without it the agent has no such tool. */
+  embed?: EmbedFunction;
 }
 
 /**

@@ -154,19 +154,20 @@ export interface Occurrence {
 /** What a claim decided for one due occurrence. */
 export type Claim = { outcome: 'run'; run: JobRun } | { outcome: 'skipped' | 'missed'; run: JobRun };
 
-async function requireJob(sql: Sql, group: string, name: string): Promise<Job> {
-  const [row] = await sql.all<JobRow>(`SELECT ${JOB_COLUMNS} FROM claw_schedule_jobs WHERE group_name = :group AND name = :name`, { group, name });
+/** The job by name; `lock` takes its row lock first (Sql.forUpdate), for a transaction whose writes depend on it. */
+async function requireJob(sql: Sql, group: string, name: string, lock = false): Promise<Job> {
+  const [row] = await sql.all<JobRow>(`SELECT ${JOB_COLUMNS} FROM claw_schedule_jobs WHERE group_name = :group AND name = :name${lock ? sql.forUpdate : ''}`, { group, name });
   if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `group ${group} has no scheduled job named "${name}"`, { hint: 'list them with `xdog claw schedule list`' });
   return toJob(row);
 }
 
 async function insertRun(sql: Sql, run: Omit<JobRun, 'id' | 'durationMs' | 'createdAt' | 'inputTokens' | 'outputTokens'>, now: number): Promise<JobRun> {
-  await sql.run(
+  // One statement: the row comes back from the insert (both stores support RETURNING).
+  const [row] = await sql.all<RunRow>(
     `INSERT INTO claw_schedule_runs (job_id, group_name, due_at, cause, status, session_id, error, started_at, ended_at, input_tokens, output_tokens, created_at)
-     VALUES (:jobId, :group, :dueAt, :trigger, :status, :sessionId, :error, :startedAt, :endedAt, NULL, NULL, :now)`,
+     VALUES (:jobId, :group, :dueAt, :trigger, :status, :sessionId, :error, :startedAt, :endedAt, NULL, NULL, :now) RETURNING ${RUN_COLUMNS}`,
     { ...run, now },
   );
-  const [row] = await sql.all<RunRow>(`SELECT ${RUN_COLUMNS} FROM claw_schedule_runs WHERE job_id = :jobId AND due_at = :dueAt AND cause = :trigger`, run);
   return toRun(row!);
 }
 
@@ -274,11 +275,15 @@ export class JobStore {
    * "queued" to run, "skipped" when the job still has a run in progress
    * (overlap), "missed" when it is past its grace — and moves the job's next
    * due time on. The unique (job, due time, trigger) key makes a second
-   * claim of the same occurrence fail, whoever makes it.
+   * claim of the same occurrence fail, whoever makes it. On PostgreSQL it
+   * locks the job's row and runs READ COMMITTED (rowLocks): claims of one job
+   * queue behind each other and see each other's writes once they hold the
+   * lock; claims of other jobs never conflict (SERIALIZABLE's predicate locks
+   * on the small runs table made them re-run each other).
    */
   async claim(job: Job, occurrence: Occurrence, nextRunAt: number | null, now: number): Promise<Claim> {
     return this.store.withTransaction(async (sql) => {
-      const [current] = await sql.all<JobRow>(`SELECT ${JOB_COLUMNS} FROM claw_schedule_jobs WHERE id = :id`, { id: job.id });
+      const [current] = await sql.all<JobRow>(`SELECT ${JOB_COLUMNS} FROM claw_schedule_jobs WHERE id = :id${sql.forUpdate}`, { id: job.id });
       if (!current || Boolean(current.paused) || num(current.next_run_at) !== job.nextRunAt) {
         throw new XdogError(ErrorCodes.STALE, `job "${job.name}" changed while it was being claimed`);
       }
@@ -291,18 +296,19 @@ export class JobStore {
       const [active] = await sql.all<{ id: number }>("SELECT id FROM claw_schedule_runs WHERE job_id = :id AND status IN ('queued', 'running') ORDER BY id LIMIT 1", { id: job.id });
       if (active) return { outcome: 'skipped', run: await insertRun(sql, { ...base, status: 'skipped', error: `run ${active.id} of this job was still in progress` }, now) };
       return { outcome: 'run', run: await insertRun(sql, { ...base, status: 'queued', error: null }, now) };
-    });
+    }, { rowLocks: true });
   }
 
   /** A manual run (run-now): queued now, unless one is in progress. The job's schedule is untouched. */
   async claimManual(group: string, name: string, now: number): Promise<{ job: Job; run: JobRun }> {
     return this.store.withTransaction(async (sql) => {
-      const job = await requireJob(sql, group, name);
+      // The job's row lock: a claim of the same job waits, and sees this run as in progress.
+      const job = await requireJob(sql, group, name, true);
       const [active] = await sql.all<{ id: number }>("SELECT id FROM claw_schedule_runs WHERE job_id = :id AND status IN ('queued', 'running') LIMIT 1", { id: job.id });
       if (active) throw new XdogError(ErrorCodes.BUSY, `job "${name}" already has a run in progress (run ${active.id})`, { hint: 'wait for it to end' });
       const run = await insertRun(sql, { jobId: job.id, group, dueAt: now, trigger: 'manual', status: 'queued', sessionId: null, error: null, startedAt: null, endedAt: null }, now);
       return { job, run };
-    });
+    }, { rowLocks: true });
   }
 
   /** The run row and its job (for the worker that executes a queued run). */
@@ -322,7 +328,8 @@ export class JobStore {
    * happen once, whoever holds a job for it.
    */
   async start(runId: number, sessionId: string | null, now: number): Promise<boolean> {
-    const changed = await this.store.withTransaction((sql) => sql.run("UPDATE claw_schedule_runs SET status = 'running', session_id = :sessionId, started_at = :now WHERE id = :id AND status = 'queued'", { id: runId, sessionId, now }));
+    // One UPDATE that re-checks its row under the row lock: READ COMMITTED is enough (rowLocks).
+    const changed = await this.store.withTransaction((sql) => sql.run("UPDATE claw_schedule_runs SET status = 'running', session_id = :sessionId, started_at = :now WHERE id = :id AND status = 'queued'", { id: runId, sessionId, now }), { rowLocks: true });
     return changed > 0;
   }
 
@@ -333,6 +340,7 @@ export class JobStore {
            started_at = COALESCE(started_at, :endedAt), input_tokens = :input, output_tokens = :output WHERE id = :id`,
         { id: runId, status: result.status, error: result.error, sessionId: result.sessionId, endedAt: result.endedAt, input: result.usage?.input ?? null, output: result.usage?.output ?? null },
       ),
+      { rowLocks: true },
     );
   }
 

@@ -147,6 +147,7 @@ export class ClawTui {
     };
     this.tui.addChild(this.chat);
     this.tui.addChild(this.#todos);
+    this.tui.addChild(this.#extensions.statusLine);
     this.tui.addChild(this.#status);
     this.tui.addChild(this.#queueLine);
     this.tui.addChild(this.#attachLine);
@@ -485,7 +486,8 @@ export class ClawTui {
       return true;
     }
     const action = (['abort', 'repaint', 'details', 'steer', 'followUp', 'externalEditor', 'queue'] as const).find((name) => this.#matches(data, name));
-    if (!action) return false;
+    // An extension's shortcut only where no TUI binding took the key.
+    if (!action) return this.#extensions.runShortcut(data);
     if (action === 'abort') {
       if (!this.group?.busy) return false;
       this.#abortAsked = true;

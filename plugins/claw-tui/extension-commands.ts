@@ -4,9 +4,12 @@
  * front-end logic as `xdog agent chat`), with completion in the editor for
  * text that starts with `/ext`. Reload and unload need an idle group (the
  * gateway refuses them with BUSY otherwise). The extensions' dialogs
- * (`extension.dialog`) open one at a time over the chat, oldest first.
+ * (`extension.dialog`) open one at a time over the chat, oldest first; their
+ * status lines (`extension.status`) show above the editor, one per key.
  */
-import type { AutocompleteItem, AutocompleteProvider } from '@mariozechner/pi-tui';
+import { matchesKey, Text, type AutocompleteItem, type AutocompleteProvider } from '@mariozechner/pi-tui';
+import { terminalSafe } from '../../core/terminal-text.js';
+import { style } from './chat-view.js';
 import { completeExtensionSlash, runExtensionSlash, type ExtensionControl, type ExtensionInfo } from '../extensions/index.js';
 import type { GatewayConnection } from '../claw-gateway/index.js';
 import type { ClawTui } from './app.js';
@@ -25,6 +28,12 @@ export class TuiExtensions {
     };
   }
 
+  /** The extensions' status lines, drawn above the editor. */
+  readonly statusLine = new Text('', 1, 0);
+  readonly #status = new Map<string, Record<string, string>>();
+  /** Extension shortcuts: key to `/ext-ID-NAME` (the first extension listed keeps a key). */
+  #shortcuts = new Map<string, string>();
+
   /** Dialogs waiting to be shown after the one on screen. */
   readonly #waiting: ExtensionDialogView[] = [];
   #shown: ExtensionDialog | undefined;
@@ -35,12 +44,28 @@ export class TuiExtensions {
     this.#waiting.length = 0;
     this.#hide();
     connection.on('extension.dialog', (view: ExtensionDialogView) => view.group === group && this.#ask(view));
+    this.#status.clear();
+    this.#drawStatus();
+    connection.on('extension.status', (params: { group: string; extension: string; status: Record<string, string> }) => params.group === group && this.#setStatus(params.extension, params.status));
+    this.#refresh(true);
     connection.on('extension.dialog.closed', (params: { group: string; dialogId: string; reason: string }) => params.group === group && this.#closed(params.dialogId, params.reason));
     if (!this.app.methods.has('extensions.dialogs')) return;
     this.app.call('extensions.dialogs', {}).then(
       (views: ExtensionDialogView[]) => views.forEach((view) => this.#ask(view)),
       (error: unknown) => this.app.error(error),
     );
+  }
+
+  #setStatus(extension: string, status: Record<string, string>): void {
+    if (Object.keys(status).length) this.#status.set(extension, status);
+    else this.#status.delete(extension);
+    this.#drawStatus();
+  }
+
+  #drawStatus(): void {
+    const lines = [...this.#status].flatMap(([extension, status]) => Object.entries(status).map(([key, text]) => `${extension} ${key}: ${text}`));
+    this.statusLine.setText(lines.length ? style.dim(terminalSafe(lines.join('\n'))) : '');
+    this.app.tui.requestRender();
   }
 
   #ask(view: ExtensionDialogView): void {
@@ -84,7 +109,36 @@ export class TuiExtensions {
 
   /** Runs one command and shows its text in a pager. */
   async run(text: string): Promise<void> {
-    this.app.page(text.trim().split(/\s+/)[0]!, await runExtensionSlash(this.control, text));
+    try {
+      this.app.page(text.trim().split(/\s+/)[0]!, await runExtensionSlash(this.control, text));
+    } finally {
+      // Running a command starts the extensions, which may register shortcuts.
+      this.#refresh(false);
+    }
+  }
+
+  /** Runs the extension command bound to this key; false when none is. */
+  runShortcut(data: string): boolean {
+    const command = [...this.#shortcuts].find(([key]) => matchesKey(data, key as never))?.[1];
+    if (!command) return false;
+    this.run(`/${command}`).catch((error: unknown) => this.app.error(error));
+    return true;
+  }
+
+  /** Reads the extensions' shortcuts (and, on a new connection, their status lines) without starting them. */
+  #refresh(withStatus: boolean): void {
+    if (!this.app.methods.has('extensions.list')) return;
+    this.control.list(false).then(
+      (infos) => {
+        const shortcuts = new Map<string, string>();
+        for (const info of infos) {
+          for (const [key, command] of Object.entries(info.shortcuts ?? {})) if (!shortcuts.has(key)) shortcuts.set(key, command);
+          if (withStatus) this.#setStatus(info.id, info.status);
+        }
+        this.#shortcuts = shortcuts;
+      },
+      (error: unknown) => this.app.error(error),
+    );
   }
 
   /** Completion in the editor for `/ext…` on the first line; nothing for other text (the other commands keep their behaviour). */

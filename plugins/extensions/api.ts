@@ -23,6 +23,8 @@ export interface CommandSpec {
   complete?(prefix: string): string[] | Promise<string[]>;
   /** Replace a command of the same name (names compare case-insensitively) instead of failing. */
   replace?: boolean;
+  /** A key that runs the command with no arguments in `xdog claw tui`: "alt+" and a lower-case letter or digit (not b, f, d or y). */
+  shortcut?: string;
 }
 
 /** Agent events, in the order a run emits them: `agent_start`, then per model call `turn_start` and `turn_end`, then `agent_end`. */

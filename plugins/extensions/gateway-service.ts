@@ -76,6 +76,8 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
           extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
           // claw send shows why an extension was quarantined, not only the gateway log.
           extensions.relayNotice = (message) => host.publish(runtime.name, null, Notifications.notice, { group: runtime.name, source: 'extensions', message });
+          // The TUI draws the status lines under the chat; a client that connects later reads them from extensions.list.
+          extensions.relayStatus = (extension, status) => host.publish(runtime.name, null, 'extension.status', { group: runtime.name, extension, status });
         },
       });
       // Each run: its extensions active (lazy: the first turn), its agent inspected, its tools in step with what they registered.

@@ -36,6 +36,8 @@ export interface ExtensionInfo {
   tools: string[];
   providers: string[];
   status: Record<string, string>;
+  /** Its commands' shortcuts: key (such as "alt+k") to the command as typed, without the slash. */
+  shortcuts: Record<string, string>;
 }
 
 /** A dialog answer: `undefined` for select/input cancelled, false for confirm. */
@@ -107,6 +109,12 @@ export class ExtensionHost {
   inspector?: ExtensionInspector;
   /** Also told about every notice (a quarantine, a missing extension): the gateway relays them to the group's clients. */
   relayNotice?: (message: string) => void;
+  /** Told an extension's status lines whenever they change (the gateway relays them to the group's clients). */
+  relayStatus?: (extensionId: string, status: Record<string, string>) => void;
+
+  #statusChanged(record: ExtensionRecord): void {
+    this.relayStatus?.(record.id, Object.fromEntries(record.status));
+  }
 
   #notice(message: string): void {
     this.#options.onNotice?.(message);
@@ -147,6 +155,7 @@ export class ExtensionHost {
         tools: names('tool').map((name) => toolAlias(name)),
         providers: names('provider').map((name) => providerAlias(record.id, name)),
         status: Object.fromEntries(record.status),
+        shortcuts: Object.fromEntries([...record.registrations.values()].flatMap((r) => (r.kind === 'command' && r.meta.shortcut ? [[r.meta.shortcut, commandAlias(record.id, r.name)]] : []))),
       };
     });
   }
@@ -438,7 +447,8 @@ export class ExtensionHost {
       if (parsed.text === null) record.status.delete(parsed.key);
       else if (record.status.has(parsed.key) || record.status.size < LIMITS.extensionStatusKeys) record.status.set(parsed.key, parsed.text);
       // The API refuses a key over the limit in the author's code; a worker that sends one anyway is out of contract.
-      else void this.#quarantine(record, `it set more than ${LIMITS.extensionStatusKeys} status keys`);
+      else return void this.#quarantine(record, `it set more than ${LIMITS.extensionStatusKeys} status keys`);
+      this.#statusChanged(record);
     });
     peer.addMethod('streamEvent', (params) => {
       const parsed = contract(StreamEventSchema, params, 'stream event');
@@ -519,6 +529,7 @@ export class ExtensionHost {
     record.failClosed = ownedPreToolHook || !record.setupDone;
     record.registrations.clear();
     record.status.clear();
+    this.#statusChanged(record);
     for (const pending of record.streams.values()) pending.wake?.();
     this.#notice(`extension "${record.id}" was quarantined: ${reason}`);
     await this.#kill(record);
@@ -541,6 +552,11 @@ export class ExtensionHost {
     }
     await record.stopping;
     record.registrations.clear();
+    // A stopped extension's status lines go with it (reload starts a fresh record).
+    if (record.status.size > 0) {
+      record.status.clear();
+      this.#statusChanged(record);
+    }
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { LIMITS } from '../../core/limits.js';
+import { SHORTCUT_PATTERN } from './shortcuts.js';
 
 export const REGISTRATION_KINDS = ['command', 'event', 'beforeToolCall', 'afterToolCall', 'context', 'input', 'tool', 'provider'] as const;
 export type RegistrationKind = (typeof REGISTRATION_KINDS)[number];
@@ -26,7 +27,7 @@ const ModelSpecSchema = z
   .strict();
 
 export const RegisterSchema = z.discriminatedUnion('kind', [
-  z.object({ handle: z.number().int(), kind: z.literal('command'), name: z.string(), meta: z.object({ description: z.string().max(1024), completes: z.boolean() }) }),
+  z.object({ handle: z.number().int(), kind: z.literal('command'), name: z.string(), meta: z.object({ description: z.string().max(1024), completes: z.boolean(), shortcut: z.string().regex(SHORTCUT_PATTERN).optional() }) }),
   z.object({ handle: z.number().int(), kind: z.literal('event'), meta: z.object({ event: z.enum(EXTENSION_EVENTS) }) }),
   z.object({ handle: z.number().int(), kind: z.enum(['beforeToolCall', 'afterToolCall', 'context', 'input']), meta: z.object({}) }),
   z.object({ handle: z.number().int(), kind: z.literal('tool'), name: z.string(), meta: z.object({ description: z.string().max(8192), parameters: z.record(z.string(), z.unknown()) }) }),

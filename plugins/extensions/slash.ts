@@ -98,6 +98,7 @@ export function renderExtensions(list: readonly ExtensionInfo[]): string {
         if (names.length) lines.push(`  ${what}: ${names.join(', ')}`);
       }
       for (const [key, text] of Object.entries(info.status)) lines.push(`  status ${key}: ${text}`);
+      for (const [key, command] of Object.entries(info.shortcuts ?? {})) lines.push(`  shortcut ${key}: /${command}`);
       return terminalSafe(lines.join('\n'));
     })
     .join('\n');

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { LIMITS } from '../../core/limits.js';
 import type { CommandSpec, Disposer, ExtensionAPI, Json, ProviderSpec, ToolSpec } from './api.js';
 import { Channel } from './channel.js';
+import { shortcutProblem } from './shortcuts.js';
 import { EXTENSION_EVENTS, type RegistrationKind } from './protocol.js';
 import { TransferInbox, packPayload } from './transfer.js';
 
@@ -81,7 +82,10 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
     command(name: string, spec: CommandSpec): Disposer {
       if (!/^[a-z0-9][a-z0-9_-]{0,31}$/i.test(name)) fail(`command name ${JSON.stringify(name)}: use 1-32 letters, digits, "-" or "_"`);
       if (typeof spec?.run !== 'function') fail(`command "${name}" needs a run(args) function`);
-      const dispose = register('command', name, { description: spec.description ?? '', completes: typeof spec.complete === 'function' }, (args: string) => spec.run(args), {
+      const problem = spec.shortcut === undefined ? undefined : shortcutProblem(spec.shortcut);
+      if (problem) fail(`command "${name}": ${problem}`);
+      const meta = { description: spec.description ?? '', completes: typeof spec.complete === 'function', ...(spec.shortcut !== undefined && { shortcut: spec.shortcut }) };
+      const dispose = register('command', name, meta, (args: string) => spec.run(args), {
         limit: LIMITS.extensionCommands,
         replace: spec.replace,
       });

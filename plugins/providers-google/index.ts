@@ -15,8 +15,11 @@ export { toGeminiContents, toGeminiTools } from './convert.js';
 import { createGeminiImageGenerator } from './images.js';
 
 export { createGeminiImageGenerator } from './images.js';
+export { createGeminiEmbedder } from './embeddings.js';
+/** Where the Gemini provider connects and which variables hold its key, unless providers.google says otherwise. */
+export const GOOGLE_DEFAULTS = { apiKeyEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], baseURL: 'https://generativelanguage.googleapis.com' };
 
-const DEFAULTS = { apiKeyEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], baseURL: 'https://generativelanguage.googleapis.com' };
+const DEFAULTS = GOOGLE_DEFAULTS;
 
 export class GoogleProvider implements ModelProvider {
   readonly name = 'google';

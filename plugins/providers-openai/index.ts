@@ -29,8 +29,11 @@ import { createOpenAIImageGenerator } from './images.js';
 export { createChatCompletionsStream, type ChatCompletionsOptions, type ChatConnection } from './chat-completions.js';
 export { toChatMessages, toChatTools } from './convert.js';
 export { createOpenAIImageGenerator, openAISize } from './images.js';
+export { createOpenAIEmbedder } from './embeddings.js';
+/** Where the OpenAI provider connects and which variable holds its key, unless providers.openai says otherwise. */
+export const OPENAI_DEFAULTS = { apiKeyEnv: ['OPENAI_API_KEY'], baseURL: 'https://api.openai.com/v1' };
 
-const DEFAULTS = { apiKeyEnv: ['OPENAI_API_KEY'], baseURL: 'https://api.openai.com/v1' };
+const DEFAULTS = OPENAI_DEFAULTS;
 
 /**
  * The OpenAI provider, or one configured OpenAI-compatible server. The built-in

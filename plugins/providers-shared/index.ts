@@ -9,3 +9,4 @@ export { MissingCredentialError, classifyFailure, credentialCheck, redact, bound
 export { runProviderStream, trackedRequest, type ProviderAttempt, type ProviderStreamOptions } from './provider-stream.js';
 export { boundedFetch } from './bounded-fetch.js';
 export { credentialStoreOf, imageDataUrl, providerConnector, providerSettings, type ProviderConnection, type ProviderConnector, type ProviderSettings } from './settings.js';
+export { requestJson, type JsonRequest } from './json-request.js';

@@ -139,6 +139,19 @@ async function insertEntry(sql: Sql, sessionId: string, parentId: number | null,
   return Number(row!.id);
 }
 
+/**
+ * The first entry of an append under the session's leaf, inserted only if the leaf is an entry of
+ * this session: the check and the insert are one statement (no row back: the store is damaged).
+ */
+async function insertUnderLeaf(sql: Sql, sessionId: string, leafId: number, kind: string, payload: string, now: number): Promise<number> {
+  const [row] = await sql.all<{ id: number }>(
+    'INSERT INTO claw_entries (session_id, parent_id, kind, payload, created_at) SELECT :session, id, :kind, :payload, :now FROM claw_entries WHERE id = :leaf AND session_id = :session RETURNING id',
+    { session: sessionId, leaf: leafId, kind, payload, now },
+  );
+  if (!row) throw new DamagedStore(`session ${sessionId}: its leaf entry ${leafId} is missing`);
+  return Number(row.id);
+}
+
 function firstUserText(entries: readonly EntryInput[]): string | undefined {
   for (const entry of entries) {
     if (entry.kind !== 'message' || entry.payload.message.role !== 'user') continue;
@@ -155,13 +168,10 @@ export async function appendEntries(sql: Sql, session: SessionRecord, inputs: re
   const checked = inputs.map(checkEntryInput);
   const entries: Entry[] = [];
   let parentId = session.leafEntryId;
-  if (parentId !== null) {
-    const [leaf] = await sql.all<{ id: number }>('SELECT id FROM claw_entries WHERE id = :leaf AND session_id = :session', { leaf: parentId, session: session.id });
-    if (!leaf) throw new DamagedStore(`session ${session.id}: its leaf entry ${parentId} is missing`);
-  }
   let messages = 0;
-  for (const input of checked) {
-    const id = await insertEntry(sql, session.id, parentId, input.kind, JSON.stringify(input.payload), now);
+  for (const [index, input] of checked.entries()) {
+    const payload = JSON.stringify(input.payload);
+    const id = index === 0 && parentId !== null ? await insertUnderLeaf(sql, session.id, parentId, input.kind, payload, now) : await insertEntry(sql, session.id, parentId, input.kind, payload, now);
     entries.push({ ...input, id, sessionId: session.id, parentId, createdAt: now } as Entry);
     if (input.kind === 'message') messages++;
     parentId = id;

@@ -1,7 +1,7 @@
 /**
  * The built-in tools plugin: bash, read, write, edit, ls, grep, find and
  * current_time, all relative to the kernel's working directory, plus
- * web_search when the config names a backend. The host's beforeToolCall
+ * web_search and embed when the config names a backend or an embeddings provider. The host's beforeToolCall
  * policy decides what may run; the kernel's `sandbox:` policy (docs/sandbox.md)
  * bounds what bash and the file tools can touch.
  */
@@ -10,6 +10,7 @@ import {
   Config,
   ContainerModule,
   ToolContribution,
+  createEmbedTool,
   WorkingDirectory,
   definePlugin,
   type AgentTool,
@@ -21,13 +22,18 @@ import { createBashTool } from './bash.js';
 import { createCurrentTimeTool } from './current-time.js';
 import { createEditTool, createLsTool, createReadTool, createWriteTool } from './file-tools.js';
 import { createFindTool, createGrepTool } from './search-tools.js';
-import { SearxngBackend, createWebSearchTool, type WebSearchBackend } from './web-search.js';
+import { createWebSearchTool } from './web-search.js';
+import { webSearchBackendFrom } from './web-search-backends.js';
+import { embedFunctionFrom } from './embed.js';
+import { credentialStoreOf } from '../providers-shared/index.js';
 
 export { createBashTool, type BashDetails } from './bash.js';
 export { createCurrentTimeTool } from './current-time.js';
 export { createEditTool, createLsTool, createReadTool, createWriteTool } from './file-tools.js';
 export { createFindTool, createGrepTool } from './search-tools.js';
-export { SearxngBackend, createWebSearchTool, type WebSearchBackend, type WebSearchResult } from './web-search.js';
+export { createWebSearchTool, type WebSearchBackend, type WebSearchResult } from './web-search.js';
+export { BraveBackend, SearxngBackend, TavilyBackend, webSearchBackendFrom } from './web-search-backends.js';
+export { embedFunctionFrom } from './embed.js';
 export { compileGlob, IGNORED_DIRS } from './walk.js';
 export { isLocalReadOnlyTool, markReadOnly } from './read-only.js';
 
@@ -49,16 +55,9 @@ export function createBuiltinTools(options: { cwd: string; clock?: Clock; sandbo
   return FACTORIES.map((factory) => factory(options));
 }
 
-/** The configured web search backend, if any. */
-export function webSearchBackendFrom(config: XdogConfig, env: NodeJS.ProcessEnv = process.env): WebSearchBackend | undefined {
-  const settings = config.web_search;
-  if (!settings) return undefined;
-  return new SearxngBackend({ url: settings.url, apiKeyEnv: settings.api_key_env, env });
-}
-
 export default definePlugin({
   name: 'tools',
-  provides: { tools: ['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time', 'web_search'] },
+  provides: { tools: ['bash', 'read', 'write', 'edit', 'ls', 'grep', 'find', 'current_time', 'web_search', 'embed'] },
   module: new ContainerModule(({ bind }) => {
     for (const factory of FACTORIES) {
       bind(ToolContribution).toDynamicValue((context) => {
@@ -72,5 +71,8 @@ export default definePlugin({
     // binding it here is still inert (no request is made until a model calls the tool).
     const backend = webSearchBackendFrom(kernel.config);
     if (backend) kernel.container.bind(ToolContribution).toConstantValue(createWebSearchTool(backend));
+    // embed likewise, only with an `embed:` section; a bad one fails the boot with its fix.
+    const embed = embedFunctionFrom(kernel.config, credentialStoreOf(kernel.container));
+    if (embed) kernel.container.bind(ToolContribution).toConstantValue(createEmbedTool(embed));
   },
 });

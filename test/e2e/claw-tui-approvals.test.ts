@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 const history = (): string => tty.tmux('capture-pane', '-t', name, '-p', '-S', '-');
-const seen = (text: string) => until(() => history().includes(text), `the TUI to show ${JSON.stringify(text)}:\n${history()}`, 30_000);
+const seen = (text: string) => until(() => history().includes(text), () => `the TUI to show ${JSON.stringify(text)}:\n${history()}`, 30_000);
 /** The cursor's visibility as tmux reports it (1 shown, 0 hidden). */
 const cursorShown = (): string => tty.tmux('display-message', '-p', '-t', name, '#{cursor_flag}').trim();
 

@@ -2,7 +2,8 @@
  * Extension dialogs in `xdog claw tui` (tmux, a real gateway, a real
  * extension): an extension command's select, input and confirm open as
  * dialogs over the chat, their answers reach the extension, and a dialog
- * nobody answers closes at its timeout with the no-answer.
+ * nobody answers closes at its timeout with the no-answer; an extension's
+ * status line shows above the editor and its shortcut runs its command.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,14 @@ export default function setup(api) {
       return 'answers: ' + JSON.stringify({ color, name, sure });
     },
   });
+  api.command('busy', {
+    shortcut: 'alt+k',
+    run: async () => {
+      api.status('work', 'indexing 3 files');
+      return 'busy now';
+    },
+  });
+  api.command('idle', { run: async () => { api.status('work', undefined); return 'idle now'; } });
   api.command('wait', { run: async () => 'late: ' + String(await api.confirm('nobody answers this', { timeoutSeconds: 3 })) });
 }`;
 
@@ -74,5 +83,22 @@ describe.skipIf(!hasTmux)('xdog claw tui: extension dialogs', { timeout: 180_000
     await onScreen((screen) => screen.includes('nobody answers this'), 'the second dialog');
     await onScreen((screen) => screen.includes('late: false'), 'the no-answer after the timeout');
     expect(tty.screen()).not.toContain('nobody answers this');
+    tty.keys('q');
+    await onScreen((screen) => !screen.includes('late: false') && screen.includes('online'), 'the chat after the dialogs');
+  });
+
+  it('an extension command\'s shortcut runs it; its status line shows above the editor until it clears it', async () => {
+    const editorTop = () => {
+      const lines = tty.screen().split('\n');
+      return lines.slice(0, lines.findIndex((line) => line.startsWith('─'))).join('\n');
+    };
+    tty.keys('M-k');
+    await onScreen((screen) => screen.includes('busy now'), 'alt+k running /ext-asker-busy');
+    tty.keys('q');
+    await onScreen(() => editorTop().includes('asker work: indexing 3 files') && !tty.screen().includes('busy now'), 'the status line above the editor');
+    tty.keys('/ext-asker-idle', 'Enter');
+    await onScreen((screen) => screen.includes('idle now'), 'the idle command');
+    tty.keys('q');
+    await onScreen((screen) => !screen.includes('idle now') && !screen.includes('indexing 3 files'), 'the status line gone');
   });
 });

@@ -28,7 +28,7 @@ async function openTui(sandbox: ClawSandbox): Promise<void> {
   await tty.waitFor('online');
 }
 
-const shows = (text: string): Promise<void> => until(() => tty.screen().includes(text), `the TUI to show ${JSON.stringify(text)}:\n${tty.screen()}`, 60_000);
+const shows = (text: string): Promise<void> => until(() => tty.screen().includes(text), () => `the TUI to show ${JSON.stringify(text)}:\n${tty.screen()}`, 60_000);
 
 describe.skipIf(!hasTmux)('xdog claw tui: goals', { timeout: 180_000 }, () => {
   it('sets a goal with /goal set, follows its continuation without drawing the system input, and /goal shows it done', async () => {
@@ -45,6 +45,6 @@ describe.skipIf(!hasTmux)('xdog claw tui: goals', { timeout: 180_000 }, () => {
     expect(tty.screen()).not.toContain('[system: goal]');
 
     tty.keys('/goal', 'Enter');
-    await until(() => tty.screen().split('goal (done, 1 continuation)').length > 2, `/goal to show the goal again:\n${tty.screen()}`);
+    await until(() => tty.screen().split('goal (done, 1 continuation)').length > 2, () => `/goal to show the goal again:\n${tty.screen()}`);
   });
 });

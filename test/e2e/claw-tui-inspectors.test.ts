@@ -81,7 +81,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: inspectors and commands of the claw fe
     expect(footer()).toContain('faux/second');
 
     tty.keys('C-p');
-    await until(() => !footer().includes('faux/second'), `Ctrl+P to change the model:\n${tty.screen()}`);
+    await until(() => !footer().includes('faux/second'), () => `Ctrl+P to change the model:\n${tty.screen()}`);
     tty.keys('/model faux/demo', 'Enter');
     await shows(/faux\/demo · thinking off/);
 
@@ -226,7 +226,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: inspectors and commands of the claw fe
     await shows(/› {2}#\d+ user .*hello/);
     tty.keys('Enter');
     await shows(/copied the message #\d+ through the terminal \(OSC 52/);
-    await until(() => tty.tmux('show-buffer') === 'hello', `tmux to get the OSC 52 text:\n${history()}`);
+    await until(() => tty.tmux('show-buffer') === 'hello', () => `tmux to get the OSC 52 text:\n${history()}`);
   });
 
   it('Alt+H shows the transcript in full; /export and /share show a review first: user and assistant text by default, full adds the tool calls, a range narrows it; q writes nothing', async () => {

@@ -46,17 +46,17 @@ describe.skipIf(!hasTmux)('xdog claw tui: /mcp', { timeout: 180_000 }, () => {
     gateways.push(gateway);
     await openTui(sandbox);
     tty.keys('/mcp', 'Enter');
-    await until(() => /everything {2}registered/.test(tty.screen()), `/mcp to list the server:\n${tty.screen()}`);
+    await until(() => /everything {2}registered/.test(tty.screen()), () => `/mcp to list the server:\n${tty.screen()}`);
     tty.keys('/mcp connect everything', 'Enter');
-    await until(() => /connected: everything {2}connected/.test(tty.screen()), `the connect:\n${tty.screen()}`, 60_000);
+    await until(() => /connected: everything {2}connected/.test(tty.screen()), () => `the connect:\n${tty.screen()}`, 60_000);
     tty.keys('/mcp tools', 'Enter');
-    await until(() => tty.screen().includes('everything__echo  allowed'), `the tools:\n${tty.screen()}`);
+    await until(() => tty.screen().includes('everything__echo  allowed'), () => `the tools:\n${tty.screen()}`);
     tty.keys('/mcp read everything demo://resource/dynamic/text/7', 'Enter');
-    await until(() => tty.screen().includes('[preview of untrusted MCP resource'), `the preview:\n${tty.screen()}`);
+    await until(() => tty.screen().includes('[preview of untrusted MCP resource'), () => `the preview:\n${tty.screen()}`);
     const before = sandbox.requests().length;
 
     tty.keys('/mcp insert resource everything demo://resource/dynamic/text/7', 'Enter');
-    await until(() => tty.screen().includes('inserted the untrusted MCP resource into the draft (nothing was sent)'), `the insert:\n${tty.screen()}`);
+    await until(() => tty.screen().includes('inserted the untrusted MCP resource into the draft (nothing was sent)'), () => `the insert:\n${tty.screen()}`);
     // In the editor (below its top border), not sent: the model got nothing.
     const editor = () => tty.screen().split('\n').slice(tty.screen().split('\n').findIndex((line) => line.startsWith('─'))).join('\n');
     expect(editor()).toContain('[untrusted MCP resource demo://resource/dynamic/text/7 from server everything; review it before you send it]');

@@ -32,7 +32,7 @@ const lineAboveEditor = (): string => {
   const lines = tty.screen().split('\n');
   return (lines[lines.findIndex((line) => line.startsWith('─')) - 1] ?? '').trim();
 };
-const summaryShows = (text: string): Promise<void> => until(() => lineAboveEditor() === text, `the TUI to show ${JSON.stringify(text)} above the editor:\n${tty.screen()}`);
+const summaryShows = (text: string): Promise<void> => until(() => lineAboveEditor() === text, () => `the TUI to show ${JSON.stringify(text)} above the editor:\n${tty.screen()}`);
 
 describe.skipIf(!hasTmux)('xdog claw tui: todos', { timeout: 180_000 }, () => {
   it('shows the todo summary line as the model changes the list, and again after a restart of the TUI', async () => {

@@ -38,7 +38,7 @@ const history = (): string => tty.tmux('capture-pane', '-t', `xdog-tui-${process
 
 /** Waits until the pane's history shows `text`. */
 async function seen(text: string, deadlineMs = 20_000): Promise<string> {
-  await until(() => history().includes(text), `the TUI to show ${JSON.stringify(text)}:\n${history()}`, deadlineMs);
+  await until(() => history().includes(text), () => `the TUI to show ${JSON.stringify(text)}:\n${history()}`, deadlineMs);
   return history();
 }
 
@@ -289,10 +289,12 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
 
   it('shows the whole of a 300k-word reply and a 9 MB one, and stays responsive', async () => {
     const sandbox = clawSandbox();
-    await gatewayFor(sandbox);
+    const gateway = await gatewayFor(sandbox);
     await openTui(sandbox);
     // The visible screen only: the history of megabytes of text is too slow to capture 40 times a second.
-    const onScreen = (text: string, deadlineMs: number): Promise<void> => until(() => tty.screen().includes(text), `the screen to show ${JSON.stringify(text)}:\n${tty.screen()}`, deadlineMs);
+    // A timeout shows the screen and what the gateway logged: which side was stuck is the diagnosis.
+    const onScreen = (text: string, deadlineMs: number): Promise<void> =>
+      until(() => tty.screen().includes(text), () => `the screen to show ${JSON.stringify(text)}:\n${tty.screen()}\n--- gateway log:\n${gateway.log().split('\n').slice(-30).join('\n')}`, deadlineMs);
     tty.keys('long 300000', 'Enter');
     await onScreen('w299999', 360_000);
     await onScreen('idle', 180_000);

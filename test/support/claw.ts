@@ -144,11 +144,11 @@ export async function watch(connection: GatewayConnection): Promise<{ events: Ar
   return { events, ends };
 }
 
-/** Waits until `predicate` holds, polling; fails with `what` after the deadline. */
-export async function until(predicate: () => boolean | Promise<boolean>, what: string, deadlineMs = 20_000): Promise<void> {
+/** Waits until `predicate` holds, polling; fails with `what` after the deadline (a function is read then, so it can show the state at the timeout). */
+export async function until(predicate: () => boolean | Promise<boolean>, what: string | (() => string), deadlineMs = 20_000): Promise<void> {
   const end = Date.now() + deadlineMs;
   while (!(await predicate())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

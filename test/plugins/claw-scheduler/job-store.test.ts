@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { XdogError, zeroUsage } from '../../../core/index.js';
 import { JobStore, type NewJob } from '../../../plugins/claw-scheduler/jobs.js';
 import { describeStores, type StoreKind } from '../../support/stores.js';
-import { openTestStoreOn } from '../sessions/helpers.js';
+import { countRollbacks, openTestStoreOn } from '../sessions/helpers.js';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const MINUTE = 60_000;
@@ -93,5 +93,32 @@ describeStores('JobStore', (kind) => {
     expect((await jobs.remove('main', 'digest')).name).toBe('digest');
     expect(await jobs.list('main')).toEqual([]);
     expect(await jobs.history('main', { limit: 10 })).toEqual([]);
+  });
+  // Workers claim the occurrences of their groups at once. Under SERIALIZABLE, claims of different
+  // jobs read and wrote the same small tables and re-ran each other; on the job's row lock only a
+  // claim of the same job waits, and it then finds the job moved on (STALE), never re-run.
+  it.runIf(kind === 'postgres')('two stores claiming 30 jobs at once never re-run a claim; each occurrence is claimed once', async () => {
+    const first = await openTestStoreOn(kind);
+    await first.store.ensureGroup('main');
+    const second = await first.reopen();
+    const stores = [new JobStore(first.store), new JobStore(second.store)];
+    for (let i = 0; i < 30; i++) await stores[0]!.add(newJob(`job${i}`, { firstRunAt: NOW }), NOW);
+    let rollbacks = 0;
+    for (const { dataSource } of [first, second]) countRollbacks(dataSource, () => rollbacks++);
+    const due = await stores[0]!.due(['main'], NOW, 100);
+    expect(due.length).toBe(30);
+    // Different jobs at once: every claim commits on its first attempt.
+    const halves = [due.slice(0, 15), due.slice(15)];
+    const distinct = await Promise.all(halves.flatMap((jobs, n) => jobs.map((job) => stores[n]!.claim(job, { dueAt: NOW, trigger: 'schedule' }, NOW + 10 * MINUTE, NOW))));
+    expect(distinct.map((claim) => claim.outcome)).toEqual(Array(30).fill('run'));
+    expect(rollbacks).toBe(0);
+    // The same jobs from both stores at once: one claim wins, the other is refused as STALE (its only ROLLBACK).
+    const next = await stores[0]!.due(['main'], NOW + 10 * MINUTE, 100);
+    const settled = await Promise.allSettled(next.flatMap((job) => stores.map((jobs) => jobs.claim(job, { dueAt: NOW + 10 * MINUTE, trigger: 'schedule' }, NOW + 20 * MINUTE, NOW + 10 * MINUTE))));
+    expect(settled.filter((result) => result.status === 'fulfilled').map((result) => (result as PromiseFulfilledResult<{ outcome: string }>).value.outcome)).toEqual(Array(30).fill('skipped'));
+    expect(settled.filter((result) => result.status === 'rejected').map((result) => ((result as PromiseRejectedResult).reason as XdogError).code)).toEqual(Array(30).fill('STALE'));
+    expect(rollbacks).toBe(30);
+    const history = await stores[1]!.history('main', { limit: 100 });
+    expect(history.length).toBe(60);
   });
 });

@@ -126,7 +126,7 @@ describe('extensions in worker processes', () => {
     });
   }
 
-  it('refuses a 33rd command and a duplicate name in the author code, at once', async () => {
+  it('refuses a 33rd command, a duplicate name and a shortcut that is not alt+KEY or is the editor\'s, in the author code, at once', async () => {
     const project = tempProject();
     writeExtension(
       project,
@@ -135,7 +135,9 @@ describe('extensions in worker processes', () => {
         const problems = [];
         api.command('Hello', { run: () => 'a' });
         try { api.command('hello', { run: () => 'b' }); } catch (e) { problems.push(e.message); }
-        api.command('hello', { run: () => 'replaced', replace: true });
+        api.command('hello', { run: () => 'replaced', replace: true, shortcut: 'alt+k' });
+        try { api.command('word', { run: () => '', shortcut: 'alt+b' }); } catch (e) { problems.push(e.message); }
+        try { api.command('chord', { run: () => '', shortcut: 'ctrl+k' }); } catch (e) { problems.push(e.message); }
         for (let i = 0; i < 31; i++) api.command('c' + i, { run: () => '' });
         try { api.command('one-too-many', { run: () => '' }); } catch (e) { problems.push(e.message); }
         api.status('problems', problems.join(' | '));
@@ -147,7 +149,8 @@ describe('extensions in worker processes', () => {
     const [info] = host.list();
     expect(info).toMatchObject({ state: 'active' });
     expect(info!.commands).toHaveLength(32);
-    expect(info!.status.problems).toMatch(/a command named "hello" is already registered .*pass replace: true.* \| .*at most 32 command registrations/);
+    expect(info!.status.problems).toMatch(/a command named "hello" is already registered .*pass replace: true.* \| .*command "word": shortcut "alt\+b" is the editor's.* \| .*command "chord": shortcut "ctrl\+k": use "alt\+" .* \| .*at most 32 command registrations/);
+    expect(info!.shortcuts).toEqual({ 'alt+k': 'ext-many-hello' });
     expect(await host.runCommand('ext-many-hello', '')).toBe('replaced');
   });
 

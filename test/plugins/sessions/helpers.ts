@@ -121,3 +121,17 @@ export async function failure(promise: Promise<unknown>): Promise<XdogError> {
   expect(XdogError.is(error), String(error)).toBe(true);
   return error as XdogError;
 }
+
+/** Calls `counted` for every ROLLBACK a runner of `dataSource` sends: a re-run transaction, or one that failed. */
+export function countRollbacks(dataSource: DataSource, counted: () => void): void {
+  const create = dataSource.createQueryRunner.bind(dataSource);
+  dataSource.createQueryRunner = (...args) => {
+    const runner = create(...args);
+    const query = runner.query.bind(runner);
+    runner.query = ((text: string, ...rest: unknown[]) => {
+      if (text === 'ROLLBACK') counted();
+      return (query as (...all: unknown[]) => Promise<unknown>)(text, ...rest);
+    }) as typeof runner.query;
+    return runner;
+  };
+}

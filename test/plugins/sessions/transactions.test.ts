@@ -12,7 +12,7 @@ import { XdogError } from '../../../core/index.js';
 import { checkUsage } from '../../../plugins/sessions/index.js';
 import { describeClawStore } from '../../../entities/index.js';
 import { describeStores, type StoreKind } from '../../support/stores.js';
-import { assistant, msg, openTestStoreOn, sessionWith, user, type TestStore } from './helpers.js';
+import { assistant, countRollbacks, msg, openTestStoreOn, sessionWith, user, type TestStore } from './helpers.js';
 
 async function snapshot(dataSource: DataSource): Promise<unknown> {
   const tables = ['claw_groups', 'claw_sessions', 'claw_entries', 'claw_session_state', 'claw_usage', 'claw_input_keys', 'claw_group_leases'];
@@ -217,19 +217,6 @@ describeStores('session store transactions', (kind) => {
 });
 
 /** Calls `counted` on every ROLLBACK the store sends (each re-run of a transaction starts with one). */
-function countRollbacks(dataSource: DataSource, counted: () => void): void {
-  const create = dataSource.createQueryRunner.bind(dataSource);
-  dataSource.createQueryRunner = (...args) => {
-    const runner = create(...args);
-    const query = runner.query.bind(runner);
-    runner.query = ((text: string, ...rest: unknown[]) => {
-      if (text === 'ROLLBACK') counted();
-      return (query as (...all: unknown[]) => Promise<unknown>)(text, ...rest);
-    }) as typeof runner.query;
-    return runner;
-  };
-}
-
 /** Another process's write lock: SQLite's database lock, or a PostgreSQL row lock on the session. Resolves to its release. */
 async function holdWriteLock(location: TestStore['location'], sessionId: string): Promise<() => Promise<void>> {
   if (location.type === 'sqlite') {

@@ -305,7 +305,7 @@ describe('current_time and web_search', () => {
   });
 
   it('web_search never shows its API key in an error, even one fetch builds from a malformed key', async () => {
-    const backend = new SearxngBackend({ url: 'http://127.0.0.1:9', apiKey: 'sk-search\nsecret-tail' });
+    const backend = new SearxngBackend({ url: 'http://127.0.0.1:9', apiKeyEnv: 'SEARCH_KEY', env: { SEARCH_KEY: 'sk-search\nsecret-tail' } });
     const result = await run(createWebSearchTool(backend), { query: 'x' });
     expect(result.isError).toBe(true);
     expect(text(result)).not.toContain('secret-tail');
