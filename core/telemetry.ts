@@ -73,6 +73,29 @@ export function telemetryOf(kernel: Pick<Kernel, 'isBound' | 'get'>): Telemetry 
   return kernel.isBound(TelemetryHolderToken) ? kernel.get(TelemetryHolderToken).current : undefined;
 }
 
+/**
+ * `events` re-yielded inside one span that lasts from the first pull to the
+ * end of the stream (done, thrown, or left early by its consumer): for work
+ * that streams, which `inSpan`'s promise cannot hold. The span's parent is
+ * the span active at the first pull (a model call's chat span).
+ */
+export async function* inSpanStream<T>(telemetry: Telemetry, name: string, options: SpanOptions, events: AsyncIterable<T>): AsyncGenerator<T> {
+  let settle!: (failure?: { error: unknown }) => void;
+  const ended = new Promise<void>((resolve, reject) => (settle = (failure) => (failure ? reject(failure.error) : resolve())));
+  const span = telemetry.inSpan(name, options, () => ended);
+  try {
+    for await (const event of events) yield event;
+    settle();
+  } catch (error) {
+    settle({ error });
+    throw error;
+  } finally {
+    settle();
+    // The span records the failure; the error reaches the consumer above, not twice.
+    await span.catch(() => undefined);
+  }
+}
+
 const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 const TRACESTATE = /^[\x20-\x7e]{0,512}$/;
 

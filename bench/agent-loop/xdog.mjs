@@ -1,12 +1,16 @@
 /**
- * Runs a workload on xdog (the compiled package in ../../dist): the agent SDK
- * as `xdog/agent` exports it (dist/core/agent, without the kernel), and the
- * faux provider only for the faux workloads.
+ * Runs a workload on xdog (the compiled package in ../../dist, or the dist
+ * folder BENCH_XDOG_DIST names: another checkout, for before/after figures):
+ * the agent SDK as `xdog/agent` exports it (dist/core/agent, without the
+ * kernel), and the faux provider only for the faux workloads.
  */
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Agent } from '../../dist/core/agent/index.js';
+import { pathToFileURL } from 'node:url';
 import { script, seedTurns } from './workloads.mjs';
 
+const dist = process.env.BENCH_XDOG_DIST ? pathToFileURL(path.resolve(process.env.BENCH_XDOG_DIST) + '/') : new URL('../../dist/', import.meta.url);
+const { Agent } = await import(new URL('core/agent/index.js', dist).href);
 const noop = {
   name: 'noop',
   description: 'does nothing',
@@ -40,7 +44,7 @@ function leanStream(replies) {
 }
 
 async function fauxStream(replies) {
-  const { createFauxStreamFn } = await import('../../dist/plugins/faux/index.js');
+  const { createFauxStreamFn } = await import(new URL('plugins/faux/index.js', dist).href);
   const responses = replies.map((reply) => (reply.toolCall ? { toolCalls: [{ name: reply.toolCall.name, arguments: {}, id: reply.toolCall.id }] } : { text: reply.text }));
   return createFauxStreamFn({ responses, record: false });
 }

@@ -753,7 +753,8 @@ export class GroupRuntime {
       await this.#executeRun(run, pending);
       return;
     }
-    const trace: RunTrace = pending.trace ?? (pending.system ? { via: pending.system.source.origin, origin: pending.system.source.name ?? pending.system.source.id } : { via: 'client' });
+    const source = pending.system?.source;
+    const trace: RunTrace = pending.trace ?? (source ? { via: source.origin, origin: source.name ?? source.id, ...(source.id ? { originId: source.id } : {}) } : { via: 'client' });
     await traceGroupRun(telemetry, { group: this.name, sessionId: run.sessionId, inputId: run.inputId, trace }, () => this.#executeRun(run, pending));
   }
 

@@ -12,8 +12,10 @@ export interface RunTrace {
   parent?: TraceCarrier;
   /** "client", "channel", "schedule", ... (`xdog.run.source`). */
   via: string;
-  /** The channel or job it came from. */
+  /** The channel or job it came from (a job by name). */
   origin?: string;
+  /** The job's id, for a scheduled run (`xdog.schedule.id`). */
+  originId?: string;
 }
 
 export interface TracedRunInfo {
@@ -33,6 +35,7 @@ export function traceGroupRun(telemetry: Telemetry, info: TracedRunInfo, run: ()
     'xdog.input.id': info.inputId,
     'xdog.run.source': info.trace.via,
     ...(info.trace.origin ? { [info.trace.via === 'channel' ? 'xdog.channel' : 'xdog.schedule']: info.trace.origin } : {}),
+    ...(info.trace.via === 'schedule' && info.trace.originId ? { 'xdog.schedule.id': info.trace.originId } : {}),
   };
   return telemetry.inSpan(`claw.run ${info.group}`, { kind, attributes, ...(info.trace.parent ? { parent: info.trace.parent } : {}) }, async (span) => {
     const status = await run();

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { DiscoveredExtension } from '../../core/discovery.js';
 import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
-import type { Telemetry } from '../../core/telemetry.js';
+import { inSpanStream, type Telemetry } from '../../core/telemetry.js';
 import type { Json } from './api.js';
 import { AGENT_INSPECTIONS, AppendEntrySchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
 import { SANDBOX_OFF, type Launch, type SandboxPolicy } from '../sandbox/index.js';
@@ -310,7 +310,16 @@ export class ExtensionHost {
     }
   }
 
-  async *stream(id: string, handle: number, request: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<unknown> {
+  stream(id: string, handle: number, request: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<unknown> {
+    const telemetry = this.#options.telemetry?.();
+    if (!telemetry) return this.#stream(id, handle, request, signal);
+    // Like every other callback, a span of its own: under the chat span of the model call it serves.
+    const registration = this.#records.get(id)?.registrations.get(handle);
+    const name = registration?.kind === 'provider' ? registration.name : String(handle);
+    return inSpanStream(telemetry, `extension ${id}`, { attributes: { 'xdog.extension': id, 'xdog.extension.callback': `provider ${name} stream` } }, this.#stream(id, handle, request, signal));
+  }
+
+  async *#stream(id: string, handle: number, request: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<unknown> {
     const record = this.#record(id);
     const worker = record.worker;
     if (record.state !== 'active' || !worker) throw unavailable(record);

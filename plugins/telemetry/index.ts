@@ -10,6 +10,7 @@
 import { ContainerModule, TelemetryHolderToken, configSecrets, costFunction, definePlugin, type Agent, type Kernel, type PluginContext, type Telemetry } from '../../core/index.js';
 import { ClawGroupToken } from '../claw-gateway/tokens.js';
 import { agentInstrumentation } from './agent-spans.js';
+import { Xdog } from './semconv.js';
 
 export { agentInstrumentation, splitModel, type AgentIdentity } from './agent-spans.js';
 export { GenAi, GenAiOperation, Mcp, Metric, Xdog } from './semconv.js';
@@ -70,7 +71,9 @@ export default definePlugin({
     const { acquirePipeline } = await import('./pipeline.js');
     const pipeline = await acquirePipeline(config, configSecrets(kernel.config));
     acquired.set(kernel, pipeline);
-    holder.current = pipeline.telemetry;
+    // A claw group's kernel: everything it traces (runs, MCP requests, extension callbacks, store transactions inside them) carries the group.
+    const group = kernel.isBound(ClawGroupToken) ? kernel.get(ClawGroupToken).name : undefined;
+    holder.current = group ? (await import('./otel-telemetry.js')).scopedTelemetry(pipeline.telemetry, { [Xdog.group]: group }) : pipeline.telemetry;
   },
   async close({ kernel }: PluginContext) {
     const pipeline = acquired.get(kernel);

@@ -8,6 +8,7 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
+  createContextKey,
   createTraceState,
   trace,
   type Attributes,
@@ -50,10 +51,10 @@ export function carrierOf(span: Span): TraceCarrier {
   return carrier;
 }
 
-/** A context whose parent is the remote span a (validated) carrier names. */
-export function remoteContext(carrier: TraceCarrier): Context {
+/** `base` (default: an empty context) with the remote span a (validated) carrier names as the parent. */
+export function remoteContext(carrier: TraceCarrier, base: Context = ROOT_CONTEXT): Context {
   const [, traceId, spanId, flags] = carrier.traceparent.split('-');
-  return trace.setSpanContext(ROOT_CONTEXT, {
+  return trace.setSpanContext(base, {
     traceId: traceId!,
     spanId: spanId!,
     traceFlags: Number.parseInt(flags!, 16),
@@ -88,7 +89,8 @@ export function createOtelTelemetry(options: OtelTelemetryOptions): Telemetry {
   return {
     captureContent,
     async inSpan<T>(name: string, spanOptions: SpanOptions, work: (span: TelemetrySpan) => Promise<T>): Promise<T> {
-      const parent = spanOptions.parent ? remoteContext(spanOptions.parent) : context.active();
+      // A remote parent replaces the active span, not the rest of the context (a group's scope).
+      const parent = spanOptions.parent ? remoteContext(spanOptions.parent, context.active()) : context.active();
       const span = tracer.startSpan(name, { kind: KINDS[spanOptions.kind ?? 'internal'], attributes: cleanAttributes(spanOptions.attributes) }, parent);
       try {
         return await context.with(trace.setSpan(parent, span), () => work(handle(span)));
@@ -111,6 +113,35 @@ export function createOtelTelemetry(options: OtelTelemetryOptions): Telemetry {
       return captureContent ? bounded(redact(text, secrets)) : undefined;
     },
     metrics: options.meter ? otelMetrics(options.meter) : NO_METRICS,
+  };
+}
+
+/** Where a scoped telemetry keeps its attributes in the context, for work only the context reaches (a store transaction). */
+const SCOPE = createContextKey('xdog.telemetry.scope');
+
+/** The attributes of the innermost scoped span the active context runs in (a claw group's), or none. */
+export function activeScope(): TelemetryAttributes {
+  return (context.active().getValue(SCOPE) as TelemetryAttributes | undefined) ?? {};
+}
+
+/**
+ * `telemetry` with `attributes` (a claw group) on every span and metric
+ * point it makes, and in the context of the work inside its spans: a group
+ * kernel's MCP requests, extension callbacks and runs carry the group, and so
+ * does the timing of a store transaction run inside them.
+ */
+export function scopedTelemetry(telemetry: Telemetry, attributes: TelemetryAttributes): Telemetry {
+  const merged = (more: TelemetryAttributes | undefined): TelemetryAttributes => ({ ...attributes, ...more });
+  return {
+    captureContent: telemetry.captureContent,
+    inSpan: (name, options, work) => context.with(context.active().setValue(SCOPE, attributes), () => telemetry.inSpan(name, { ...options, attributes: merged(options.attributes) }, work)),
+    current: () => telemetry.current(),
+    content: (text) => telemetry.content(text),
+    metrics: {
+      add: (name, value, more) => telemetry.metrics.add(name, value, merged(more)),
+      record: (name, value, more) => telemetry.metrics.record(name, value, merged(more)),
+      observe: (name, read) => telemetry.metrics.observe(name, () => read().map((point) => ({ value: point.value, attributes: merged(point.attributes) }))),
+    },
   };
 }
 

@@ -17,9 +17,9 @@ import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { TelemetryConfig } from '../../core/config.js';
 import { observeStoreTransactions, type Telemetry } from '../../core/telemetry.js';
-import { createOtelTelemetry } from './otel-telemetry.js';
+import { activeScope, cleanAttributes, createOtelTelemetry } from './otel-telemetry.js';
 import { defaultEndpoint, otlpExporters, type OtlpExporters } from './otlp-exporters.js';
-import { Metric } from './semconv.js';
+import { Metric, Xdog } from './semconv.js';
 
 export interface Pipeline {
   telemetry: Telemetry;
@@ -158,7 +158,10 @@ function processMetrics(meter: Meter): () => void {
   rss.addCallback(onRss);
   heap.addCallback(onHeap);
   const transactions = meter.createHistogram(Metric.storeTransaction, { unit: 's' });
-  const stopTransactions = observeStoreTransactions((seconds, info) => transactions.record(seconds, { 'db.system.name': info.system, 'xdog.outcome': info.ok ? 'ok' : 'error' }));
+  // Per group where the transaction ran inside a group's span (its run, MCP call, ...): the scope is read from the caller's context.
+  const stopTransactions = observeStoreTransactions((seconds, info) =>
+    transactions.record(seconds, cleanAttributes({ [Xdog.group]: activeScope()[Xdog.group], 'db.system.name': info.system, 'xdog.outcome': info.ok ? 'ok' : 'error' })),
+  );
   return () => {
     stopTransactions();
     delay.disable();

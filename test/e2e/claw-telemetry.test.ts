@@ -7,9 +7,12 @@
  *   with GenAI attributes and no message text; the loopback /metrics is
  *   scraped and parsed;
  * - a webhook message with a `traceparent` header, with capture_content: the
- *   texts are there, an API key in a tool result is redacted;
+ *   texts are there, an API key in a tool result is redacted; then a
+ *   scheduled job's run on the same gateway, a trace of its own with the
+ *   group and the job; this gateway exports over OTLP/HTTP protobuf;
  * - on PostgreSQL, a prompt sent to one worker for a group another worker
- *   owns: the handoff carries the trace context, the owner's run joins it.
+ *   owns: the handoff carries the trace context, the owner's run joins it;
+ *   these workers export over OTLP/gRPC.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -152,7 +155,7 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     expect(mcpTool).toMatchObject({ parentSpanId: parent.spanId, attributes: { 'gen_ai.tool.type': 'extension', 'xdog.tool.outcome': 'ok' } });
     const [mcpCall] = named(spans, 'tools/call echo');
     expect(mcpCall).toMatchObject({ parentSpanId: mcpTool!.spanId, kind: 3 });
-    expect(mcpCall!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe', 'xdog.mcp.server': 'every' });
+    expect(mcpCall!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe', 'xdog.mcp.server': 'every', 'xdog.group': 'main' });
     // Each chat span's cost is the ledger's: their sum is what `claw usage` reports.
     const costs = named(spans, 'chat ').map((span) => span.attributes['xdog.cost.usd']);
     expect(costs.every((cost) => typeof cost === 'number' && cost > 0)).toBe(true);
@@ -176,13 +179,15 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     expect(samples.some((sample) => sample.name === 'xdog_queue_depth' && sample.labels.xdog_group === 'main')).toBe(true);
     expect(value('xdog_memory_rss')).toBeGreaterThan(1_000_000);
     expect(value('xdog_store_transaction_duration_count', { db_system_name: 'sqlite', xdog_outcome: 'ok' })).toBeGreaterThan(0);
+    // The run's own transactions (its appends) are counted for its group.
+    expect(value('xdog_store_transaction_duration_count', { xdog_group: 'main', db_system_name: 'sqlite' })).toBeGreaterThan(0);
     expect(samples.some((sample) => sample.name === 'xdog_event_loop_delay_p99')).toBe(true);
     await until(() => otlp.metricNames.has('xdog.runs'), 'metrics over OTLP too', 30_000);
   });
 
-  it('joins a webhook message with a traceparent header; with capture_content the texts are recorded and an API key in a tool result is redacted', async () => {
+  it('joins a webhook message with a traceparent header; with capture_content the texts are recorded and an API key in a tool result is redacted; a scheduled run is a trace with its group and job (over http/protobuf)', async () => {
     hooks = await startReceiver();
-    const sandbox = sandboxWith(webhookChannelConfig(hooks.url, ['alice']) + telemetryBlock(otlp.url, ['capture_content: true']));
+    const sandbox = sandboxWith(webhookChannelConfig(hooks.url, ['alice']) + telemetryBlock(otlp.url, ['capture_content: true', 'protocol: http/protobuf']));
     sandbox.env.XDOG_TEST_WEBHOOK_SECRET = WEBHOOK_SECRET;
     gateway = await startGateway(sandbox, 90_000);
     client = await connect(sandbox);
@@ -207,6 +212,25 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     const greps = named(spans, 'execute_tool grep').map((span) => String(span.attributes['gen_ai.tool.call.result']));
     expect(greps.some((result) => result.includes('alpha one [redacted]'))).toBe(true);
     expect(JSON.stringify(spans)).not.toContain(API_KEY);
+    expect(spans.every((span) => span.wire === 'http/protobuf')).toBe(true);
+
+    // A scheduled job's run on the same gateway: no caller, so a root span of its own, with the group and the job.
+    const job = (await client.callService('schedule.add', { group: 'main', name: 'nightly', at: Date.now() + 500, prompt: 'delegate beta' })) as { id: string };
+    let scheduled: ReceivedSpan[] = [];
+    await until(() => {
+      const root = otlp.spans.find((span) => span.name === 'claw.run main' && span.attributes['xdog.schedule.id'] === job.id);
+      scheduled = root ? traceOf(otlp.spans, root.traceId) : [];
+      return named(scheduled, 'invoke_agent').length === 2 && named(scheduled, 'execute_tool grep').length === 1;
+    }, 'the scheduled run\'s trace at the receiver', 60_000);
+    const [scheduledRun] = named(scheduled, 'claw.run');
+    expect(scheduledRun!.parentSpanId).toBeUndefined();
+    expect(scheduledRun!.kind).toBe(5); // CONSUMER
+    expect(scheduledRun!.attributes).toMatchObject({ 'xdog.group': 'main', 'xdog.run.source': 'schedule', 'xdog.schedule': 'nightly', 'xdog.schedule.id': job.id, 'xdog.run.status': 'completed' });
+    const scheduledAgent = named(scheduled, 'invoke_agent').find((span) => span.parentSpanId === scheduledRun!.spanId);
+    expect(scheduledAgent!.attributes).toMatchObject({ 'gen_ai.agent.name': 'main', 'xdog.group': 'main' });
+    expect(String(scheduledAgent!.attributes['gen_ai.input.messages'])).toContain('delegate beta');
+    const [childGrep] = named(scheduled, 'execute_tool grep');
+    expect(descendsFrom(scheduled, childGrep!, scheduledRun!)).toBe(true);
   });
 });
 
@@ -252,7 +276,7 @@ describe.runIf(testPgUrl())('telemetry across gateway workers [postgres]', { tim
     const root = tempDir('xdog-otel-workers-');
     const workspace = path.join(root, 'ws-g2');
     fs.mkdirSync(workspace);
-    const sandbox = await clawSandboxOn('postgres', `    g2:\n      workspace: ${workspace}\n      model: faux/demo\n      enabled_tools: [bash, read]\n  lease_seconds: 3\n${telemetryBlock(otlp.url)}`);
+    const sandbox = await clawSandboxOn('postgres', `    g2:\n      workspace: ${workspace}\n      model: faux/demo\n      enabled_tools: [bash, read]\n  lease_seconds: 3\n${telemetryBlock(otlp.grpcUrl, ['protocol: grpc'])}`);
     const workers: ClawWorker[] = [];
     try {
       for (const name of ['w1', 'w2']) workers.push(await startWorker(sandbox, name, 90_000));
@@ -279,6 +303,7 @@ describe.runIf(testPgUrl())('telemetry across gateway workers [postgres]', { tim
       const [agent] = named(spans, 'invoke_agent');
       expect(agent!.parentSpanId).toBe(run!.spanId);
       expect(named(spans, 'execute_tool bash')[0]!.parentSpanId).toBe(agent!.spanId);
+      expect(spans.every((span) => span.wire === 'grpc')).toBe(true);
     } finally {
       for (const worker of workers) await worker.client.close().catch(() => undefined);
       for (const worker of workers) await worker.process.stop();

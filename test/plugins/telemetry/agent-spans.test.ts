@@ -3,7 +3,8 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type Rea
 import { createKernel, type AgentTool, type Kernel, type XdogConfig } from '../../../core/index.js';
 import { createFauxStreamFn } from '../../../plugins/faux/index.js';
 import telemetryPlugin, { telemetryOverride } from '../../../plugins/telemetry/index.js';
-import extensionsPlugin from '../../../plugins/extensions/index.js';
+import extensionsPlugin, { extensionHostOf } from '../../../plugins/extensions/index.js';
+import { modelRegistryFor } from '../../../core/model/registry.js';
 import { tempProject, writeExtension } from '../extensions/support.js';
 
 const exporter = new InMemorySpanExporter();
@@ -107,6 +108,46 @@ describe('GenAI spans of a kernel-built agent', () => {
       expect(callback!.attributes).toMatchObject({ 'xdog.extension': 'watch' });
       const [root] = byName(spans, 'invoke_agent');
       expect(callback!.spanContext().traceId).toBe(root!.spanContext().traceId);
+    } finally {
+      await kernel.close();
+    }
+  });
+
+  it("gives an extension provider's model call a chat span like a built-in provider's, with the extension's stream under it", async () => {
+    exporter.reset();
+    const project = tempProject();
+    writeExtension(
+      project,
+      'relay',
+      `export default (api) => api.registerProvider('prov', { models: [{ id: 'm1' }], async *stream() {
+        yield { type: 'text', text: 'relayed' };
+        yield { type: 'usage', input: 11, output: 4 };
+        yield { type: 'done' };
+      } });`,
+    );
+    const kernel = await createKernel({ config: { extensions: ['relay'] }, cwd: project, plugins: [telemetryPlugin, extensionsPlugin], overrides: [await telemetryOverride({ tracerProvider: provider })] });
+    await kernel.open();
+    try {
+      await extensionHostOf(kernel)!.activateAll();
+      const agent = kernel.createAgent(modelRegistryFor(kernel).streamFn, { model: 'ext-relay-prov/m1' });
+      expect((await agent.prompt('hello').result()).status).toBe('completed');
+      const spans = exporter.getFinishedSpans();
+      const [root] = byName(spans, 'invoke_agent');
+      const [chat] = byName(spans, 'chat m1');
+      expect(chat!.parentSpanContext?.spanId).toBe(root!.spanContext().spanId);
+      expect(chat!.attributes).toMatchObject({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'ext-relay-prov',
+        'gen_ai.request.model': 'm1',
+        'gen_ai.response.model': 'm1',
+        'gen_ai.usage.input_tokens': 11,
+        'gen_ai.usage.output_tokens': 4,
+        'gen_ai.response.finish_reasons': ['stop'],
+      });
+      // The extension's own stream() is its callback span, inside the chat span it serves.
+      const [callback] = byName(spans, 'extension relay');
+      expect(callback!.attributes).toMatchObject({ 'xdog.extension': 'relay', 'xdog.extension.callback': 'provider prov stream' });
+      expect(callback!.parentSpanContext?.spanId).toBe(chat!.spanContext().spanId);
     } finally {
       await kernel.close();
     }
