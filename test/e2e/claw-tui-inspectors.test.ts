@@ -25,7 +25,7 @@ let gateway: GatewayProcess | undefined;
 const claw = (...args: string[]) => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
 const history = (): string => tty.tmux('capture-pane', '-t', name, '-p', '-S', '-');
 /** Waits until the visible screen satisfies `test` (a string it contains, or a pattern). */
-async function shows(test: string | RegExp, deadlineMs = 30_000): Promise<string> {
+async function shows(test: string | RegExp, deadlineMs = 60_000): Promise<string> {
   const ok = (screen: string) => (typeof test === 'string' ? screen.includes(test) : test.test(screen));
   try {
     await until(() => ok(tty.screen()), `the TUI to show ${String(test)}`, deadlineMs);
