@@ -4,14 +4,13 @@
  * that aborts one specific INSERT or UPDATE after earlier rows of the same
  * operation were written), so it strikes mid-transaction.
  */
-import { createRequire } from 'node:module';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { XdogError } from '../../../core/index.js';
 import { checkUsage } from '../../../plugins/sessions/index.js';
 import { describeClawStore } from '../../../entities/index.js';
-import { describeStores, type StoreKind } from '../../support/stores.js';
+import { describeStores, openSqliteFile, type StoreKind } from '../../support/stores.js';
 import { assistant, countRollbacks, msg, openTestStoreOn, sessionWith, user, type TestStore } from './helpers.js';
 
 async function snapshot(dataSource: DataSource): Promise<unknown> {
@@ -216,12 +215,10 @@ describeStores('session store transactions', (kind) => {
   });
 });
 
-/** Calls `counted` on every ROLLBACK the store sends (each re-run of a transaction starts with one). */
 /** Another process's write lock: SQLite's database lock, or a PostgreSQL row lock on the session. Resolves to its release. */
 async function holdWriteLock(location: TestStore['location'], sessionId: string): Promise<() => Promise<void>> {
   if (location.type === 'sqlite') {
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
-    const other = new Database(location.file);
+    const other = openSqliteFile(location.file);
     other.exec('BEGIN IMMEDIATE');
     return async () => {
       other.exec('ROLLBACK');
