@@ -3,18 +3,18 @@ import { XdogCommand } from '../base-command.js';
 import { parseSince } from './_lib/args.js';
 import { groupFlag, withGateway } from './_lib/gateway.js';
 import { renderUsage } from './_lib/render.js';
-import type { UsageDimension, UsageTotals } from '../../plugins/sessions/types.js';
+import { USAGE_DIMENSIONS, type UsageDimension, type UsageTotals } from '../../plugins/sessions/types.js';
 
 export default class ClawUsage extends XdogCommand {
-  static override summary = 'Sum the model calls the gateway recorded, by model, group, session, goal, child or schedule job: tokens, cost (unknown without a price), time';
+  static override summary = 'Sum the model calls the gateway recorded, by model, group, session, goal, child, schedule job, MCP server or origin: tokens, cost (unknown without a price), time';
   static override enableJsonFlag = true;
   static override flags = {
     group: groupFlag,
     session: Flags.string({ description: 'only this session (an id from xdog claw sessions list)' }),
     since: Flags.string({ description: 'only calls at or after this time (ISO 8601, e.g. 2026-11-30 or 2026-11-30T12:00:00Z)' }),
-    by: Flags.string({ description: 'sum by model (default), group, session, goal, child or schedule (job id)', options: ['model', 'group', 'session', 'goal', 'child', 'schedule'] }),
+    by: Flags.string({ description: 'sum by model (default), group, session, goal, child, schedule (job id), mcp (the server whose sampling called the model) or origin (prompt, schedule, goal, child, mcp)', options: [...USAGE_DIMENSIONS] }),
   };
-  static override examples = ['<%= config.bin %> claw usage', '<%= config.bin %> claw usage --group main --since 2026-11-01 --json', '<%= config.bin %> claw usage --by goal'];
+  static override examples = ['<%= config.bin %> claw usage', '<%= config.bin %> claw usage --group main --since 2026-11-01 --json', '<%= config.bin %> claw usage --by goal', '<%= config.bin %> claw usage --by mcp'];
 
   async run(): Promise<UsageTotals[]> {
     const { flags } = await this.parse(ClawUsage);

@@ -10,6 +10,7 @@ import { ClawGroupNameSchema } from '../../core/config.js';
 import { ImageContentSchema } from '../../core/agent/messages.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
+import { USAGE_DIMENSIONS } from '../sessions/index.js';
 
 export { Notifications, PROTOCOL_VERSION } from './protocol-names.js';
 
@@ -110,7 +111,7 @@ export const MethodParams = {
     })
     .strict(),
 
-  'usage.summary': z.object({ group: Group, sessionId: SessionId.optional(), since: z.number().int().nonnegative().optional(), by: z.enum(['model', 'group', 'session', 'goal', 'child', 'schedule']).optional() }).strict(),
+  'usage.summary': z.object({ group: Group, sessionId: SessionId.optional(), since: z.number().int().nonnegative().optional(), by: z.enum(USAGE_DIMENSIONS).optional() }).strict(),
 
   /** The gateway workers sharing the store, their groups and lease expiries (docs/protocol.md). */
   'workers.list': z.object({}).strict(),

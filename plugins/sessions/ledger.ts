@@ -69,6 +69,8 @@ const DIMENSIONS: Record<UsageDimension, { column: string; origin?: string }> = 
   goal: { column: 'origin_id', origin: 'goal' },
   child: { column: 'origin_id', origin: 'child' },
   schedule: { column: 'origin_id', origin: 'schedule' },
+  mcp: { column: 'origin_id', origin: 'mcp' },
+  origin: { column: 'origin' },
 };
 
 /** Totals by a dimension (default: model), by its value; cost is null when no call of a row had a known cost. */

@@ -172,14 +172,14 @@ export interface UsageOrigin {
   id: string | null;
 }
 
-/** What `usageSummary` sums by. */
-export const USAGE_DIMENSIONS = ['model', 'group', 'session', 'goal', 'child', 'schedule'] as const;
+/** What `usageSummary` sums by: `mcp` is the MCP server whose sampling made the call, `origin` the kind of cause. */
+export const USAGE_DIMENSIONS = ['model', 'group', 'session', 'goal', 'child', 'schedule', 'mcp', 'origin'] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 export interface UsageTotals {
   /** The dimension of `key`. */
   by: UsageDimension;
-  /** The model, group, session, goal, child or schedule job id the row sums. */
+  /** The model, group, session, goal, child, schedule job id, MCP server id or origin kind the row sums. */
   key: string | null;
   /** The model (rows by model only). */
   model?: string;
@@ -199,7 +199,7 @@ export interface UsageFilter {
   group?: string;
   sessionId?: string;
   since?: number;
-  /** Default: model. goal, child and schedule sum only the calls of that origin. */
+  /** Default: model. goal, child, schedule and mcp sum only the calls of that origin. */
   by?: UsageDimension;
 }
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import type { GroupMcpTool } from '../../plugins/claw-mcp/index.js';
 import { EVERYTHING } from '../plugins/mcp/support.js';
+import { runCli } from '../support/cli.js';
 import { clawSandbox, collect, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 
 type Sqlite = { prepare(sql: string): { all(): unknown[] }; close(): void };
@@ -70,6 +71,21 @@ describe('MCP server requests in a claw group (real gateway, server-everything)'
     const rows = store.prepare("SELECT model, origin, origin_id AS originId, session_id AS sessionId, output_tokens AS output FROM claw_usage WHERE origin = 'mcp'").all();
     store.close();
     expect(rows).toEqual([{ model: 'faux/demo', origin: 'mcp', originId: 'everything', sessionId: null, output: expect.any(Number) }]);
+
+    // The built CLI sums the ledger by MCP server (only sampling calls) and by origin (every call).
+    const usage = (...by: string[]) => runCli(['claw', 'usage', '--by', ...by], { env: sandbox.env, cwd: sandbox.root });
+    const byServer = usage('mcp', '--json');
+    expect(byServer.status, byServer.stderr).toBe(0);
+    expect(JSON.parse(byServer.stdout)).toEqual([expect.objectContaining({ by: 'mcp', key: 'everything', calls: 1 })]);
+    const table = usage('mcp');
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^MCP\s+CALLS/m);
+    expect(table.stdout).toMatch(/^everything\s+1\s/m);
+    const byOrigin = usage('origin', '--json');
+    expect(byOrigin.status, byOrigin.stderr).toBe(0);
+    const origins = JSON.parse(byOrigin.stdout) as Array<{ key: string | null; calls: number }>;
+    expect(origins.find((row) => row.key === 'mcp')?.calls).toBe(1);
+    expect(origins.find((row) => row.key === 'prompt')?.calls).toBeGreaterThanOrEqual(1);
 
     const tooMany = await callTool('everything__trigger-sampling-request', { prompt: 'a long essay', maxTokens: 500 }, 's2');
     expect(tooMany.isError).toBe(true);
