@@ -117,7 +117,14 @@ export function createClawMcpService(): GatewayService {
       'mcp.list': gatewayMethod(GroupParams, (params) => groupServers(config(), started().group(params.group))),
       // A new server's tools widen what the group's agents may do: like read-only off, it waits for an idle group.
       // A server that failed or was lost connects anew; one that is up is refused (disconnect it first).
-      'mcp.connect': gatewayMethod(ControlParams, (params) => control(params, 'loosen', (runtime) => (subscriptions.forget(runtime.name, params.server), resolve(runtime.name, params.server).registry.connect(params.server)))),
+      // What the group followed is forgotten once a new connection is up (a refused connect keeps the old one's).
+      'mcp.connect': gatewayMethod(ControlParams, (params) =>
+        control(params, 'loosen', async (runtime) => {
+          const status = await resolve(runtime.name, params.server).registry.connect(params.server);
+          subscriptions.forget(runtime.name, params.server);
+          return status;
+        }),
+      ),
       'mcp.refresh': gatewayMethod(ControlParams, (params) => control(params, 'loosen', (runtime) => resolve(runtime.name, params.server).registry.refresh(params.server))),
       'mcp.disconnect': gatewayMethod(ControlParams, (params) => control(params, 'tighten', (runtime) => (subscriptions.forget(runtime.name, params.server), resolve(runtime.name, params.server).registry.disconnect(params.server)))),
       'mcp.tools': gatewayMethod(ToolsParams, (params): GroupMcpTool[] => {
