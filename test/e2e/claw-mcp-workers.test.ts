@@ -4,6 +4,9 @@
  * to another worker its server is ended (process group reaped) on the old
  * one; a connect sent to any worker is handed to the new owner, which starts
  * the server in the group's workspace, and the group's agent calls it there.
+ * A client at a worker that does not own the group gets the server's
+ * elicitation (relayed from the owner) and its answer reaches the server;
+ * sampling runs on the owner and is one usage-ledger row.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -101,4 +104,76 @@ describe.runIf(storeKinds().includes('postgres'))('MCP servers of groups moving 
       for (const worker of workers) await worker.process.stop();
     }
   }, 240_000);
+
+  it('relays a server\'s elicitation from the owner to a client at another worker and its answer back; samples on the owner into one ledger row', async () => {
+    const sandbox = await clawSandboxOn(
+      'postgres',
+      [
+        '      mcp_servers: [everything]',
+        '  lease_seconds: 10',
+        'mcp_servers:',
+        '  everything:',
+        `    command: ${JSON.stringify(process.execPath)}`,
+        `    args: [${JSON.stringify(EVERYTHING)}, stdio]`,
+        '    allow_tools: true',
+        '    timeout: 60',
+        '    refresh_on_change: true',
+        '    sampling: { allow: true, max_tokens: 200 }',
+        '',
+      ].join('\n'),
+    );
+    const workers: ClawWorker[] = [];
+    try {
+      const owner = await startWorker(sandbox, 'wa');
+      workers.push(owner);
+      await until(async () => groupsOf(await owner.client.call('workers.list', {}), 'wa').length === 1, 'wa to own the group', 30_000);
+      const other = await startWorker(sandbox, 'wb');
+      workers.push(other);
+      await until(async () => ((await other.client.call('workers.list', {})) as WorkersReport).workers.some((worker) => worker.name === 'wb' && worker.alive), 'wb to join the pool', 30_000);
+      expect(groupsOf(await other.client.call('workers.list', {}), 'wa')).toEqual(['main']);
+
+      // The client is connected to wb only; the connect runs on wa, which starts the server.
+      const client = other.client;
+      await client.call('subscribe', { group: 'main' });
+      await client.callService('mcp.connect', { group: 'main', server: 'everything', expectedSessionId: null });
+      expect(servers(owner)).toHaveLength(1);
+      expect(servers(other)).toEqual([]);
+      const aliases = async () => ((await client.callService('mcp.tools', { group: 'main' })) as Array<{ alias: string }>).map((tool) => tool.alias);
+      await until(async () => (await aliases()).includes('everything__trigger-elicitation-request'), 'the announced tools to be refreshed on wa', 60_000);
+
+      const run = async (name: string, args: unknown) => {
+        const ends = collect(client, 'run.end');
+        const receipt = await client.call('prompt', { group: 'main', text: `calls ${JSON.stringify([{ name, arguments: args }])}`, idempotencyKey: randomUUID() });
+        await until(() => ends.some((end) => end.inputId === receipt.inputId), `the relayed run.end of ${name}`, 120_000);
+        const result = sandbox.requests().at(-1)!.messages.at(-1)!;
+        expect(result.role).toBe('toolResult');
+        return { isError: result.isError, text: JSON.stringify(result.content) };
+      };
+
+      // The server on wa asks; the question reaches the client at wb, and wb's answer reaches the server on wa.
+      const asked = collect(client, 'mcp.elicitation');
+      const ended = collect(client, 'mcp.elicitation.ended');
+      const elicited = run('everything__trigger-elicitation-request', {});
+      await until(() => asked.length > 0, () => `the elicitation to reach the client at wb\n${owner.process.log()}`, 60_000);
+      const { elicitation } = asked[0]!;
+      expect(elicitation).toMatchObject({ group: 'main', server: 'everything', required: ['name'] });
+      expect(((await client.callService('mcp.elicitations', { group: 'main' })) as Array<{ id: string }>).map((item) => item.id)).toEqual([elicitation.id]);
+      expect(await client.callService('mcp.answer', { group: 'main', id: elicitation.id, action: 'accept', content: { name: 'Grace Hopper' } })).toEqual({ id: elicitation.id, action: 'accept' });
+      const answered = await elicited;
+      expect(answered.isError).toBe(false);
+      expect(answered.text).toContain('- Name: Grace Hopper');
+      await until(() => ended.length > 0, 'the end of the question to reach wb', 30_000);
+      expect(ended).toEqual([{ group: 'main', id: elicitation.id, action: 'accept' }]);
+
+      // Sampling runs on the owner's model call and is one ledger row, origin mcp, for the server.
+      const sampled = await run('everything__trigger-sampling-request', { prompt: 'capital of France?', maxTokens: 50 });
+      expect(sampled.isError).toBe(false);
+      expect(sampled.text).toContain('echo: Resource trigger-sampling-request context: capital of France?');
+      const byServer = (await client.call('usage.summary', { by: 'mcp' })) as Array<{ key: string | null; calls: number }>;
+      expect(byServer.map((row) => ({ key: row.key, calls: row.calls }))).toEqual([{ key: 'everything', calls: 1 }]);
+    } finally {
+      for (const worker of workers) await worker.client.close().catch(() => undefined);
+      for (const worker of workers) await worker.process.stop();
+    }
+  }, 300_000);
 });
