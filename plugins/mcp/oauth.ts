@@ -12,7 +12,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { auth, discoverAuthorizationServerMetadata, extractResourceMetadataUrl, refreshAuthorization, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, discoverAuthorizationServerMetadata, extractWWWAuthenticateParams, refreshAuthorization, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ErrorCodes, XdogError } from '../../core/index.js';
 import type { McpCredentialRecord, McpCredentialStore } from './credential-store.js';
@@ -77,6 +77,8 @@ class LoginProvider implements OAuthClientProvider {
   constructor(
     private readonly id: string,
     private readonly oauth: OAuthConfig,
+    /** What this login asks for: a grant wider than it is refused. */
+    private readonly scopes: readonly string[] | undefined,
     readonly redirectUrl: string,
     env: NodeJS.ProcessEnv,
   ) {
@@ -94,7 +96,7 @@ class LoginProvider implements OAuthClientProvider {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: this.oauth.client_secret_env ? 'client_secret_basic' : 'none',
-      ...(this.oauth.scopes?.length ? { scope: this.oauth.scopes.join(' ') } : {}),
+      ...(this.scopes?.length ? { scope: this.scopes.join(' ') } : {}),
     };
   }
 
@@ -111,7 +113,7 @@ class LoginProvider implements OAuthClientProvider {
     return this.#tokens;
   }
   saveTokens(tokens: OAuthTokens): void {
-    checkScopes(this.id, this.oauth.scopes, tokens);
+    checkScopes(this.id, this.scopes, tokens);
     this.#tokens = tokens;
   }
   redirectToAuthorization(url: URL): void {
@@ -176,8 +178,11 @@ async function listenLoopback(port: number): Promise<{ url: string; next(deadlin
   };
 }
 
-/** Asks the endpoint without a token: a 401 may point at its protected-resource metadata (RFC 9728 §5.1). */
-async function resourceMetadataPointer(url: string): Promise<URL | undefined> {
+/**
+ * Asks the endpoint without a token: a 401's challenge may point at its
+ * protected-resource metadata (RFC 9728 §5.1) and name the scope it needs.
+ */
+async function challengeOf(url: string): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
   const response = await fetch(url, {
     method: 'POST',
     redirect: 'manual',
@@ -185,9 +190,11 @@ async function resourceMetadataPointer(url: string): Promise<URL | undefined> {
     body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
     signal: AbortSignal.timeout(30_000),
   }).catch(() => undefined);
-  if (!response) return undefined;
+  if (!response) return {};
   await response.body?.cancel();
-  return response.status === 401 ? extractResourceMetadataUrl(response) : undefined;
+  if (response.status !== 401) return {};
+  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+  return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
 }
 
 export interface LoginOptions {
@@ -206,9 +213,11 @@ export async function loginMcpServer(id: string, config: McpHttpConfig, store: M
   const now = options.now ?? Date.now;
   const loopback = await listenLoopback(oauth.redirect_port ?? 0);
   try {
-    const provider = new LoginProvider(id, oauth, loopback.url, options.env ?? process.env);
-    const scope = oauth.scopes?.join(' ');
-    const resourceMetadataUrl = await resourceMetadataPointer(config.url);
+    const { resourceMetadataUrl, scope: challenged } = await challengeOf(config.url);
+    // The configured scopes, else those the server's challenge names (else the SDK takes the metadata's scopes_supported).
+    const asked = oauth.scopes?.length ? oauth.scopes : challenged?.split(' ').filter(Boolean);
+    const provider = new LoginProvider(id, oauth, asked, loopback.url, options.env ?? process.env);
+    const scope = asked?.join(' ');
     const first = await auth(provider, { serverUrl: config.url, ...(scope ? { scope } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) });
     const issuer = checkIssuer(id, provider.discoveryState());
     if (first !== 'REDIRECT' || !provider.authorizationUrl) throw authFailed(`MCP server "${id}": the authorization server did not ask for a login`, 'check the server');
@@ -251,7 +260,8 @@ export async function refreshMcpLogin(id: string, config: McpHttpConfig, store: 
   const metadata = await discoverAuthorizationServerMetadata(saved.authorizationServerUrl);
   if (metadata?.issuer && !sameIssuer(metadata.issuer, saved.issuer)) throw authFailed(`MCP server "${id}": the authorization server now names issuer ${metadata.issuer}, not ${saved.issuer}; refused`, `run xdog mcp login ${id} again`);
   const tokens = await refreshAuthorization(saved.authorizationServerUrl, { ...(metadata ? { metadata } : {}), clientInformation: saved.client, refreshToken: saved.tokens.refresh_token, resource: new URL(saved.resource) });
-  checkScopes(id, oauth.scopes, tokens);
+  // Bounded by what was asked, else by the saved grant: a refresh never widens it.
+  checkScopes(id, oauth.scopes?.length ? oauth.scopes : saved.tokens.scope?.split(' ').filter(Boolean), tokens);
   const record: McpCredentialRecord = {
     ...saved,
     tokens: { ...tokens, refresh_token: tokens.refresh_token ?? saved.tokens.refresh_token },

@@ -23,7 +23,7 @@ const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '(none)';
 const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
 const SECRET_ENV = 'XDOG_CONFORMANCE_CLIENT_SECRET';
 /** How long the "browser" may take to come back to the loopback redirect. */
-const LOGIN_DEADLINE_MS = 20_000;
+const LOGIN_DEADLINE_MS = 60_000;
 
 const SAMPLE = { number: 1, integer: 1, string: 'xdog', boolean: true, array: [], object: {} };
 
@@ -36,8 +36,16 @@ function argumentsFor(schema) {
   return args;
 }
 
-/** The oauth section a user would write for this server: pre-registered when the runner gave a client, else dynamic. */
+/** The client id metadata document the runner's CIMD scenario expects a user to have published. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/**
+ * The oauth section a user would write for this server: pre-registered when
+ * the runner gave a client, a client id metadata document for the CIMD
+ * scenario, else dynamic registration.
+ */
 function oauthSection() {
+  if (scenario === 'auth/basic-cimd') return { registration: 'metadata', client_metadata_url: CLIENT_METADATA_URL };
   if (!context.client_id) return {};
   if (context.client_secret) process.env[SECRET_ENV] = context.client_secret;
   return { registration: 'pre-registered', client_id: context.client_id, ...(context.client_secret ? { client_secret_env: SECRET_ENV } : {}) };
@@ -58,7 +66,7 @@ async function run(registry) {
 }
 
 const handlers = { elicit: async () => ({ action: 'accept', content: {} }) };
-const base = { transport: 'http', url, timeout: 20 };
+const base = { transport: 'http', url, timeout: 60 };
 const credentialsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-conformance-'));
 const credentials = new FileCredentialStore(path.join(credentialsDir, 'mcp'));
 let registry = new McpRegistry({ handlers });
