@@ -10,7 +10,7 @@ import { ClawGroupNameSchema } from '../../core/config.js';
 import { ImageContentSchema } from '../../core/agent/messages.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
-import { USAGE_DIMENSIONS } from '../sessions/index.js';
+import type { UsageDimension } from '../sessions/index.js';
 
 export { Notifications, PROTOCOL_VERSION } from './protocol-names.js';
 
@@ -27,6 +27,15 @@ const Checkpoint = z.number().int().positive();
 const InputImages = z.array(z.union([ImageContentSchema, z.object({ type: z.literal('image'), uploadId: z.string().min(1).max(64) }).strict()])).max(4);
 /** The caller's W3C trace context (`trace-context:1`): the run joins that trace. A malformed value starts a new trace. */
 const TraceMeta = z.object({ traceparent: z.string().max(128).optional(), tracestate: z.string().max(512).optional() }).strict();
+
+/**
+ * What `usage.summary` sums by: the sessions plugin's list, spelled here so a
+ * client loading the protocol does not load that plugin; the types keep the
+ * two the same.
+ */
+const USAGE_BY = ['model', 'group', 'session', 'goal', 'child', 'schedule', 'mcp', 'origin'] as const satisfies readonly UsageDimension[];
+const usageByIsComplete: Exclude<UsageDimension, (typeof USAGE_BY)[number]> extends never ? true : never = true;
+void usageByIsComplete;
 
 export const MethodParams = {
   'gateway.status': z.object({}).strict(),
@@ -111,7 +120,7 @@ export const MethodParams = {
     })
     .strict(),
 
-  'usage.summary': z.object({ group: Group, sessionId: SessionId.optional(), since: z.number().int().nonnegative().optional(), by: z.enum(USAGE_DIMENSIONS).optional() }).strict(),
+  'usage.summary': z.object({ group: Group, sessionId: SessionId.optional(), since: z.number().int().nonnegative().optional(), by: z.enum(USAGE_BY).optional() }).strict(),
 
   /** The gateway workers sharing the store, their groups and lease expiries (docs/protocol.md). */
   'workers.list': z.object({}).strict(),
