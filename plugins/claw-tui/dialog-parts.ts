@@ -33,5 +33,12 @@ export function typeInto(text: string, data: string): string | undefined {
   return text + data;
 }
 
+/** Redraws a dialog every second, for its seconds left; clear the timer when it closes. */
+export function redrawEverySecond(render: () => void): NodeJS.Timeout {
+  const timer = setInterval(render, 1000);
+  timer.unref();
+  return timer;
+}
+
 /** The cursor drawn after the text of the field being typed in (and nowhere else). */
 export const TEXT_CURSOR = '▏';

@@ -11,6 +11,7 @@ import type { GatewayConnection } from '../claw-gateway/index.js';
 import type { GroupElicitation } from '../claw-mcp/index.js';
 import type { McpElicitationAnswer } from '../mcp/index.js';
 import type { ApprovalHost } from './approvals-view.js';
+import { redrawEverySecond } from './dialog-parts.js';
 import { ElicitationDialog } from './elicitation-dialog.js';
 
 export class TuiElicitations {
@@ -46,9 +47,7 @@ export class TuiElicitations {
     const dialog = new ElicitationDialog(next, () => this.app.tui.terminal.rows - 2, (answer) => void this.#answer(dialog, answer));
     this.#dialog = dialog;
     this.app.showOverlay(dialog);
-    // The seconds left are drawn again every second.
-    this.#countdown = setInterval(() => this.app.tui.requestRender(), 1000);
-    this.#countdown.unref();
+    this.#countdown = redrawEverySecond(() => this.app.tui.requestRender());
   }
 
   #close(): void {

@@ -45,13 +45,7 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-async function onScreen(test: (screen: string) => boolean, what: string, deadlineMs = 90_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!test(tty.screen())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}:\n${tty.screen()}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+const onScreen = (test: (screen: string) => boolean, what: string): Promise<void> => tty.until(test, what);
 
 /** Asks the (faux) model to call one tool, from the TUI's editor. */
 function callFromTui(tool: string): void {
