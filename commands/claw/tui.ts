@@ -1,5 +1,5 @@
 import { ErrorCodes, XdogError } from '../../core/errors.js';
-import { connectGateway } from '../../plugins/claw-gateway/index.js';
+import { ClientFeatures, connectGateway } from '../../plugins/claw-gateway/index.js';
 import { ClawTui, keybindingsFile } from '../../plugins/claw-tui/index.js';
 import { XdogCommand } from '../base-command.js';
 import { groupFlag } from './_lib/gateway.js';
@@ -18,7 +18,9 @@ It needs a running gateway (xdog claw gateway start) and a terminal; it reconnec
       throw new XdogError(ErrorCodes.USAGE, 'xdog claw tui needs a terminal on stdin and stdout', { hint: 'for scripts use xdog claw send' });
     }
     // Fail at once (one line) when no gateway answers; later losses are handled inside by reconnecting.
-    const first = await connectGateway({ client: 'xdog-tui' });
+    // The TUI shows a group's MCP elicitations and answers them: it says so, so the gateway asks it.
+    const features = [ClientFeatures.mcpElicitation];
+    const first = await connectGateway({ client: 'xdog-tui', features });
     let handed = false;
     const tui = new ClawTui({
       group: flags.group,
@@ -28,7 +30,7 @@ It needs a running gateway (xdog claw gateway start) and a terminal; it reconnec
           handed = true;
           return first;
         }
-        return connectGateway({ client: 'xdog-tui', timeoutMs: 5000 });
+        return connectGateway({ client: 'xdog-tui', features, timeoutMs: 5000 });
       },
     });
     await tui.run();

@@ -34,6 +34,8 @@ export interface RpcClientOptions {
   token: string;
   /** Who is connecting, for the gateway's log (at most LIMITS.clawClientNameChars characters). */
   client?: string;
+  /** Client features to declare in `hello` (`name:version`): what this client can do for the gateway. */
+  features?: readonly string[];
   protocolVersion: number;
   /** Deadline for connecting and for `hello`, in ms. */
   timeoutMs: number;
@@ -120,7 +122,7 @@ export class RpcClient {
     const socket = await openSocket(options.socketPath, options.timeoutMs);
     const client = new RpcClient(socket, options);
     try {
-      const result = await client.#request('hello', { token: options.token, protocol: options.protocolVersion, client: options.client }, options.timeoutMs);
+      const result = await client.#request('hello', { token: options.token, protocol: options.protocolVersion, client: options.client, ...(options.features?.length ? { features: [...options.features] } : {}) }, options.timeoutMs);
       const parsed = HelloResultSchema.safeParse(result);
       if (!parsed.success) throw unavailable(`the gateway at ${options.socketPath} gave an invalid hello answer`, 'the gateway and this client may be different versions');
       client.#hello = parsed.data;

@@ -22,6 +22,8 @@ export interface RpcConnection {
   readonly id: number;
   /** The client name given in `hello` (undefined before `hello` or when none was given). */
   readonly client: string | undefined;
+  /** The client features declared in `hello` (`name:version`, e.g. "mcp-elicitation:1"): what this client can do for the gateway. */
+  readonly features: ReadonlySet<string>;
   readonly closed: boolean;
   /**
    * Sends a notification; never throws. One over the frame limit goes in
@@ -40,6 +42,7 @@ export interface RpcConnection {
 export class ServerConnection implements RpcConnection {
   readonly id: number;
   client: string | undefined;
+  features: ReadonlySet<string> = new Set();
   authenticated = false;
   /** Why the connection was closed by us, for the log. */
   closeReason: string | undefined;

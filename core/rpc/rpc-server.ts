@@ -73,6 +73,11 @@ const HelloParamsSchema = z.object({
     .max(LIMITS.clawClientNameChars)
     .refine((name) => !/[\p{Cc}\p{Cf}]/u.test(name), 'must not contain control or format characters')
     .optional(),
+  // What the client can do for the gateway (answer an MCP elicitation, ...), as `name:version` flags.
+  features: z
+    .array(z.string().max(LIMITS.clawClientNameChars).regex(/^[a-z][a-z0-9._-]*:[0-9]+$/, 'a feature is name:version, e.g. mcp-elicitation:1'))
+    .max(LIMITS.clawClientFeatures)
+    .optional(),
 });
 
 function sameToken(given: string, expected: string): boolean {
@@ -326,9 +331,9 @@ export class RpcServer {
     const parsed = HelloParamsSchema.safeParse(params);
     if (!parsed.success) {
       const where = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'params'}: ${issue.message}`).join('; ');
-      return errorResponse(id, rpcError(RpcErrorCodes.INVALID_PARAMS, ErrorCodes.INVALID_ARGUMENT, `invalid hello: ${where}`, 'hello takes { token, protocol, client? }'));
+      return errorResponse(id, rpcError(RpcErrorCodes.INVALID_PARAMS, ErrorCodes.INVALID_ARGUMENT, `invalid hello: ${where}`, 'hello takes { token, protocol, client?, features? }'));
     }
-    const { token, protocol, client } = parsed.data;
+    const { token, protocol, client, features } = parsed.data;
     if (!sameToken(token, this.#options.token)) {
       return errorResponse(id, rpcError(RpcErrorCodes.SERVER_ERROR, ErrorCodes.UNAUTHENTICATED, 'wrong gateway token', 'read the token from the gateway token file; it changes when the runtime directory is cleared'));
     }
@@ -346,6 +351,7 @@ export class RpcServer {
     connection.authenticated = true;
     this.#waiting.delete(connection);
     connection.client = client;
+    connection.features = new Set(features ?? []);
     const result: HelloResult = {
       protocol: this.#options.protocolVersion,
       capabilities: [...this.#options.capabilities],

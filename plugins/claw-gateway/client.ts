@@ -13,6 +13,8 @@ import { RpcClient, checkRuntimeDir, readToken, type PingResult } from './transp
 export interface ConnectOptions {
   /** Shown to the gateway (logs). */
   client?: string;
+  /** Client features to declare in `hello` (`ClientFeatures`): what this client can do for the gateway. */
+  features?: readonly string[];
   locations?: GatewayLocations;
   /** Deadline for connecting and the hello, in ms. */
   timeoutMs?: number;
@@ -37,7 +39,7 @@ export async function connectGateway(options: ConnectOptions = {}): Promise<Gate
   const locations = options.locations ?? gatewayLocations();
   checkRuntimeDir(locations.runtimeRoot, locations.runtimeDir);
   const token = readToken(locations.token);
-  const client = await RpcClient.connect({ socketPath: locations.socket, token, client: options.client ?? 'xdog-cli', protocolVersion: PROTOCOL_VERSION, timeoutMs: options.timeoutMs ?? LIMITS.clawHelloTimeoutSeconds * 1000, ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }) });
+  const client = await RpcClient.connect({ socketPath: locations.socket, token, client: options.client ?? 'xdog-cli', ...(options.features ? { features: options.features } : {}), protocolVersion: PROTOCOL_VERSION, timeoutMs: options.timeoutMs ?? LIMITS.clawHelloTimeoutSeconds * 1000, ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }) });
   return {
     hello: client.hello,
     call: (method, params, callOptions) => client.call(method, params, callOptions),

@@ -190,6 +190,7 @@ export class Gateway {
       groups: this.#groups,
       group: groupResolver(this.#groups, defaultGroup, configured),
       publish: (group, sessionId, method, params) => this.#publish(group, sessionId, method, params),
+      followedWith: (group, feature) => this.#subscriptions.followedWith(group, feature) || this.#relay?.followedElsewhere(group) === true,
       log: (line) => this.#log(line),
       locations: this.locations,
     };

@@ -6,6 +6,16 @@
 
 export const PROTOCOL_VERSION = 1;
 
+/**
+ * Client features: flags a client declares in its `hello` (`features`) for
+ * what it can do for the gateway, as the gateway's `capabilities` say what it
+ * offers the client.
+ */
+export const ClientFeatures = {
+  /** The client shows a group's MCP elicitations to a person and answers them (`mcp.answer`). */
+  mcpElicitation: 'mcp-elicitation:1',
+} as const;
+
 /** Notifications the gateway sends to subscribed connections. */
 export const Notifications = {
   /** `{ group, sessionId, inputId, event }`: one agent event of the run of prompt `inputId` (message_update carries only its delta). */

@@ -12,7 +12,7 @@ import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
 import type { UsageDimension } from '../sessions/index.js';
 
-export { Notifications, PROTOCOL_VERSION } from './protocol-names.js';
+export { ClientFeatures, Notifications, PROTOCOL_VERSION } from './protocol-names.js';
 
 /** Feature flags the gateway advertises (`name:version`). */
 export const CAPABILITIES = ['session-control:1', 'input-control:1', 'session_rename:1', 'session_name_read:1', 'transcript:1', 'usage:1', 'compact:1', 'compact-cancel:1', 'workers:1', 'notification-parts:1', 'trace-context:1', 'models:1', 'tools:1', 'workspace-diff:1', 'upload:1'] as const;

@@ -73,6 +73,11 @@ export class Relay {
     options.wakeups.on('claw_relay', (targets) => this.read(targets));
   }
 
+  /** Owner side: true when another worker's clients follow `group` (as of the last interest read). */
+  followedElsewhere(group: string): boolean {
+    return this.#remote.has(group);
+  }
+
   /** Owner side: relays a notification this worker publishes, when another worker follows the group. */
   publish(group: string, sessionId: string | null, method: string, params: unknown): void {
     if (!this.#remote.has(group)) return;

@@ -45,6 +45,12 @@ export interface GatewayHost {
   readonly groups: ReadonlyMap<string, GroupRuntime>;
   /** The named group, else the default one; NOT_FOUND / INVALID_ARGUMENT with a hint otherwise. */
   group(name: string | undefined): GroupRuntime;
+  /**
+   * True when a client following `group` may have `feature` (a client feature
+   * of its hello): one subscribed here declared it, or clients on another
+   * worker follow the group (their features are not known here, so they count).
+   */
+  followedWith(group: string, feature: string): boolean;
   /** Sends a notification to the connections subscribed to a group (and session, when given). */
   publish(group: string, sessionId: string | null, method: string, params: unknown): void;
   log(line: string): void;

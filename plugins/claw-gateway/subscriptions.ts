@@ -14,6 +14,8 @@ import { mergeableOf } from './wire-event.js';
 export interface Subscriber {
   notify(method: string, params: unknown, mergeable?: Mergeable): void;
   onClose(listener: () => void): () => void;
+  /** The client features its `hello` declared (absent: none). */
+  readonly features?: ReadonlySet<string>;
 }
 
 interface Subscription {
@@ -66,6 +68,11 @@ export class Subscriptions {
   /** The groups someone follows now. */
   groups(): Set<string> {
     return new Set([...this.#byId.values()].map((subscription) => subscription.group));
+  }
+
+  /** True when a subscriber of `group` declared `feature` in its hello. */
+  followedWith(group: string, feature: string): boolean {
+    return [...this.#byId.values()].some((subscription) => subscription.group === group && subscription.subscriber.features?.has(feature) === true);
   }
 
   get size(): number {

@@ -4,7 +4,10 @@
  * by `mcp.elicitations`; the first valid answer (`mcp.answer`) goes to the
  * server, and everyone hears it ended (`mcp.elicitation.ended`). Nobody
  * answering before the deadline cancels it with the reason; a group given
- * up cancels its own. Pending ones live with the connection that asked (in
+ * up cancels its own. When no client that can answer (one that declared the
+ * `mcp-elicitation:1` client feature in its hello) follows the group, the
+ * question is declined at once with that reason: the server does not wait
+ * out a deadline nobody could meet. Pending ones live with the connection that asked (in
  * the owning worker), as the server's request does.
  */
 import { randomUUID } from 'node:crypto';
@@ -41,6 +44,8 @@ export class GroupElicitations {
     private readonly config: () => XdogConfig,
     private readonly now: () => number,
     private readonly publish: (group: string, method: string, params: unknown) => void,
+    /** True when a client following the group can answer (see GatewayHost.followedWith). */
+    private readonly answerable: (group: string) => boolean,
   ) {}
 
   /** The `elicit` handler of `group`'s servers: waits for a client's answer, the deadline or the group's end. */
@@ -48,6 +53,9 @@ export class GroupElicitations {
     return (request, signal) => {
       if (this.list(group).length >= LIMITS.mcpElicitationsPending) {
         return Promise.resolve({ action: 'decline', reason: `group ${group} already has ${LIMITS.mcpElicitationsPending} questions waiting for a person` });
+      }
+      if (!this.answerable(group)) {
+        return Promise.resolve({ action: 'decline', reason: `no client that can answer is connected to group ${group}; open \`xdog claw tui${group === 'main' ? '' : ` --group ${group}`}\` to answer the next one` });
       }
       const timeout = Math.min(LIMITS.mcpElicitationSeconds, this.config().mcp_servers?.[request.server]?.timeout ?? LIMITS.mcpDefaultTimeoutSeconds);
       const record: GroupElicitation = { ...request, id: randomUUID(), group, expiresAt: this.now() + timeout * 1000 };

@@ -12,6 +12,7 @@ import { createClawMcpService } from './service.js';
 
 export { McpNotifications, createClawMcpService, type GroupMcpTool } from './service.js';
 export { groupServerIds, type GroupMcpServer } from './group-servers.js';
+export type { GroupElicitation } from './group-elicitation.js';
 
 export default definePlugin({
   name: 'claw-mcp',

@@ -11,7 +11,7 @@ import { ErrorCodes, XdogError, z, type XdogConfig } from '../../core/index.js';
 import { ClawGroupNameSchema } from '../../core/config.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
-import { followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
+import { ClientFeatures, followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { followChanges } from './group-changes.js';
 import { ElicitationNotifications, GroupElicitations } from './group-elicitation.js';
 import { GroupLogins } from './group-logins.js';
@@ -106,13 +106,18 @@ export function createClawMcpService(): GatewayService {
   };
 
   const logins = new GroupLogins();
-  const elicitations = new GroupElicitations(config, () => started().clock.now(), (group, method, params) => started().publish(group, null, method, params));
+  const elicitations = new GroupElicitations(
+    config,
+    () => started().clock.now(),
+    (group, method, params) => started().publish(group, null, method, params),
+    (group) => started().followedWith(group, ClientFeatures.mcpElicitation),
+  );
   const subscriptions = new GroupSubscriptions();
   const followers = new Map<string, { retry(): void; stop(): void }>();
 
   return {
     name: 'claw-mcp',
-    capabilities: ['mcp:1'],
+    capabilities: ['mcp:1', 'mcp-elicitation:1'],
     methods: {
       'mcp.list': gatewayMethod(GroupParams, (params) => groupServers(config(), started().group(params.group))),
       // A new server's tools widen what the group's agents may do: like read-only off, it waits for an idle group.

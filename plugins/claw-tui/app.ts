@@ -33,6 +33,7 @@ import { Pager } from './overlays.js';
 import { DetailsViewer } from './details-view.js';
 import { FrameBatch } from './frame-batch.js';
 import { TuiApprovals } from './approvals-view.js';
+import { TuiElicitations } from './elicitations-view.js';
 import { isCommand, parseCommand, unsupported } from './slash-commands.js';
 import { TuiExtensions } from './extension-commands.js';
 import { isExtensionSlash } from '../extensions/index.js';
@@ -84,6 +85,7 @@ export class ClawTui {
   readonly #commands: SessionCommands;
   readonly #extensions: TuiExtensions;
   readonly #approvals = new TuiApprovals(this);
+  readonly #elicitations = new TuiElicitations(this);
 
   connection: GatewayConnection | undefined;
   methods = new Set<string>();
@@ -264,6 +266,8 @@ export class ClawTui {
     else await this.reload();
     // Calls waiting for a person open their dialog (pending ones from before, too).
     void this.#approvals.attach(connection, this.group.name).catch((error: unknown) => this.error(error));
+    // So do an MCP server's questions for a person.
+    void this.#elicitations.attach(connection, this.group.name).catch((error: unknown) => this.error(error));
     if (this.#startupNotice) this.notice(this.#startupNotice, 'error');
     this.#startupNotice = undefined;
     if (!wasConnected) this.#restoreDraft();

@@ -13,6 +13,7 @@ import { style } from './chat-view.js';
 import { completeExtensionSlash, runExtensionSlash, type ExtensionControl, type ExtensionInfo } from '../extensions/index.js';
 import type { GatewayConnection } from '../claw-gateway/index.js';
 import type { ClawTui } from './app.js';
+import { redrawEverySecond } from './dialog-parts.js';
 import { ExtensionDialog, type ExtensionDialogView } from './extension-dialog.js';
 
 export class TuiExtensions {
@@ -84,9 +85,7 @@ export class TuiExtensions {
     });
     this.#shown = dialog;
     this.app.showOverlay(dialog);
-    // The seconds left are drawn again every second.
-    this.#countdown = setInterval(() => this.app.tui.requestRender(), 1000);
-    this.#countdown.unref();
+    this.#countdown = redrawEverySecond(() => this.app.tui.requestRender());
   }
 
   #hide(): void {

@@ -9,6 +9,7 @@
 import { matchesKey, truncateToWidth, type Component, type Focusable } from '@mariozechner/pi-tui';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { style } from './chat-view.js';
+import { dialogHeader, dialogKeys, TEXT_CURSOR, typeInto } from './dialog-parts.js';
 
 /** The dialog as `extension.dialog` carries it. */
 export interface ExtensionDialogView {
@@ -51,22 +52,19 @@ export class ExtensionDialog implements Component, Focusable {
       else if (matchesKey(data, 'down')) this.#selected = Math.min(Math.max(0, options.length - 1), this.#selected + 1);
       else if (matchesKey(data, 'enter') && options.length) this.#finish(options[this.#selected]!);
     } else if (matchesKey(data, 'enter')) this.#finish(this.#text);
-    else if (matchesKey(data, 'backspace')) this.#text = [...this.#text].slice(0, -1).join('');
-    // Printable text only (a paste too); control sequences are not typed into the answer.
-    else if (![...data].some((char) => char < ' ' || char === '\x7f')) this.#text += data;
+    else this.#text = typeInto(this.#text, data) ?? this.#text;
   }
 
   invalidate(): void {}
 
   render(width: number): string[] {
     const { kind, options = [], extensionId, title, placeholder } = this.view;
-    const left = Math.max(0, Math.ceil((this.view.expiresAt - Date.now()) / 1000));
     const line = (text: string): string => truncateToWidth(text, width);
-    const lines = [style.bold(line(`extension ${terminalSafe(extensionId)} asks (${kind}, ${left}s left)`)), line(terminalSafe(title)), ''];
+    const lines = [dialogHeader(`extension ${terminalSafe(extensionId)}`, this.view.expiresAt, width, kind), line(terminalSafe(title)), ''];
     if (kind === 'select') options.forEach((option, index) => lines.push(index === this.#selected ? style.bold(style.user(line(`> ${terminalSafe(option)}`))) : line(`  ${terminalSafe(option)}`)));
-    else if (kind === 'input') lines.push(line(`> ${this.#text ? terminalSafe(this.#text) : style.dim(terminalSafe(placeholder ?? ''))}▏`));
+    else if (kind === 'input') lines.push(line(`> ${this.#text ? terminalSafe(this.#text) : style.dim(terminalSafe(placeholder ?? ''))}${TEXT_CURSOR}`));
     const keys = kind === 'select' ? '↑↓ choose · Enter picks' : kind === 'input' ? 'type the answer · Enter sends it' : 'y yes · n no';
-    lines.push('', style.dim(line(`${keys} · Esc cancels (the extension gets no answer)`)));
+    lines.push('', dialogKeys(`${keys} · Esc cancels (the extension gets no answer)`, width));
     return lines;
   }
 }

@@ -6,6 +6,7 @@
  * host did not enable is refused, never improvised.
  */
 import { ErrorCodes, LIMITS, XdogError } from '../../core/index.js';
+import { ELICITATION_FORMATS, elicitationValueProblem, type McpElicitationFormat } from './elicitation-fields.js';
 
 /** One elicitation as a person sees it. Form mode only: a URL elicitation is declined. */
 export interface McpElicitation {
@@ -23,6 +24,14 @@ export interface McpElicitationField {
   description?: string;
   enum?: string[];
   default?: McpElicitationValue;
+  /** The form's rules, enforced on the answer (elicitation-fields.ts): string lengths, number range, string format, choices picked. */
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  format?: McpElicitationFormat;
+  minItems?: number;
+  maxItems?: number;
 }
 
 export type McpElicitationAnswer =
@@ -131,10 +140,24 @@ export function parseElicitation(server: string, params: unknown): McpElicitatio
       ...(options && options.length > 0 ? { enum: options } : {}),
       ...(['string', 'number', 'boolean'].includes(typeof field.default) ? { default: field.default as string | number | boolean } : {}),
       ...(multi && Array.isArray(field.default) ? { default: field.default.filter((value): value is string => typeof value === 'string') } : {}),
+      ...fieldRules(field, type),
     };
   }
   const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string' && name in fields) : [];
   return { server, message, fields, required };
+}
+
+/** The rules of a field the answer must keep; a malformed rule is ignored (the server's own check still stands). */
+function fieldRules(field: Record<string, unknown>, type: McpElicitationField['type']): Partial<McpElicitationField> {
+  const count = (key: string): Record<string, number> => (Number.isSafeInteger(field[key]) && (field[key] as number) >= 0 ? { [key]: field[key] as number } : {});
+  const bound = (key: string): Record<string, number> => (typeof field[key] === 'number' && Number.isFinite(field[key]) ? { [key]: field[key] as number } : {});
+  if (type === 'string') {
+    const format = ELICITATION_FORMATS.find((known) => known === field.format);
+    return { ...count('minLength'), ...count('maxLength'), ...(format ? { format } : {}) };
+  }
+  if (type === 'number' || type === 'integer') return { ...bound('minimum'), ...bound('maximum') };
+  if (type === 'choices') return { ...count('minItems'), ...count('maxItems') };
+  return {};
 }
 
 /** The choices of a (single or multi) select: `enum`, or titled `oneOf`/`anyOf` consts. */
@@ -154,13 +177,8 @@ export function checkElicitationAnswer(server: string, request: McpElicitation, 
   for (const [name, value] of Object.entries(content)) {
     const field = request.fields[name];
     if (!field) continue;
-    const ok =
-      (field.type === 'string' && typeof value === 'string' && value.length <= LIMITS.mcpElicitationChars && (!field.enum || field.enum.includes(value))) ||
-      (field.type === 'choices' && Array.isArray(value) && value.every((item) => field.enum!.includes(item))) ||
-      (field.type === 'boolean' && typeof value === 'boolean') ||
-      (field.type === 'number' && typeof value === 'number' && Number.isFinite(value)) ||
-      (field.type === 'integer' && typeof value === 'number' && Number.isInteger(value));
-    if (!ok) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the answer for "${name}" is not a valid ${field.enum ? `choice (${field.enum.join(', ')})` : field.type}`, { hint: `MCP server "${server}" asked for it` });
+    const problem = elicitationValueProblem(name, field, value);
+    if (problem) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the answer's field ${problem}`, { hint: `MCP server "${server}" asked for it; fix that field and answer again` });
     out[name] = value;
   }
   // A field left out takes the default the form offered (SEP-1034), so the server sees what the person saw.

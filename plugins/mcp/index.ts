@@ -24,7 +24,7 @@ export type {
 } from './registry.js';
 export type { McpBlock, McpBlockType } from './content.js';
 export { checkElicitationAnswer, parseSampling } from './client-requests.js';
-export { describeElicitationField, parseElicitationLine } from './elicitation-fields.js';
+export { describeElicitationField, elicitationFieldRules, elicitationValueProblem, parseElicitationLine, type McpElicitationFormat } from './elicitation-fields.js';
 export type { McpClientHandlers, McpElicitation, McpElicitationAnswer, McpElicitationField, McpElicitationValue, McpSamplingAnswer, McpSamplingRequest } from './client-requests.js';
 export { draftText } from './documents.js';
 export type { McpCatalogKind, McpCompletion, McpDocument, McpPromptEntry, McpResourceEntry, McpTemplateEntry } from './documents.js';

@@ -6,10 +6,13 @@
  * entry allows it, within its max_tokens, and lands in the usage ledger with
  * origin mcp; an elicitation reaches the group's clients, a wrong answer is
  * refused and the question keeps waiting, and the right one reaches the server.
+ * With no client that declared it can answer (the `mcp-elicitation:1` client
+ * feature), the elicitation is declined at once with the reason the server gets;
+ * an answer breaking the form's rules (format, maximum) is refused naming them.
  */
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
+import { ClientFeatures, type GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import type { GroupMcpTool } from '../../plugins/claw-mcp/index.js';
 import { EVERYTHING } from '../plugins/mcp/support.js';
 import { runCli } from '../support/cli.js';
@@ -28,6 +31,7 @@ describe('MCP server requests in a claw group (real gateway, server-everything)'
   let sandbox: ClawSandbox;
   let gateway: GatewayProcess;
   let client: GatewayConnection;
+  let answerer: GatewayConnection | undefined;
   const tools = async (): Promise<string[]> => ((await client.call('mcp.tools' as never, {} as never)) as GroupMcpTool[]).map((tool) => tool.alias);
   /** Runs one scripted tool call; answers the tool result the model got back. */
   async function callTool(name: string, args: unknown, key: string) {
@@ -52,6 +56,7 @@ describe('MCP server requests in a claw group (real gateway, server-everything)'
     expect(changes.some((change) => change.server === 'everything' && change.what === 'tools' && change.refreshed === true)).toBe(true);
   });
   afterAll(async () => {
+    await answerer?.close();
     await client?.close();
     await gateway?.stop();
   });
@@ -92,7 +97,19 @@ describe('MCP server requests in a claw group (real gateway, server-everything)'
     expect(tooMany.text).toContain('over its mcp_servers.everything.sampling.max_tokens of 200');
   });
 
+  it('declines at once, with the reason, while no client that can answer follows the group', async () => {
+    // `client` follows the group but did not declare mcp-elicitation:1 (like `xdog claw send`): nobody could answer.
+    const asked = collect(client, 'mcp.elicitation');
+    const result = await callTool('everything__trigger-elicitation-request', {}, 'headless');
+    expect(result.isError).toBe(false);
+    expect(result.text).toContain('User declined to provide the requested information');
+    expect(result.text).toContain('no client that can answer is connected to group main; open `xdog claw tui` to answer the next one');
+    expect(asked).toEqual([]);
+  });
+
   it('shows an elicitation to the group clients and sends only a valid answer', async () => {
+    answerer = await connect(sandbox, 'answerer', [ClientFeatures.mcpElicitation]);
+    await answerer.call('subscribe', {});
     const asked = collect(client, 'mcp.elicitation');
     const ended = collect(client, 'mcp.elicitation.ended');
     const run = callTool('everything__trigger-elicitation-request', {}, 'e1');
@@ -103,6 +120,9 @@ describe('MCP server requests in a claw group (real gateway, server-everything)'
 
     await expect(client.call('mcp.answer' as never, { id: elicitation.id, action: 'accept', content: { check: true } } as never)).rejects.toThrow('the answer lacks the required field "name"');
     await expect(client.call('mcp.answer' as never, { id: elicitation.id, action: 'accept', content: { name: 'Ada', untitledSingleSelectEnum: 'Gunther' } } as never)).rejects.toThrow(/not a valid choice/);
+    // The form's own rules: server-everything asks for an email format and an integer of 1-100.
+    await expect(client.call('mcp.answer' as never, { id: elicitation.id, action: 'accept', content: { name: 'Ada', email: 'ada.example.org' } } as never)).rejects.toThrow('the answer\'s field "email" must be an email address such as ada@example.org (format email)');
+    await expect(client.call('mcp.answer' as never, { id: elicitation.id, action: 'accept', content: { name: 'Ada', integer: 500 } } as never)).rejects.toThrow('the answer\'s field "integer" must be at most 100 (maximum 100)');
     expect(await client.call('mcp.answer' as never, { id: elicitation.id, action: 'accept', content: { name: 'Ada Lovelace', check: true } } as never)).toEqual({ id: elicitation.id, action: 'accept' });
     const result = await run;
     expect(result.isError).toBe(false);

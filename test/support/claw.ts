@@ -125,8 +125,9 @@ export function startGateway(sandbox: ClawSandbox, deadlineMs = 30_000, args: re
 }
 
 /** A client connection to the sandbox's gateway. */
-export function connect(sandbox: ClawSandbox, client = 'test'): Promise<GatewayConnection> {
-  return connectGateway({ client, locations: sandbox.locations });
+/** Connects a client; `features` are the client features its hello declares (ClientFeatures). */
+export function connect(sandbox: ClawSandbox, client = 'test', features?: readonly string[]): Promise<GatewayConnection> {
+  return connectGateway({ client, locations: sandbox.locations, ...(features ? { features } : {}) });
 }
 
 /** Collects the notifications of one connection. */

@@ -38,6 +38,14 @@ export function tmuxSession(name: string, socket?: string) {
       }
       throw new Error(`the screen never showed ${JSON.stringify(text)}:\n${screen()}`);
     },
+    /** Waits until `test` holds for the screen, polling up to `deadlineMs` (generous: the machine may be loaded). */
+    async until(test: (shown: string) => boolean, what: string, deadlineMs = 90_000): Promise<void> {
+      const end = Date.now() + deadlineMs;
+      while (!test(screen())) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}:\n${screen()}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    },
     /** Ends the session if it still exists. */
     kill(): void {
       try {

@@ -45,7 +45,7 @@ export class TtyElicitation {
     const name = asking.names[asking.index]!;
     const field = asking.request.fields[name]!;
     const required = asking.request.required.includes(name);
-    const parsed = parseFieldLine(field, line);
+    const parsed = parseFieldLine(field, line, name);
     if ('problem' in parsed || ('skip' in parsed && required)) {
       this.output.stderr(`${'problem' in parsed ? parsed.problem : 'this field is required'}\n${describe(name, field, required)}`);
       return false;

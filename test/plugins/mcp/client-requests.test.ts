@@ -75,7 +75,7 @@ describe('elicitation and sampling with server-everything', () => {
     expect(parseFieldLine({ type: 'boolean' }, 'y')).toEqual({ value: true });
     expect(parseFieldLine({ type: 'integer', default: 42 }, '')).toEqual({ value: 42 });
     expect(parseFieldLine({ type: 'string' }, '')).toEqual({ skip: true });
-    expect(parseFieldLine({ type: 'string', enum: ['a', 'b'] }, 'c')).toEqual({ problem: 'choose one of: a, b' });
+    expect(parseFieldLine({ type: 'string', enum: ['a', 'b'] }, 'c', 'pick')).toEqual({ problem: '"pick" is not a valid choice (choose one of: a, b)' });
     expect(parseFieldLine({ type: 'choices', enum: ['a', 'b'] }, 'a, b')).toEqual({ value: ['a', 'b'] });
   });
 });
