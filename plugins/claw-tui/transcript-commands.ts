@@ -59,17 +59,18 @@ export class TranscriptCommands {
     };
     const entries = await read();
     const tui = this.app.tui;
-    let screen: AltScreen | undefined;
+    // The alternate screen paints the browser (made just below) at the terminal's full height.
+    const screen = new AltScreen(tui, (width) => browser.render(width));
     const toggle = {
       get active() {
-        return screen?.active === true;
+        return screen.active;
       },
-      toggle: () => (screen!.active ? screen!.leave() : screen!.enter()),
+      toggle: () => (screen.active ? screen.leave() : screen.enter()),
     };
     const browser: TranscriptBrowser & { dispose?(): void } = new TranscriptBrowser(
       `${scope.title ?? 'transcript'} (redacted; reasoning, whole tool arguments and results)`,
       entries,
-      () => (screen?.active ? tui.terminal.rows : tui.terminal.rows - 2),
+      () => (screen.active ? tui.terminal.rows : tui.terminal.rows - 2),
       {
         refresh: read,
         copy: async (text, what) => describeCopy(await copyText(redact(text, secrets), (data) => tui.terminal.write(data), what), what),
@@ -80,9 +81,8 @@ export class TranscriptCommands {
       query,
       toggle,
     );
-    screen = new AltScreen(tui, (width) => browser.render(width));
     // Closing (q, Escape, Ctrl+C, quitting) leaves the alternate screen first.
-    browser.dispose = () => screen!.leave();
+    browser.dispose = () => screen.leave();
     this.app.showOverlay(browser);
     if (scope.fullscreen) screen.enter();
     if (query && browser.matchCount === 0) this.app.notice(`"${query}" is not in the transcript`);
