@@ -233,7 +233,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: inspectors and commands of the claw fe
     await openTui();
     // Alt+H: the transcript with every tool call's whole arguments.
     tty.keys('M-h');
-    await shows(/transcript \(redacted; reasoning and full tool arguments\)[^]*\[tool call\] update_plan \{[^]*"revision": 1/);
+    await shows(/transcript \(redacted; reasoning, whole tool arguments and results\)[^]*\[tool call\] update_plan \{[^]*"revision": 1/);
     tty.keys('q');
     await until(() => !tty.screen().includes('transcript (redacted'), 'the transcript to close');
     const plain = path.join(sandbox.root, 'plain.txt');
