@@ -13,8 +13,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clawSandbox, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
-import { repoRoot, runCli } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
 import { hasTmux, tmuxSession } from '../support/tmux.js';
+import { screenShows, startClawTui } from '../support/claw-tui.js';
 
 const name = `xdog-tui-transcript-${process.pid}`;
 let runs = 0;
@@ -25,26 +26,12 @@ let gateway: GatewayProcess | undefined;
 const claw = (...args: string[]) => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
 const history = (): string => tty.tmux('capture-pane', '-t', name, '-p', '-S', '-');
 const alternateScreen = (): string => tty.tmux('display-message', '-p', '-t', name, '#{alternate_on}').trim();
-/** Waits until the visible screen satisfies `test` (a string it contains, or a pattern); deadlines hold on a loaded machine. */
-async function shows(test: string | RegExp, deadlineMs = 60_000): Promise<string> {
-  const ok = (screen: string) => (typeof test === 'string' ? screen.includes(test) : test.test(screen));
-  try {
-    await until(() => ok(tty.screen()), `the TUI to show ${String(test)}`, deadlineMs);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}; the screen:\n${tty.screen()}`, { cause: error });
-  }
-  return tty.screen();
-}
+const shows = (test: string | RegExp, deadlineMs?: number): Promise<string> => screenShows(tty, test, deadlineMs);
 const lastRow = (): string => tty.screen().trimEnd().split('\n').at(-1) ?? '';
 
 async function openTui(): Promise<void> {
   tty = tmuxSession(name, `${name}-${++runs}`);
-  const env = Object.entries({ ...sandbox.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1' })
-    .map(([key, value]) => `${key}=${value}`)
-    .join(' ');
-  tty.start(`cd ${sandbox.root} && env -u DISPLAY -u WAYLAND_DISPLAY ${env} ${process.execPath} ${path.join(repoRoot, 'bin/run.js')} claw tui; echo EXIT=$?; sleep 120`, { width: 120, height: 40 });
-  tty.tmux('set-option', '-s', 'set-clipboard', 'on');
-  await shows('online');
+  await startClawTui(tty, sandbox, { width: 120, height: 40 });
 }
 
 describe.skipIf(!hasTmux)('xdog claw tui: the transcript browser', { timeout: 240_000 }, () => {
