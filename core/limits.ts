@@ -486,6 +486,8 @@ export const LIMITS = Object.freeze({
   tuiSavedDraftBytes: 64 * KiB,
   /** claw TUI: a whole session transcript read for display, export or search, in bytes. */
   tuiTranscriptBytes: 64 * MiB,
+  /** claw TUI: characters the /transcript browser holds (its whole source, redacted); past it the view ends with a line saying so. */
+  tuiTranscriptViewChars: 16 * MiB,
   /** memory: the text of one memory, in characters. */
   memoryEntryChars: 4000,
   /** memory: tags on one memory, and the characters of one tag. */

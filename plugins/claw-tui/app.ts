@@ -115,6 +115,7 @@ export class ClawTui {
   #quitting = false;
   #ticker: NodeJS.Timeout | undefined;
   #overlay: OverlayHandle | undefined;
+  #overlayComponent: Component | undefined;
   /** Streaming updates wait here for the next frame (see frame-batch.ts). */
   readonly #batch = new FrameBatch<() => void>(
     (apply) => {
@@ -191,11 +192,15 @@ export class ClawTui {
 
   showOverlay(component: Component): void {
     this.closeOverlay();
+    this.#overlayComponent = component;
     this.#overlay = this.tui.showOverlay(component, { width: '100%', anchor: 'top-left', maxHeight: '100%' });
     this.tui.requestRender();
   }
 
   closeOverlay(): void {
+    // A view that took the terminal (the transcript's fullscreen) gives it back first.
+    (this.#overlayComponent as { dispose?(): void } | undefined)?.dispose?.();
+    this.#overlayComponent = undefined;
     this.#overlay?.hide();
     this.#overlay = undefined;
     this.tui.setFocus(this.editor);
@@ -742,6 +747,7 @@ export class ClawTui {
     if (this.#ticker) clearInterval(this.#ticker);
     if (this.#quitArmTimer) clearTimeout(this.#quitArmTimer);
     const kept = this.#commands.drafts.saveOnQuit(this.editor.getExpandedText() || this.#clearedDraft);
+    this.closeOverlay();
     this.tui.stop();
     if (kept) process.stderr.write(`xdog: ${kept}\n`);
     const connection = this.connection;

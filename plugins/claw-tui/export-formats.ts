@@ -22,7 +22,18 @@ function bodyOf(entry: PathMessage): string {
   return [messageText(entry.message), ...calls].filter(Boolean).join('\n');
 }
 
-/** Everything of one message: its reasoning, text and tool calls with their whole arguments. */
+/** One message as the transcript browser shows it: its heading and its whole source, redacted. */
+export interface SourceEntry {
+  title: string;
+  text: string;
+}
+
+/** The messages as source entries (what /transcript browses), each redacted. */
+export function sourceEntries(messages: readonly PathMessage[], secrets: readonly string[]): SourceEntry[] {
+  return messages.map((entry) => ({ title: `#${entry.index} ${speaker(entry)}`, text: redact(sourceOf(entry), secrets) }));
+}
+
+/** Everything of one message: its reasoning, text (a tool's whole result) and tool calls with their whole arguments. */
 function sourceOf(entry: PathMessage): string {
   const thinking = thinkingText(entry.message);
   const calls = toolCallsOf(entry.message).map((call) => `[tool call] ${call.name} ${JSON.stringify(call.arguments ?? {}, null, 2)}`);
@@ -41,7 +52,7 @@ export function renderConversation(messages: readonly PathMessage[], format: Exp
     case 'text':
       return messages.map((entry) => `#${entry.index} ${speaker(entry)}:\n${clean(bodyOf(entry))}\n`).join('\n');
     case 'source':
-      return messages.map((entry) => `#${entry.index} ${speaker(entry)}:\n${clean(sourceOf(entry))}\n`).join('\n');
+      return sourceEntries(messages, secrets).map((entry) => `${entry.title}:\n${entry.text}\n`).join('\n');
     case 'md':
       return `# ${clean(title)}\n\n${messages
         .map((entry) => {

@@ -25,6 +25,7 @@ import { queueListing, type GatewayQueued } from './queue-view.js';
 import { runGoalCommand } from './goal-commands.js';
 import { missingMethods, searchCommands } from './slash-commands.js';
 import { runMcpCommand } from './mcp-commands.js';
+import { TranscriptCommands } from './transcript-commands.js';
 
 const usage = (message: string, hint?: string): XdogError => new XdogError(ErrorCodes.USAGE, message, hint ? { hint } : {});
 
@@ -51,9 +52,11 @@ export class SessionCommands {
     this.inspectors = new ClawInspectors(app);
     this.drafts = new DraftCommands(app);
     this.#exports = new ExportCommands(app, () => this.#conversation(), () => this.#title());
+    this.#transcripts = new TranscriptCommands(app, (sessionId, leaf) => this.#conversation(sessionId ?? this.#expected, leaf), (prefix) => this.#sessionByPrefix(prefix));
   }
 
   readonly #exports: ExportCommands;
+  readonly #transcripts: TranscriptCommands;
 
   async run(name: string, rest: string): Promise<void> {
     const handler: ((args: string, raw: string) => Promise<void> | void) | undefined = this.inspectors.handlers[name] ?? this.#handlers[name];
@@ -75,11 +78,20 @@ export class SessionCommands {
     this.app.notice(`${what}: ${session.name ?? session.id}`);
   }
 
-  async #conversation(sessionId = this.#expected): Promise<PathMessage[]> {
+  /** The messages on a session's path to its leaf (or to `leaf`, an entry of it). */
+  async #conversation(sessionId = this.#expected, leaf?: number): Promise<PathMessage[]> {
     if (!sessionId) throw new XdogError(ErrorCodes.NOT_FOUND, 'there is no session yet', { hint: 'send a message first' });
     const connection = this.app.need();
-    const shown = (await this.app.call('session.show', { sessionId })) as { session: { leafEntryId: number | null } };
-    return pathMessages(await readTranscriptEntries(connection, this.app.group?.name, sessionId), shown.session.leafEntryId);
+    const leafEntryId = leaf ?? ((await this.app.call('session.show', { sessionId })) as { session: { leafEntryId: number | null } }).session.leafEntryId;
+    return pathMessages(await readTranscriptEntries(connection, this.app.group?.name, sessionId), leafEntryId);
+  }
+
+  /** The one session (archived ones too) whose id starts with `prefix`. */
+  async #sessionByPrefix(prefix: string): Promise<SessionRecord> {
+    const sessions = (await this.app.call('session.list', { limit: 200, includeArchived: true })) as SessionRecord[];
+    const matches = sessions.filter((session) => session.id.startsWith(prefix));
+    if (matches.length !== 1) throw usage(matches.length ? `"${prefix}" matches ${matches.length} sessions` : `no session starts with "${prefix}"`, 'give more of the id; /sessions lists them');
+    return matches[0]!;
   }
 
   readonly #handlers: Record<string, (args: string, raw: string) => Promise<void> | void> = {
@@ -121,10 +133,7 @@ export class SessionCommands {
     resume: async (id) => {
       if (!id) throw usage('/resume needs a session id (or a unique prefix)', '/sessions lists them');
       this.#idle('/resume');
-      const sessions = (await this.app.call('session.list', { limit: 200, includeArchived: true })) as SessionRecord[];
-      const matches = sessions.filter((session) => session.id.startsWith(id));
-      if (matches.length !== 1) throw usage(matches.length ? `"${id}" matches ${matches.length} sessions` : `no session starts with "${id}"`, 'give more of the id; /sessions lists them');
-      const session = await this.app.call('session.resume', { sessionId: matches[0]!.id, expectedSessionId: this.#expected });
+      const session = await this.app.call('session.resume', { sessionId: (await this.#sessionByPrefix(id)).id, expectedSessionId: this.#expected });
       await this.#switched(session, 'resumed');
     },
     fork: async (n) => {
@@ -186,11 +195,7 @@ export class SessionCommands {
       const list = messages.map((entry) => `${String(entry.index).padStart(4)} ${entry.message.role.padEnd(10)} ${statusText(entry.message)}`);
       this.app.page('status', [...head, ...list].join('\n'));
     },
-    transcript: async (query) => {
-      const text = renderConversation(await this.#conversation(), 'source', environmentSecrets());
-      const pager = this.app.page(`transcript (redacted; reasoning and full tool arguments)`, text, query);
-      if (query && pager.matchCount === 0) this.app.notice(`"${query}" is not in the transcript`);
-    },
+    transcript: (args) => this.#transcripts.run(args),
     copy: (what) => this.#copy(what || 'response'),
     export: (args) => this.#exports.run('export', args),
     share: (args) => this.#exports.run('share', args),

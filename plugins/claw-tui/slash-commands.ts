@@ -40,7 +40,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   command('status', '', 'group, session, model, queue and the numbered messages', ['group.status', 'session.show']),
   command('reset', '', 'start a fresh session (refused while a turn runs)', ['session.new']),
   command('clear', '', 'a fresh session and an empty chat below what the terminal keeps in its scrollback (refused while a turn runs)', ['session.new']),
-  command('transcript', '[QUERY]', 'the full redacted transcript; QUERY searches it (n/N next/previous) (Alt+H)', ['transcript.read'], 'transcript'),
+  command('transcript', '[QUERY|fullscreen|branch ENTRY|saved SESSION [ENTRY]]', 'the transcript browser: the whole redacted source (reasoning, tool arguments and results); / and n/N search, v range, a message, y copy, e export, f fullscreen (Alt+H)', ['transcript.read'], 'transcript'),
   command('copy', '[response|entry|selection|all|cancel]', 'copy the last response (default), last entry, a picked message or the conversation (Alt+C)', ['transcript.read'], 'copy'),
   command('export', 'PATH [text|md|json|html] [full] [N-M]|cancel', 'review, then write the conversation (user and assistant text; full: with reasoning and tools) to a new 0600 file', ['transcript.read']),
   command('share', 'PATH [full] [N-M]|cancel', 'review, then write the conversation as a standalone HTML page (secrets redacted)', ['transcript.read']),

@@ -12,8 +12,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clawSandbox, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
-import { repoRoot, runCli } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
 import { hasTmux, tmuxSession } from '../support/tmux.js';
+import { screenShows, startClawTui } from '../support/claw-tui.js';
 
 const name = `xdog-tui-inspect-${process.pid}`;
 /** Each TUI run gets a fresh private tmux server (a server just killed may still be exiting). */
@@ -24,26 +25,12 @@ let gateway: GatewayProcess | undefined;
 
 const claw = (...args: string[]) => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
 const history = (): string => tty.tmux('capture-pane', '-t', name, '-p', '-S', '-');
-/** Waits until the visible screen satisfies `test` (a string it contains, or a pattern). */
-async function shows(test: string | RegExp, deadlineMs = 60_000): Promise<string> {
-  const ok = (screen: string) => (typeof test === 'string' ? screen.includes(test) : test.test(screen));
-  try {
-    await until(() => ok(tty.screen()), `the TUI to show ${String(test)}`, deadlineMs);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}; the screen:\n${tty.screen()}`, { cause: error });
-  }
-  return tty.screen();
-}
+const shows = (test: string | RegExp, deadlineMs?: number): Promise<string> => screenShows(tty, test, deadlineMs);
 const footer = (): string => tty.screen().trimEnd().split('\n').at(-1) ?? '';
 
 async function openTui(): Promise<void> {
   tty = tmuxSession(name, `${name}-${++runs}`);
-  const env = Object.entries({ ...sandbox.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1' })
-    .map(([key, value]) => `${key}=${value}`)
-    .join(' ');
-  tty.start(`cd ${sandbox.root} && env -u DISPLAY -u WAYLAND_DISPLAY ${env} ${process.execPath} ${path.join(repoRoot, 'bin/run.js')} claw tui; echo EXIT=$?; sleep 120`, { width: 140, height: 40 });
-  tty.tmux('set-option', '-s', 'set-clipboard', 'on');
-  await tty.waitFor('online');
+  await startClawTui(tty, sandbox);
 }
 
 function writeSkill(dir: string, slug: string, body: string): void {
@@ -233,7 +220,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: inspectors and commands of the claw fe
     await openTui();
     // Alt+H: the transcript with every tool call's whole arguments.
     tty.keys('M-h');
-    await shows(/transcript \(redacted; reasoning and full tool arguments\)[^]*\[tool call\] update_plan \{[^]*"revision": 1/);
+    await shows(/transcript \(redacted; reasoning, whole tool arguments and results\)[^]*\[tool call\] update_plan \{[^]*"revision": 1/);
     tty.keys('q');
     await until(() => !tty.screen().includes('transcript (redacted'), 'the transcript to close');
     const plain = path.join(sandbox.root, 'plain.txt');
