@@ -18,6 +18,7 @@ import type { ExtensionEntrySink, ExtensionHost } from './host.js';
 import { inspectorOf } from './inspector.js';
 import { syncExtensionTools } from './provider.js';
 import { DialogRelay } from './dialog-relay.js';
+import { sessionCatalog } from './session-catalog.js';
 
 /** The `custom` entry type of an extension's entries: `extension:ID:KIND`. */
 export const ENTRY_TYPE_PREFIX = 'extension:';
@@ -74,6 +75,8 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
           if (!extensions) return;
           extensions.ui = { dialog: (request, extensionId) => relay.ask(runtime.name, extensionId, request) };
           extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
+          // Interactive commands read the group's own catalog, never another group's.
+          extensions.sessions = sessionCatalog(host.store, runtime.name, () => runtime.activeSessionId);
           // claw send shows why an extension was quarantined, not only the gateway log.
           extensions.relayNotice = (message) => host.publish(runtime.name, null, Notifications.notice, { group: runtime.name, source: 'extensions', message });
           // The TUI draws the status lines under the chat; a client that connects later reads them from extensions.list.

@@ -52,6 +52,28 @@ export const DialogSchema = z.object({
 export const AGENT_INSPECTIONS = ['model', 'contextUsage', 'activeTools', 'sessionName', 'toolInventory', 'pendingMessages'] as const;
 export const InspectSchema = z.object({ what: z.enum([...AGENT_INSPECTIONS, 'commandCatalog', 'entries']) });
 
+/** Paging of a session catalog: a continuation passes the `revision` of the page before it. */
+const CatalogPaging = {
+  offset: z.number().int().nonnegative().max(LIMITS.extensionSessionTraversal).optional(),
+  revision: z.string().max(64).optional(),
+};
+export const SessionListRequestSchema = z
+  .object({
+    query: z.string().refine((text) => Buffer.byteLength(text) <= LIMITS.extensionSessionQueryBytes, `a query is at most ${LIMITS.extensionSessionQueryBytes} bytes`).optional(),
+    ...CatalogPaging,
+  })
+  .strict();
+export const SessionTreeRequestSchema = z
+  .object({ sessionId: z.string().min(1).max(128).optional(), branchId: z.string().regex(/^\d{1,18}$/, 'a branch id is an entry id').optional(), ...CatalogPaging })
+  .strict();
+export type SessionListRequest = z.infer<typeof SessionListRequestSchema>;
+export type SessionTreeRequest = z.infer<typeof SessionTreeRequestSchema>;
+/** A catalog read: `invocation` names the command call it was made in (only interactive commands may read catalogs). */
+export const CatalogSchema = z.discriminatedUnion('what', [
+  z.object({ what: z.literal('sessions'), invocation: z.string().max(64).nullable(), request: SessionListRequestSchema }).strict(),
+  z.object({ what: z.literal('tree'), invocation: z.string().max(64).nullable(), request: SessionTreeRequestSchema }).strict(),
+]);
+
 /** Answers of the host's `invoke` requests, by registration kind. */
 export const BeforeAnswerSchema = z.union([
   z.null(),
