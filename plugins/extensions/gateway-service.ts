@@ -19,9 +19,9 @@ import { inspectorOf } from './inspector.js';
 import { syncExtensionTools } from './provider.js';
 import { DialogRelay } from './dialog-relay.js';
 import { sessionCatalog } from './session-catalog.js';
+import { ENTRY_TYPE_PREFIX, extensionEntriesOn } from './entries.js';
 
-/** The `custom` entry type of an extension's entries: `extension:ID:KIND`. */
-export const ENTRY_TYPE_PREFIX = 'extension:';
+export { ENTRY_TYPE_PREFIX } from './entries.js';
 
 const Target = z.object({ group: z.string().optional(), id: z.string().min(1) }).strict();
 const CommandName = z.string().regex(/^\/?ext-[\w.-]{1,200}$/, 'an extension command is /ext-ID-NAME');
@@ -126,13 +126,7 @@ export function sessionEntries(store: SessionStore, activeSession: () => string 
     async list(extensionId) {
       const sessionId = activeSession();
       if (!sessionId) return [];
-      const type = `${ENTRY_TYPE_PREFIX}${extensionId}:`;
-      return (await store.path(sessionId))
-        .filter((entry) => entry.kind === 'custom' && String((entry.payload as { type?: unknown }).type).startsWith(type))
-        .map((entry) => {
-          const payload = entry.payload as { type: string; data?: Json };
-          return { id: String(entry.id), kind: payload.type.slice(type.length), data: payload.data ?? null };
-        });
+      return extensionEntriesOn(await store.path(sessionId), extensionId).map(({ id, kind, data }) => ({ id, kind, data }));
     },
   };
 }
