@@ -100,8 +100,18 @@ export interface ModelSpec {
   id: string;
   name?: string;
   contextWindow?: number;
+  /** The prompt ceiling compaction works to (0 = unreported; at most contextWindow). */
+  maxPromptTokens?: number;
   maxOutputTokens?: number;
+  /** The reasoning efforts the model takes; a request for another is refused before `stream` is called. */
+  supportedEfforts?: string[];
+  /** The older name of supportedEfforts (give one of them). */
   reasoningEfforts?: string[];
+  /**
+   * Declaring it says the model takes images: requests over these limits are refused before `stream` is
+   * called (image admission), history untouched. 0 means unreported; no media types means PNG, JPEG, WebP.
+   */
+  visionLimits?: { maxPromptImages?: number; maxPromptImageSize?: number; supportedMediaTypes?: string[] };
 }
 
 /** One event a provider yields. `done` or `error` ends the stream; an `error` turn runs none of its tool calls. */

@@ -16,15 +16,33 @@ export const COMPACTION_EVENTS = ['session_before_compact', 'session_compact'] a
 /** Every name `on(event)` takes. */
 export const EXTENSION_EVENTS = [...LIFECYCLE_EVENTS, ...COMPACTION_EVENTS] as const;
 
-const ModelSpecSchema = z
+const Efforts = z.array(z.string().min(1).max(32)).max(8);
+/** Vision limits: 0 means unreported (no limit declared), never "no images". */
+const VisionLimitsSchema = z
+  .object({
+    maxPromptImages: z.number().int().nonnegative().max(10_000),
+    maxPromptImageSize: z.number().int().nonnegative(),
+    supportedMediaTypes: z.array(z.string().regex(/^image\/[\w.+-]{1,64}$/, 'a media type is image/SUBTYPE')).max(16),
+  })
+  .partial()
+  .strict();
+export const ModelSpecSchema = z
   .object({
     id: z.string().regex(/^[^/\s]{1,128}$/, 'a model id has no "/" or spaces'),
     name: z.string().max(256).optional(),
     contextWindow: z.number().int().positive().optional(),
+    /** 0 = unreported; never over the context window. */
+    maxPromptTokens: z.number().int().nonnegative().optional(),
     maxOutputTokens: z.number().int().positive().optional(),
-    reasoningEfforts: z.array(z.string().max(32)).max(8).optional(),
+    /** The seed's name is supportedEfforts; reasoningEfforts is the older one (give one of them). */
+    supportedEfforts: Efforts.optional(),
+    reasoningEfforts: Efforts.optional(),
+    visionLimits: VisionLimitsSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((model) => !(model.maxPromptTokens && model.contextWindow && model.maxPromptTokens > model.contextWindow), { message: 'maxPromptTokens is at most the contextWindow' })
+  .refine((model) => !(model.supportedEfforts && model.reasoningEfforts), { message: 'give supportedEfforts or reasoningEfforts, not both' });
+export type WireModelSpec = z.infer<typeof ModelSpecSchema>;
 
 export const RegisterSchema = z.discriminatedUnion('kind', [
   z.object({ handle: z.number().int(), kind: z.literal('command'), name: z.string(), meta: z.object({ description: z.string().max(1024), completes: z.boolean(), shortcut: z.string().regex(SHORTCUT_PATTERN).optional() }) }),

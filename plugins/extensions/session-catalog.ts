@@ -10,45 +10,12 @@ import { createHash } from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { messagePreview, readWholeTree, type Entry, type SessionRecord, type SessionStore } from '../sessions/tokens.js';
+import type { SessionCatalogEntry, SessionCatalogPage, StaleSessionCatalogPage } from './api.js';
 import type { SessionListRequest, SessionTreeRequest } from './protocol.js';
 
-/** One inert line of a catalog: what it is, never the conversation itself. */
-export interface CatalogEntry {
-  id: string;
-  kind: string;
-  title: string;
-  detail: string;
-  session: string;
-  active: boolean;
-  /** Tree entries: the parent entry and the depth from the root. */
-  parent?: string | null;
-  depth?: number;
-}
-
-export interface CatalogPage {
-  status: 'ok';
-  scope: 'group' | 'tree';
-  /** The session the command ran for (the group's active session), or null. */
-  ownerSession: string | null;
-  sessionId?: string;
-  branchId?: string | null;
-  query?: string;
-  offset: number;
-  total: number;
-  entries: CatalogEntry[];
-  hasMore: boolean;
-  nextOffset: number | null;
-  revision: string;
-}
-
-/** A continuation refused: the catalog changed since `revision`; restart at offset 0 with the new one. */
-export interface StalePage {
-  status: 'stale';
-  revision: string;
-  entries: [];
-  hasMore: false;
-  nextOffset: null;
-}
+type CatalogEntry = SessionCatalogEntry;
+type CatalogPage = SessionCatalogPage;
+type StalePage = StaleSessionCatalogPage;
 
 /** A host's session catalogs; 'unavailable' for a target outside the group. */
 export interface ExtensionSessionCatalog {

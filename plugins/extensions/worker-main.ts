@@ -12,7 +12,7 @@ import { LIMITS } from '../../core/limits.js';
 import type { CommandSpec, Disposer, ExtensionAPI, Json, ProviderSpec, ToolSpec } from './api.js';
 import { Channel } from './channel.js';
 import { shortcutProblem } from './shortcuts.js';
-import { EXTENSION_EVENTS, type RegistrationKind } from './protocol.js';
+import { EXTENSION_EVENTS, ModelSpecSchema, type RegistrationKind } from './protocol.js';
 import { TransferInbox, packPayload } from './transfer.js';
 
 const socket = new net.Socket({ fd: 3, readable: true, writable: true });
@@ -133,6 +133,10 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
         fail(`provider "${name}" needs 1-${LIMITS.extensionProviderModels} models`);
       }
       if (typeof spec.stream !== 'function') fail(`provider "${name}" needs a stream(request) function`);
+      for (const model of spec.models) {
+        const checked = ModelSpecSchema.safeParse(model);
+        if (!checked.success) fail(`provider "${name}", model ${JSON.stringify((model as { id?: unknown })?.id)}: ${checked.error.issues.map((issue) => `${issue.path.join('.') || 'model'}: ${issue.message}`).join('; ')}`);
+      }
       const dispose = register('provider', name, { models: spec.models }, () => undefined, { limit: LIMITS.extensionProviders, replace: spec.replace });
       providers.set(nextHandle - 1, spec);
       return dispose;
