@@ -550,6 +550,13 @@ export const LIMITS = Object.freeze({
   extensionStatusKeys: 32,
   /** extensions: status text of one key, in UTF-8 bytes. */
   extensionStatusBytes: 1 * KiB,
+  /** extensions: entries on one page of `listSessions` / `getSessionTree`, and the page's encoded JSON in bytes (a fuller page ends early, with `hasMore`). */
+  extensionSessionPageEntries: 50,
+  extensionSessionPageBytes: 256 * KiB,
+  /** extensions: a `listSessions` query, in UTF-8 bytes. */
+  extensionSessionQueryBytes: 1000,
+  /** extensions: sessions one `listSessions` call walks to build its catalog (over it the call is refused, never a partial catalog). */
+  extensionSessionTraversal: 1_000_000,
   /** extensions: milliseconds a worker gets after SIGTERM before SIGKILL. */
   extensionKillGraceMs: 1000,
   /** extensions: the worker's stderr kept for error messages, in bytes. */

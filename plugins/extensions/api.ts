@@ -100,8 +100,18 @@ export interface ModelSpec {
   id: string;
   name?: string;
   contextWindow?: number;
+  /** The prompt ceiling compaction works to (0 = unreported; at most contextWindow). */
+  maxPromptTokens?: number;
   maxOutputTokens?: number;
+  /** The reasoning efforts the model takes; a request for another is refused before `stream` is called. */
+  supportedEfforts?: string[];
+  /** The older name of supportedEfforts (give one of them). */
   reasoningEfforts?: string[];
+  /**
+   * Declaring it says the model takes images: requests over these limits are refused before `stream` is
+   * called (image admission), history untouched. 0 means unreported; no media types means PNG, JPEG, WebP.
+   */
+  visionLimits?: { maxPromptImages?: number; maxPromptImageSize?: number; supportedMediaTypes?: string[] };
 }
 
 /** One event a provider yields. `done` or `error` ends the stream; an `error` turn runs none of its tool calls. */
@@ -151,6 +161,52 @@ export interface ContextUsage {
   percent?: number;
 }
 
+/** One inert line of a session catalog: a session, or an entry of a session's tree. */
+export interface SessionCatalogEntry {
+  id: string;
+  /** 'session', or the tree entry's kind ('message', 'compaction', 'label', 'custom', ...). */
+  kind: string;
+  /** A one-line title (a session's name or summary, a message preview): never the whole conversation. */
+  title: string;
+  detail: string;
+  session: string;
+  /** The group's active session; in a tree, on the path to the leaf. */
+  active: boolean;
+  parent?: string | null;
+  depth?: number;
+}
+
+/** One page of a session catalog: at most 50 entries and 256 KiB; pass `revision` back with `nextOffset` to continue. */
+export interface SessionCatalogPage {
+  status: 'ok';
+  scope: 'group' | 'tree';
+  ownerSession: string | null;
+  sessionId?: string;
+  branchId?: string | null;
+  query?: string;
+  offset: number;
+  total: number;
+  entries: SessionCatalogEntry[];
+  hasMore: boolean;
+  nextOffset: number | null;
+  revision: string;
+}
+
+/** A continuation refused because the catalog's membership changed: restart at offset 0 (with this revision or none). */
+export interface StaleSessionCatalogPage {
+  status: 'stale';
+  revision: string;
+  entries: [];
+  hasMore: false;
+  nextOffset: null;
+}
+
+export interface CatalogPaging {
+  offset?: number;
+  /** The revision of the page before; a changed catalog answers `status: 'stale'`. Empty or absent: a fresh page. */
+  revision?: string;
+}
+
 export interface ExtensionAPI {
   /** The extension id (its package name). */
   readonly id: string;
@@ -196,6 +252,13 @@ export interface ExtensionAPI {
   hasPendingMessages(): Promise<boolean | Unavailable>;
   /** This extension's own `appendEntry` entries on the current session's path, oldest first ('unavailable' without a session store). */
   getEntries(): Promise<Array<{ id: string; kind: string; data: Json }> | Unavailable>;
+  /**
+   * The group's sessions, in creation order (only inside an interactive command's `run`; elsewhere, and
+   * outside the gateway, 'unavailable'). `query` (≤ 1000 bytes) matches id, name or summary, case-insensitively.
+   */
+  listSessions(request?: CatalogPaging & { query?: string }): Promise<SessionCatalogPage | StaleSessionCatalogPage | Unavailable>;
+  /** A session's tree (default: the active session), or with `branchId` (an entry id) the path from the root to it; commands only, like listSessions. */
+  getSessionTree(sessionId?: string, options?: CatalogPaging & { branchId?: string }): Promise<SessionCatalogPage | StaleSessionCatalogPage | Unavailable>;
 }
 
 export type ExtensionSetup = (api: ExtensionAPI) => void | Promise<void>;

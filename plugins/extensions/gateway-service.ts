@@ -18,9 +18,10 @@ import type { ExtensionEntrySink, ExtensionHost } from './host.js';
 import { inspectorOf } from './inspector.js';
 import { syncExtensionTools } from './provider.js';
 import { DialogRelay } from './dialog-relay.js';
+import { sessionCatalog } from './session-catalog.js';
+import { ENTRY_TYPE_PREFIX, extensionEntriesOn } from './entries.js';
 
-/** The `custom` entry type of an extension's entries: `extension:ID:KIND`. */
-export const ENTRY_TYPE_PREFIX = 'extension:';
+export { ENTRY_TYPE_PREFIX } from './entries.js';
 
 const Target = z.object({ group: z.string().optional(), id: z.string().min(1) }).strict();
 const CommandName = z.string().regex(/^\/?ext-[\w.-]{1,200}$/, 'an extension command is /ext-ID-NAME');
@@ -74,6 +75,8 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
           if (!extensions) return;
           extensions.ui = { dialog: (request, extensionId) => relay.ask(runtime.name, extensionId, request) };
           extensions.entries = sessionEntries(host.store, () => runtime.activeSessionId, () => host.clock.now());
+          // Interactive commands read the group's own catalog, never another group's.
+          extensions.sessions = sessionCatalog(host.store, runtime.name, () => runtime.activeSessionId);
           // claw send shows why an extension was quarantined, not only the gateway log.
           extensions.relayNotice = (message) => host.publish(runtime.name, null, Notifications.notice, { group: runtime.name, source: 'extensions', message });
           // The TUI draws the status lines under the chat; a client that connects later reads them from extensions.list.
@@ -123,13 +126,7 @@ export function sessionEntries(store: SessionStore, activeSession: () => string 
     async list(extensionId) {
       const sessionId = activeSession();
       if (!sessionId) return [];
-      const type = `${ENTRY_TYPE_PREFIX}${extensionId}:`;
-      return (await store.path(sessionId))
-        .filter((entry) => entry.kind === 'custom' && String((entry.payload as { type?: unknown }).type).startsWith(type))
-        .map((entry) => {
-          const payload = entry.payload as { type: string; data?: Json };
-          return { id: String(entry.id), kind: payload.type.slice(type.length), data: payload.data ?? null };
-        });
+      return extensionEntriesOn(await store.path(sessionId), extensionId).map(({ id, kind, data }) => ({ id, kind, data }));
     },
   };
 }

@@ -13,10 +13,12 @@ import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { inSpanStream, type Telemetry } from '../../core/telemetry.js';
 import type { Json } from './api.js';
-import { AGENT_INSPECTIONS, AppendEntrySchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
+import { AGENT_INSPECTIONS, AppendEntrySchema, CatalogSchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
 import { SANDBOX_OFF, type Launch, type SandboxPolicy } from '../sandbox/index.js';
 import { ExtensionWorker, workerLaunch } from './worker.js';
 import { TransferInbox, packPayload } from './transfer.js';
+import type { ExtensionSessionCatalog } from './session-catalog.js';
+import { randomUUID } from 'node:crypto';
 
 /** The registrations whose kind can be K. */
 export type RegistrationOf<K extends Registration['kind']> = Registration extends infer R ? (R extends { kind: infer RK } ? (K extends RK ? R : never) : never) : never;
@@ -97,6 +99,8 @@ interface ExtensionRecord {
   streams: Map<number, Pending>;
   /** Chunked answers the worker sends ahead (contexts over one block). */
   inbox?: TransferInbox;
+  /** The command calls running now: only a read made inside one of them may read session catalogs. */
+  commandCalls: Set<string>;
 }
 
 let nextStreamId = 1;
@@ -107,6 +111,8 @@ export class ExtensionHost {
   ui?: ExtensionUi;
   entries?: ExtensionEntrySink;
   inspector?: ExtensionInspector;
+  /** The session catalogs interactive commands may read (the gateway binds its group's); none means "unavailable". */
+  sessions?: ExtensionSessionCatalog;
   /** Also told about every notice (a quarantine, a missing extension): the gateway relays them to the group's clients. */
   relayNotice?: (message: string) => void;
   /** Told an extension's status lines whenever they change (the gateway relays them to the group's clients). */
@@ -131,7 +137,7 @@ export class ExtensionHost {
   }
 
   #fresh(id: string): ExtensionRecord {
-    return { id, state: 'inactive', setupDone: false, failClosed: false, registrations: new Map(), status: new Map(), streams: new Map() };
+    return { id, state: 'inactive', setupDone: false, failClosed: false, registrations: new Map(), status: new Map(), streams: new Map(), commandCalls: new Set() };
   }
 
   #record(id: string): ExtensionRecord {
@@ -239,7 +245,15 @@ export class ExtensionHost {
       const known = this.registrations('command').map(({ id, registration }) => `/${commandAlias(id, registration.name)}`);
       throw new XdogError(ErrorCodes.NOT_FOUND, `no extension command ${alias}`, { hint: `extension commands: ${known.join(', ') || 'none'}` });
     }
-    return (await this.invoke(found.id, 'invoke', { handle: found.registration.handle, input: args }, CommandAnswerSchema, `command ${alias}`)) ?? '';
+    // The call's own id goes with it: reads the worker makes while it runs name it, and only those get session catalogs.
+    const record = this.#record(found.id);
+    const call = randomUUID();
+    record.commandCalls.add(call);
+    try {
+      return (await this.invoke(found.id, 'invoke', { handle: found.registration.handle, input: args, invocation: call }, CommandAnswerSchema, `command ${alias}`)) ?? '';
+    } finally {
+      record.commandCalls.delete(call);
+    }
   }
 
   /** Completions of an extension command's argument. */
@@ -475,6 +489,18 @@ export class ExtensionHost {
       if (!this.ui) return { answer: none };
       const answer = await withDeadline(this.ui.dialog(parsed.data, record.id), parsed.data.timeoutSeconds * 1000).catch(() => undefined);
       return { answer: answer ?? none };
+    });
+    peer.addMethod('catalog', async (params) => {
+      const parsed = CatalogSchema.safeParse(params);
+      if (!parsed.success) throw refusal(`session catalog: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`).join('; ')}`);
+      // Hooks, completions and providers have no catalog authority, nor a read outliving its command call.
+      const { what, invocation, request } = parsed.data;
+      if (!this.sessions || invocation === null || !record.commandCalls.has(invocation)) return 'unavailable';
+      try {
+        return what === 'sessions' ? await this.sessions.list(request) : await this.sessions.tree(request);
+      } catch (error) {
+        throw refusal(describeError(error));
+      }
     });
     peer.addMethod('inspect', async (params) => {
       const parsed = InspectSchema.safeParse(params);

@@ -28,6 +28,7 @@ export { BRIDGE_TAP } from './bridge.js';
 export { changesExtensions, completeExtensionSlash, isExtensionSlash, localControl, renderExtensions, runExtensionSlash, type ExtensionControl } from './slash.js';
 export { syncExtensionTools } from './provider.js';
 export { ENTRY_TYPE_PREFIX, sessionEntries } from './gateway-service.js';
+export { sessionCatalog, type ExtensionSessionCatalog } from './session-catalog.js';
 export type * from './api.js';
 
 /** The kernel's extension host (one per kernel, inert until something activates an extension). */

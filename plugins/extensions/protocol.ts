@@ -16,15 +16,33 @@ export const COMPACTION_EVENTS = ['session_before_compact', 'session_compact'] a
 /** Every name `on(event)` takes. */
 export const EXTENSION_EVENTS = [...LIFECYCLE_EVENTS, ...COMPACTION_EVENTS] as const;
 
-const ModelSpecSchema = z
+const Efforts = z.array(z.string().min(1).max(32)).max(8);
+/** Vision limits: 0 means unreported (no limit declared), never "no images". */
+const VisionLimitsSchema = z
+  .object({
+    maxPromptImages: z.number().int().nonnegative().max(10_000),
+    maxPromptImageSize: z.number().int().nonnegative(),
+    supportedMediaTypes: z.array(z.string().regex(/^image\/[\w.+-]{1,64}$/, 'a media type is image/SUBTYPE')).max(16),
+  })
+  .partial()
+  .strict();
+export const ModelSpecSchema = z
   .object({
     id: z.string().regex(/^[^/\s]{1,128}$/, 'a model id has no "/" or spaces'),
     name: z.string().max(256).optional(),
     contextWindow: z.number().int().positive().optional(),
+    /** 0 = unreported; never over the context window. */
+    maxPromptTokens: z.number().int().nonnegative().optional(),
     maxOutputTokens: z.number().int().positive().optional(),
-    reasoningEfforts: z.array(z.string().max(32)).max(8).optional(),
+    /** The seed's name is supportedEfforts; reasoningEfforts is the older one (give one of them). */
+    supportedEfforts: Efforts.optional(),
+    reasoningEfforts: Efforts.optional(),
+    visionLimits: VisionLimitsSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((model) => !(model.maxPromptTokens && model.contextWindow && model.maxPromptTokens > model.contextWindow), { message: 'maxPromptTokens is at most the contextWindow' })
+  .refine((model) => !(model.supportedEfforts && model.reasoningEfforts), { message: 'give supportedEfforts or reasoningEfforts, not both' });
+export type WireModelSpec = z.infer<typeof ModelSpecSchema>;
 
 export const RegisterSchema = z.discriminatedUnion('kind', [
   z.object({ handle: z.number().int(), kind: z.literal('command'), name: z.string(), meta: z.object({ description: z.string().max(1024), completes: z.boolean(), shortcut: z.string().regex(SHORTCUT_PATTERN).optional() }) }),
@@ -51,6 +69,28 @@ export const DialogSchema = z.object({
 /** Inspections the agent's inspector answers. */
 export const AGENT_INSPECTIONS = ['model', 'contextUsage', 'activeTools', 'sessionName', 'toolInventory', 'pendingMessages'] as const;
 export const InspectSchema = z.object({ what: z.enum([...AGENT_INSPECTIONS, 'commandCatalog', 'entries']) });
+
+/** Paging of a session catalog: a continuation passes the `revision` of the page before it. */
+const CatalogPaging = {
+  offset: z.number().int().nonnegative().max(LIMITS.extensionSessionTraversal).optional(),
+  revision: z.string().max(64).optional(),
+};
+export const SessionListRequestSchema = z
+  .object({
+    query: z.string().refine((text) => Buffer.byteLength(text) <= LIMITS.extensionSessionQueryBytes, `a query is at most ${LIMITS.extensionSessionQueryBytes} bytes`).optional(),
+    ...CatalogPaging,
+  })
+  .strict();
+export const SessionTreeRequestSchema = z
+  .object({ sessionId: z.string().min(1).max(128).optional(), branchId: z.string().regex(/^\d{1,18}$/, 'a branch id is an entry id').optional(), ...CatalogPaging })
+  .strict();
+export type SessionListRequest = z.infer<typeof SessionListRequestSchema>;
+export type SessionTreeRequest = z.infer<typeof SessionTreeRequestSchema>;
+/** A catalog read: `invocation` names the command call it was made in (only interactive commands may read catalogs). */
+export const CatalogSchema = z.discriminatedUnion('what', [
+  z.object({ what: z.literal('sessions'), invocation: z.string().max(64).nullable(), request: SessionListRequestSchema }).strict(),
+  z.object({ what: z.literal('tree'), invocation: z.string().max(64).nullable(), request: SessionTreeRequestSchema }).strict(),
+]);
 
 /** Answers of the host's `invoke` requests, by registration kind. */
 export const BeforeAnswerSchema = z.union([

@@ -10,9 +10,10 @@ import type { Agent } from '../../core/agent/agent.js';
 import type { AgentTool } from '../../core/agent/tool-types.js';
 import { describeError } from '../../core/errors.js';
 import type { DynamicModelProviders } from '../../core/model/registry.js';
-import type { AssistantStreamEvent, ModelInfo, ModelProvider, ModelStreamFn } from '../../core/model/types.js';
+import type { AssistantStreamEvent, ImageLimits, ModelContext, ModelInfo, ModelProvider, ModelStreamFn, ModelStreamOptions } from '../../core/model/types.js';
+import { admitImages } from '../../core/agent/image-admission.js';
 import { providerAlias, toolAlias, type ExtensionHost } from './host.js';
-import { ProviderEventSchema, ToolAnswerSchema } from './protocol.js';
+import { ProviderEventSchema, ToolAnswerSchema, type WireModelSpec } from './protocol.js';
 
 export function extensionProviders(host: ExtensionHost): DynamicModelProviders {
   const find = (alias: string) => host.registrations('provider').find(({ id, registration }) => providerAlias(id, registration.name) === alias);
@@ -21,15 +22,49 @@ export function extensionProviders(host: ExtensionHost): DynamicModelProviders {
     provider(alias: string): ModelProvider | undefined {
       const found = find(alias);
       if (!found) return undefined;
-      const models = (): ModelInfo[] =>
-        found.registration.meta.models.map((model) => ({ id: model.id, provider: alias, name: model.name, contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens, reasoningEfforts: model.reasoningEfforts }));
-      const stream = ((model, context, options) => streamFrom(host, found.id, found.registration.handle, `${alias}/${model}`, model, context, options.signal)) as ModelStreamFn;
+      const models = (): ModelInfo[] => found.registration.meta.models.map((model) => modelInfo(alias, model));
+      const stream = ((model, context, options) => streamFrom(host, found.id, found.registration.handle, `${alias}/${model}`, model, context, options, models().find((info) => info.id === model))) as ModelStreamFn;
       return { name: alias, stream: Object.assign(stream, { models, resolveModel: (id: string) => models().find((info) => info.id === id) }) };
     },
   };
 }
 
-async function* streamFrom(host: ExtensionHost, id: string, handle: number, qualified: string, model: string, context: Parameters<ModelStreamFn>[1], signal?: AbortSignal): AsyncIterable<AssistantStreamEvent> {
+/** An extension model's metadata as the agent reads it (compaction's prompt ceiling, image admission's limits); 0 stays unreported. */
+function modelInfo(alias: string, model: WireModelSpec): ModelInfo {
+  const vision = model.visionLimits;
+  const images: ImageLimits | undefined = vision && {
+    ...(vision.maxPromptImages ? { maxCount: vision.maxPromptImages } : {}),
+    ...(vision.maxPromptImageSize ? { maxBytes: vision.maxPromptImageSize } : {}),
+    ...(vision.supportedMediaTypes?.length ? { mimeTypes: vision.supportedMediaTypes } : {}),
+  };
+  const efforts = model.supportedEfforts ?? model.reasoningEfforts;
+  return {
+    id: model.id,
+    provider: alias,
+    ...(model.name !== undefined && { name: model.name }),
+    ...(model.contextWindow !== undefined && { contextWindow: model.contextWindow }),
+    ...(model.maxPromptTokens ? { maxPromptTokens: model.maxPromptTokens } : {}),
+    ...(model.maxOutputTokens !== undefined && { maxOutputTokens: model.maxOutputTokens }),
+    ...(efforts && { reasoningEfforts: efforts }),
+    ...(images && { input: ['text', 'image'] as Array<'text' | 'image'>, images }),
+  };
+}
+
+/** Why a request breaks the model's declared metadata (checked before the extension sees it), or undefined. */
+function refusal(qualified: string, info: ModelInfo | undefined, context: ModelContext, options: ModelStreamOptions): string | undefined {
+  if (options.reasoning && info?.reasoningEfforts && !info.reasoningEfforts.includes(options.reasoning)) {
+    return `${qualified} takes the reasoning efforts ${info.reasoningEfforts.join(', ') || '(none)'}, not "${options.reasoning}": pick one of them with /thinking`;
+  }
+  try {
+    admitImages(context.messages, qualified, info);
+  } catch (error) {
+    return describeError(error);
+  }
+  return undefined;
+}
+
+async function* streamFrom(host: ExtensionHost, id: string, handle: number, qualified: string, model: string, context: ModelContext, options: ModelStreamOptions, info: ModelInfo | undefined): AsyncIterable<AssistantStreamEvent> {
+  const signal = options.signal;
   const message: AssistantMessage = { role: 'assistant', content: [], model: qualified, usage: zeroUsage(), stopReason: 'stop', timestamp: Date.now() };
   const snapshot = (): AssistantMessage => ({ ...message, content: message.content.map((part) => ({ ...part })) });
   const fail = (errorMessage: string, stopReason: 'error' | 'aborted'): AssistantStreamEvent => {
@@ -38,6 +73,12 @@ async function* streamFrom(host: ExtensionHost, id: string, handle: number, qual
     return { type: 'error', message: { ...snapshot(), stopReason, errorMessage } };
   };
   yield { type: 'start', partial: snapshot() };
+  // The agent admits images against the same metadata before each request; a direct caller of the stream function gets the same check.
+  const refused = refusal(qualified, info, context, options);
+  if (refused) {
+    yield fail(refused, 'error');
+    return;
+  }
   const request = { model, systemPrompt: context.systemPrompt, messages: context.messages, tools: context.tools };
   try {
     for await (const raw of host.stream(id, handle, request, signal)) {

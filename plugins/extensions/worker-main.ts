@@ -5,13 +5,14 @@
  * callback requests. Author-facing checks (limits, duplicate names) throw in
  * the author's code, at once; the host checks everything again.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { LIMITS } from '../../core/limits.js';
 import type { CommandSpec, Disposer, ExtensionAPI, Json, ProviderSpec, ToolSpec } from './api.js';
 import { Channel } from './channel.js';
 import { shortcutProblem } from './shortcuts.js';
-import { EXTENSION_EVENTS, type RegistrationKind } from './protocol.js';
+import { EXTENSION_EVENTS, ModelSpecSchema, type RegistrationKind } from './protocol.js';
 import { TransferInbox, packPayload } from './transfer.js';
 
 const socket = new net.Socket({ fd: 3, readable: true, writable: true });
@@ -21,6 +22,9 @@ const channel = new Channel(socket, socket, () => process.exit(1));
 const peer = channel.peer;
 /** Chunked inputs the host sends ahead (contexts, compaction preparations over one block). */
 const inbox = new TransferInbox(peer);
+
+/** The host's id of the command call running (reads made inside it carry it; the host gives session catalogs only to those). */
+const commandCall = new AsyncLocalStorage<string>();
 
 /** Callbacks by handle. */
 const callbacks = new Map<number, (input: any) => unknown>();
@@ -75,6 +79,11 @@ function dialogTimeout(seconds: number | undefined): number {
 
 function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
   const ask = (params: Record<string, unknown>) => peer.request('dialog', params as never, undefined) as Promise<{ answer: unknown }>;
+  const catalog = (what: 'sessions' | 'tree', request: object) => {
+    const query = (request as { query?: unknown }).query;
+    if (typeof query === 'string' && Buffer.byteLength(query) > LIMITS.extensionSessionQueryBytes) fail(`a session query is at most ${LIMITS.extensionSessionQueryBytes} bytes`);
+    return peer.request('catalog', { what, invocation: commandCall.getStore() ?? null, request } as never, undefined) as Promise<any>;
+  };
   const inspect = (what: string) => peer.request('inspect', { what } as never, undefined) as Promise<any>;
   const api: ExtensionAPI = {
     id,
@@ -124,6 +133,10 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
         fail(`provider "${name}" needs 1-${LIMITS.extensionProviderModels} models`);
       }
       if (typeof spec.stream !== 'function') fail(`provider "${name}" needs a stream(request) function`);
+      for (const model of spec.models) {
+        const checked = ModelSpecSchema.safeParse(model);
+        if (!checked.success) fail(`provider "${name}", model ${JSON.stringify((model as { id?: unknown })?.id)}: ${checked.error.issues.map((issue) => `${issue.path.join('.') || 'model'}: ${issue.message}`).join('; ')}`);
+      }
       const dispose = register('provider', name, { models: spec.models }, () => undefined, { limit: LIMITS.extensionProviders, replace: spec.replace });
       providers.set(nextHandle - 1, spec);
       return dispose;
@@ -136,6 +149,8 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
     getCommandCatalog: () => inspect('commandCatalog'),
     hasPendingMessages: () => inspect('pendingMessages'),
     getEntries: () => inspect('entries'),
+    listSessions: (request = {}) => catalog('sessions', request),
+    getSessionTree: (sessionId, options = {}) => catalog('tree', { ...options, ...(sessionId !== undefined && { sessionId }) }),
   };
   return Object.freeze(api);
 }
@@ -155,7 +170,9 @@ peer.addMethod('setup', async (params: any) => {
 });
 
 peer.addMethod('invoke', async (params: any) => {
-  const output = (await callbackOf(params.handle)(inbox.unpack(params.input))) ?? null;
+  const input = inbox.unpack(params.input);
+  const callback = callbackOf(params.handle);
+  const output = (await (typeof params.invocation === 'string' ? commandCall.run(params.invocation, () => callback(input)) : callback(input))) ?? null;
   return { output: await packPayload(peer, output, 'the answer') };
 });
 

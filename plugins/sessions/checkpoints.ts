@@ -41,7 +41,8 @@ export function cutProblems(messages: readonly PathMessage[]): (string | undefin
 /** Controls, line separators and bidi formatting: a preview is one plain line. */
 const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]+`, 'gu');
 
-function preview(message: Message): string {
+/** A one-line preview of a message, at most 80 characters (checkpoints and extension session trees show it). */
+export function messagePreview(message: Message): string {
   let text: string;
   if (message.role === 'user') text = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : '[image]')).join(' ');
   else if (message.role === 'assistant') {
@@ -54,7 +55,7 @@ function preview(message: Message): string {
 
 export function checkpointsOf(messages: readonly PathMessage[]): Checkpoint[] {
   const problems = cutProblems(messages);
-  return messages.map(({ entryId, message }, i) => ({ index: i + 1, entryId, role: message.role, valid: problems[i] === undefined, preview: preview(message) }));
+  return messages.map(({ entryId, message }, i) => ({ index: i + 1, entryId, role: message.role, valid: problems[i] === undefined, preview: messagePreview(message) }));
 }
 
 /** The message at 1-based checkpoint `index`, refused (INVALID_ARGUMENT naming the index and why) when out of range or invalid. */

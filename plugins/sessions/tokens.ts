@@ -11,6 +11,7 @@ import type { SessionStore } from './types.js';
 
 export * from './types.js';
 export { checkSessionName } from './names.js';
+export { messagePreview } from './checkpoints.js';
 export { readWholeTree, treeOutline, treePages, type NextTreePage, type SessionTree, type TreePageReader } from './tree-pages.js';
 export { MAX_ROW_ID } from './rows.js';
 export { checkUsage, insertUsage, spentSince } from './ledger.js';

@@ -201,4 +201,44 @@ export default function setup(api) {
     await until(() => ends.length === 4, 'the failing turn');
     expect(ends[3]).toMatchObject({ status: 'error', errorMessage: 'the echo backend refused' });
   });
+  it("reads an extension's durable entries back outside the gateway: xdog claw sessions entries [--extension ID]", async () => {
+    const notes = (id: string) => `export default (api) => {
+  api.command('note', { run: async (text) => (await api.appendEntry('note', { text, by: '${id}' })).id });
+  api.command('mine', { run: async () => JSON.stringify(await api.getEntries()) });
+};`;
+    const sandbox = clawSandbox('extensions: [test-notes, test-other]\n');
+    for (const id of ['test-notes', 'test-other']) install(sandbox, id, { 'package.json': { name: id, version: '1.0.0', type: 'module', xdog: { extension: './index.js' } }, 'index.js': notes(id) });
+    gateway = await startGateway(sandbox);
+    client = await connect(sandbox);
+    const { ends } = await watch(client);
+    await client.call('prompt', { text: 'hello', idempotencyKey: 'n1' });
+    await until(() => ends.length === 1, 'the first run (the session the entries go to)');
+    const note = async (id: string, text: string) => ((await client!.callService('extensions.command', { command: `/ext-${id}-note`, args: text })) as { text: string }).text;
+    const first = await note('test-notes', 'one');
+    const other = await note('test-other', 'elsewhere');
+    const second = await note('test-notes', 'two \u001b[31mred');
+
+    const all = runCli(['claw', 'sessions', 'entries', '--json'], { env: sandbox.env });
+    expect(all.status, all.stderr).toBe(0);
+    const status = (await client.call('group.status', {})) as { activeSessionId: string };
+    expect(JSON.parse(all.stdout)).toEqual({
+      sessionId: status.activeSessionId,
+      entries: [
+        { id: first, extension: 'test-notes', kind: 'note', data: { text: 'one', by: 'test-notes' } },
+        { id: other, extension: 'test-other', kind: 'note', data: { text: 'elsewhere', by: 'test-other' } },
+        { id: second, extension: 'test-notes', kind: 'note', data: { text: 'two \u001b[31mred', by: 'test-notes' } },
+      ],
+    });
+    const mine = runCli(['claw', 'sessions', 'entries', status.activeSessionId, '--extension', 'test-notes'], { env: sandbox.env });
+    expect(mine.status, mine.stderr).toBe(0);
+    // One line each, the control character made harmless for the terminal.
+    expect(mine.stdout.trim().split('\n')).toHaveLength(2);
+    expect(mine.stdout).toContain(`#${first}  test-notes  note  {"text":"one","by":"test-notes"}`);
+    expect(mine.stdout).not.toContain('\u001b');
+    expect(mine.stdout).not.toContain('elsewhere');
+    // The extension reads the same entries back, its own only.
+    expect(JSON.parse(((await client.callService('extensions.command', { command: '/ext-test-notes-mine' })) as { text: string }).text).map((entry: { id: string }) => entry.id)).toEqual([first, second]);
+    const none = runCli(['claw', 'sessions', 'entries', '-e', 'test-absent'], { env: sandbox.env });
+    expect(none.stdout).toBe(`no extension entries of test-absent on the path of session ${status.activeSessionId}\n`);
+  });
 });

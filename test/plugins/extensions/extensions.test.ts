@@ -191,6 +191,55 @@ describe('extensions in worker processes', () => {
     await agent.close();
   });
 
+  it('enforces a provider model\'s maxPromptTokens, supportedEfforts and visionLimits before its stream callback runs (L40)', async () => {
+    const project = tempProject();
+    writeExtension(
+      project,
+      'vis',
+      `export default (api) => {
+        let calls = 0;
+        api.registerProvider('prov', {
+          models: [{ id: 'm1', contextWindow: 1000, maxPromptTokens: 500, supportedEfforts: ['low', 'high'], visionLimits: { maxPromptImages: 1, maxPromptImageSize: 64, supportedMediaTypes: ['image/png'] } }],
+          async *stream() { calls++; yield { type: 'text', text: 'seen' }; yield { type: 'done' }; },
+        });
+        api.command('calls', { run: () => String(calls) });
+        api.command('bad', { run: () => { try { api.registerProvider('over', { models: [{ id: 'x', contextWindow: 10, maxPromptTokens: 11 }], stream() { return []; } }); return 'registered'; } catch (error) { return error.message; } } });
+      };`,
+    );
+    const k = await boot(project, ['vis']);
+    const host = extensionHostOf(k)!;
+    await host.activateAll();
+    const registry = modelRegistryFor(k);
+    expect(registry.resolve('ext-vis-prov/m1').info).toMatchObject({ maxPromptTokens: 500, reasoningEfforts: ['low', 'high'], input: ['text', 'image'], images: { maxCount: 1, maxBytes: 64, mimeTypes: ['image/png'] } });
+    const png = (bytes: number) => ({ type: 'image' as const, mimeType: 'image/png', data: Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(bytes - 8, 1)]).toString('base64') });
+    const ask = async (content: Array<{ type: 'text'; text: string } | { type: 'image'; mimeType: string; data: string }>, thinking?: string) => {
+      const agent = k.createAgent(registry.streamFn, { model: 'ext-vis-prov/m1', ...(thinking && { thinking }) });
+      try {
+        const stream = agent.prompt({ role: 'user', content, timestamp: Date.now() });
+        for await (const _ of stream) void _;
+        const result = (await stream.result()) as { status: string; errorMessage?: string };
+        return result.status === 'completed' ? 'completed' : String(result.errorMessage);
+      } catch (error) {
+        // Image admission refuses the request before any model call: the run fails with IMAGE_REJECTED.
+        return String((error as Error).message);
+      } finally {
+        await agent.close();
+      }
+    };
+    const text = { type: 'text' as const, text: 'look' };
+    expect(await ask([text, png(32), png(32)])).toMatch(/holds 2 images but the model accepts at most 1/);
+    expect(await ask([text, png(100)])).toMatch(/an image of 100 bytes; the model accepts at most 64 per image/);
+    expect(await ask([text, { ...png(32), mimeType: 'image/jpeg' }])).toMatch(/image\/jpeg image; accepted types are image\/png/);
+    expect(await ask([text], 'medium')).toMatch(/takes the reasoning efforts low, high, not "medium"/);
+    // None of those reached the extension; a request within the limits does.
+    expect(await host.runCommand('/ext-vis-calls', '')).toBe('0');
+    expect(await ask([text, png(32)], 'high')).toBe('completed');
+    expect(await host.runCommand('/ext-vis-calls', '')).toBe('1');
+    // A prompt ceiling over the context window is refused in the author's code.
+    expect(await host.runCommand('/ext-vis-bad', '')).toMatch(/maxPromptTokens is at most the contextWindow/);
+    expect(host.list()[0]).toMatchObject({ state: 'active' });
+  });
+
   it('answers dialogs without a UI at once, and inspection with real data or "unavailable"', async () => {
     const project = tempProject();
     writeExtension(
