@@ -76,13 +76,16 @@ describe('a claw gateway on a host TracerProvider', { timeout: 300_000 }, () => 
 
   it("traces the group's runs on the host provider, every span of the group kernel carrying xdog.group", async () => {
     exporter.reset();
-    await prompt('hello');
+    await prompt(`calls ${JSON.stringify([{ name: 'everything__echo', arguments: { message: 'hello' } }])}`);
     const [run] = named('claw.run');
     expect(run!.attributes).toMatchObject({ 'xdog.group': 'main', 'xdog.run.status': 'completed' });
     const [agent] = named('invoke_agent');
     expect(agent!.parentSpanContext?.spanId).toBe(run!.spanContext().spanId);
     const [chat] = named('chat ');
     expect(chat!.attributes).toMatchObject({ 'xdog.group': 'main', 'gen_ai.operation.name': 'chat' });
+    const [mcpCall] = named('tools/call echo');
+    expect(mcpCall!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'xdog.mcp.server': 'everything' });
+    // The MCP client span is made by the mcp plugin on the group kernel's telemetry: the group comes from the scoping.
     for (const span of exporter.getFinishedSpans()) expect(span.attributes['xdog.group'], span.name).toBe('main');
   });
 
