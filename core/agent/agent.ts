@@ -963,6 +963,8 @@ export class Agent {
       ...(this.#config.thinking === undefined ? {} : { reasoning: this.#config.thinking }),
       signal,
       now: Date.now,
+      // The summary request is a model call like the loop's: the same wrapper (a chat span inside the compaction's).
+      ...(this.#instrumentation?.modelCall ? { modelCall: this.#instrumentation.modelCall.bind(this.#instrumentation) } : {}),
     });
     if (prepared.kind === 'skip') return { compacted: false, reason: prepared.reason, message: prepared.message };
     if (signal.aborted) throw new XdogError(ErrorCodes.ABORTED, 'the compaction was cancelled', { hint: 'the history was left unchanged' });

@@ -10,6 +10,7 @@ import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import { LIMITS, utf8Bytes } from '../limits.js';
 import type { ModelStreamFn } from '../model/types.js';
 import { compactionSummaryMessage, estimateTokens, planCompaction, userTurnStarts } from './compaction.js';
+import type { AgentInstrumentation } from './instrumentation.js';
 import type { Message } from './messages.js';
 import { summarizeMessages } from './summarizer.js';
 import { snapshotTaps } from './tap-dispatch.js';
@@ -31,6 +32,8 @@ export interface CompactionInput {
   reasoning?: string;
   signal: AbortSignal;
   now(): number;
+  /** Wraps the summary request (the agent instrumentation's model-call wrapper). */
+  modelCall?: AgentInstrumentation['modelCall'];
 }
 
 /** A compaction ready to persist and adopt, or why there is none. */
@@ -158,6 +161,7 @@ export async function prepareCompaction(input: CompactionInput): Promise<Prepare
       ...(previous ? { previous: previous.summary } : {}),
       ...(input.instructions === undefined ? {} : { instructions: input.instructions }),
       ...(input.reasoning === undefined ? {} : { reasoning: input.reasoning }),
+      ...(input.modelCall ? { modelCall: input.modelCall } : {}),
       signal: input.signal,
     });
     summary = result.summary;

@@ -7,6 +7,7 @@
 import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import { LIMITS, utf8Bytes } from '../limits.js';
 import type { ModelStreamFn } from '../model/types.js';
+import { instrumented, type AgentInstrumentation } from './instrumentation.js';
 import type { AssistantMessage, Message, Usage } from './messages.js';
 
 /** The system prompt of a summary request. */
@@ -41,6 +42,8 @@ export interface SummaryRequest {
   instructions?: string;
   signal?: AbortSignal;
   reasoning?: string;
+  /** The agent's model-call wrapper (a tracer's `chat` span around the summary request); absent: called directly. */
+  modelCall?: AgentInstrumentation['modelCall'];
 }
 
 /** A summary and what producing it cost. */
@@ -98,22 +101,26 @@ export async function summarizeMessages(request: SummaryRequest): Promise<Summar
   const prompt = summaryPrompt(request.messages, request.previous, request.instructions);
   const context = { systemPrompt: SUMMARY_SYSTEM_PROMPT, messages: [{ role: 'user' as const, content: prompt, timestamp: Date.now() }], tools: [] };
   const options = { ...(request.signal ? { signal: request.signal } : {}), ...(request.reasoning === undefined ? {} : { reasoning: request.reasoning }) };
-  let final: AssistantMessage | undefined;
-  try {
-    for await (const event of request.streamFn(request.model, context, options)) {
-      if (event.type === 'done' || event.type === 'error') {
-        final = event.message;
-        break;
+  const cancelled = () => new XdogError(ErrorCodes.ABORTED, 'the compaction was cancelled', { hint: 'the history was left unchanged' });
+  // The model call itself: its answer, or a throw (inside the wrapper, so a span sees the failure).
+  const call = async (): Promise<AssistantMessage> => {
+    let answer: AssistantMessage | undefined;
+    try {
+      for await (const event of request.streamFn(request.model, context, options)) {
+        if (event.type === 'done' || event.type === 'error') {
+          answer = event.message;
+          break;
+        }
       }
+    } catch (error) {
+      if (request.signal?.aborted) throw cancelled();
+      throw failed(`the summary request failed: ${describeError(error)}`);
     }
-  } catch (error) {
-    if (request.signal?.aborted) throw new XdogError(ErrorCodes.ABORTED, 'the compaction was cancelled', { hint: 'the history was left unchanged' });
-    throw failed(`the summary request failed: ${describeError(error)}`);
-  }
-  if (request.signal?.aborted || final?.stopReason === 'aborted') {
-    throw new XdogError(ErrorCodes.ABORTED, 'the compaction was cancelled', { hint: 'the history was left unchanged' });
-  }
-  if (!final) throw failed('the summary request ended without an answer');
+    if (!answer) throw request.signal?.aborted ? cancelled() : failed('the summary request ended without an answer');
+    return answer;
+  };
+  const final = await instrumented(request.modelCall, { model: request.model, turn: 0, context }, call);
+  if (request.signal?.aborted || final.stopReason === 'aborted') throw cancelled();
   if (final.stopReason === 'error') throw failed(`the summary request failed: ${final.errorMessage ?? 'no detail'}`);
   if (final.stopReason === 'length') throw failed('the summary was cut off at the output limit, so it is incomplete', 'the history was left unchanged; compact with a model that allows longer answers');
   const summary = final.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('').trim();

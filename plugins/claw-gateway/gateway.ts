@@ -22,6 +22,7 @@ import {
   createKernel,
   defaultGroupOf,
   describeError,
+  hostTelemetryModule,
   resolveConfigPath,
   type ClawGroupConfig,
   type Clock,
@@ -317,12 +318,14 @@ export class Gateway {
     const workspace = resolveWorkspace(name, config.workspace);
     const plugins = kernel.plugins().filter((entry) => !GATEWAY_PLUGINS.has(entry.plugin.name));
     const groupContext: ClawGroupContext = { name, workspace, store, dataSource, clock };
+    // A host's own TracerProvider (on the process kernel) traces the group too; else the group builds the config's pipeline.
+    const hostTelemetry = hostTelemetryModule(kernel);
     const groupKernel = await createKernel({
       plugins: plugins.map((entry) => entry.discovered ?? entry.plugin),
       // The group's kernel carries the group's sandbox as its own: its tools, MCP servers and extensions run in it.
       config: withGroupSandbox(kernel.config, name),
       cwd: workspace,
-      overrides: [new ContainerModule((options) => void options.bind(ClawGroupToken).toConstantValue(groupContext))],
+      overrides: [new ContainerModule((options) => void options.bind(ClawGroupToken).toConstantValue(groupContext)), ...(hostTelemetry ? [hostTelemetry] : [])],
     });
     const runtime = new GroupRuntime({
       name,

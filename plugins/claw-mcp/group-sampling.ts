@@ -6,7 +6,8 @@
  * call is a usage-ledger row with origin `mcp` (its id: the server), so
  * budgets and `claw usage` count it. The answer goes to the server only.
  */
-import { ErrorCodes, LIMITS, XdogError, costFunction, describeError, zeroUsage, type AssistantMessage, type XdogConfig } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, costFunction, describeError, telemetryOf, zeroUsage, type AssistantMessage, type XdogConfig } from '../../core/index.js';
+import { tracedModelCall } from '../telemetry/index.js';
 import { assertSpendAllowed, type GatewayHost, type GroupRuntime } from '../claw-gateway/tokens.js';
 import type { McpSamplingAnswer, McpSamplingRequest } from '../mcp/index.js';
 
@@ -58,21 +59,29 @@ async function sampleOnce(host: GatewayHost, runtime: GroupRuntime, request: Mcp
     tools: [],
   };
   let final: AssistantMessage | undefined;
-  try {
-    for await (const event of runtime.streamFn(model, context, { signal, maxOutputTokens: request.maxTokens })) {
-      if (event.type === 'done' || event.type === 'error') {
-        final = event.message;
-        break;
+  const call = async (): Promise<AssistantMessage> => {
+    try {
+      for await (const event of runtime.streamFn(model, context, { signal, maxOutputTokens: request.maxTokens })) {
+        if (event.type === 'done' || event.type === 'error') {
+          final = event.message;
+          break;
+        }
       }
+    } catch (error) {
+      if (signal.aborted) throw new XdogError(ErrorCodes.ABORTED, `the sampling call of MCP server "${request.server}" was cancelled`);
+      throw new XdogError(ErrorCodes.MODEL_FAILED, `the sampling call of MCP server "${request.server}" failed: ${describeError(error)}`);
     }
-  } catch (error) {
-    if (signal.aborted) throw new XdogError(ErrorCodes.ABORTED, `the sampling call of MCP server "${request.server}" was cancelled`);
-    throw new XdogError(ErrorCodes.MODEL_FAILED, `the sampling call of MCP server "${request.server}" failed: ${describeError(error)}`);
+    if (!final) throw new XdogError(ErrorCodes.MODEL_FAILED, `the sampling call of MCP server "${request.server}" ended without an answer`);
+    return final;
+  };
+  // A chat span (in the group kernel's telemetry, so it carries the group) inside the server request's span.
+  const telemetry = telemetryOf(runtime.kernel);
+  try {
+    final = await (telemetry ? tracedModelCall(telemetry, { cost: costFunction(host.kernel.config) }, { model, turn: 0, context }, call) : call());
   } finally {
     // What the model spent is counted even when the call failed or was cut off.
     if (final) await record(host, runtime, model, final, startedAt, request.server);
   }
-  if (!final) throw new XdogError(ErrorCodes.MODEL_FAILED, `the sampling call of MCP server "${request.server}" ended without an answer`);
   if (final.stopReason === 'aborted') throw new XdogError(ErrorCodes.ABORTED, `the sampling call of MCP server "${request.server}" was cancelled`);
   if (final.stopReason === 'error') throw new XdogError(ErrorCodes.MODEL_FAILED, `the sampling call of MCP server "${request.server}" failed: ${final.errorMessage ?? 'no detail'}`);
   const text = final.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');

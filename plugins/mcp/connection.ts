@@ -12,10 +12,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ErrorCodes, LIMITS, XdogError, type SandboxConfig, type Telemetry } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type SandboxConfig, type Telemetry, type TraceCarrier } from '../../core/index.js';
 import { resolvePolicy } from '../sandbox/index.js';
 import { answerClientRequest, clientCapabilities, type McpClientHandlers, type McpRoots } from './client-requests.js';
-import { tracedRequest } from './request-span.js';
+import { tracedHandlers, tracedRequest, type McpSpanTarget } from './request-span.js';
 import { createHttpTransport } from './http-transport.js';
 import { HttpPeer, RpcError, StdioPeer, baseFetch, type ModernPeer } from './modern-peers.js';
 import { CLIENT_INFO, MODERN_VERSION, ModernSession, probe } from './modern-session.js';
@@ -68,6 +68,8 @@ export class McpConnection {
   readonly #handlers: McpClientHandlers;
   readonly #telemetry?: () => Telemetry | undefined;
   readonly #transportKind: 'stdio' | 'http';
+  /** The trace contexts of this connection's traced requests in flight. */
+  readonly #inFlight = new Set<TraceCarrier>();
   #notify?: (method: string, params?: Record<string, unknown>) => void;
   #closing = false;
   #ended?: string;
@@ -81,7 +83,13 @@ export class McpConnection {
     this.#timeout = timeoutMs(config);
     this.#secrets = Object.values(config.transport === 'stdio' ? (config.env ?? {}) : {}).filter((value) => value.length > 0);
     this.#roots = (config.roots ?? []).map((root) => ({ uri: root.uri, ...(root.name ? { name: root.name } : {}) }));
-    this.#handlers = options.handlers ?? {};
+    this.#handlers = tracedHandlers(options.handlers ?? {}, {
+      telemetry: () => this.#telemetry?.(),
+      target: () => this.#spanTarget(),
+      // The 2026-07-28 wire answers inside the request it serves (its span is active); the initialize-era wire
+      // hears a server request beside it, with no link to it: the one traced request in flight is the one it serves.
+      parent: () => (this.#modern || this.#inFlight.size !== 1 ? undefined : this.#inFlight.values().next().value),
+    });
     if (config.transport === 'stdio') {
       this.stdio = new StdioProcessTransport({
         command: config.command,
@@ -222,7 +230,18 @@ export class McpConnection {
     };
     const telemetry = this.#telemetry?.();
     if (!telemetry) return send(params);
-    return tracedRequest(telemetry, { server: this.#id, transport: this.#transportKind, ...(this.protocolVersion ? { protocolVersion: this.protocolVersion } : {}) }, method, params, send);
+    return tracedRequest(telemetry, this.#spanTarget(), method, params, async (sent, carrier) => {
+      this.#inFlight.add(carrier);
+      try {
+        return await send(sent);
+      } finally {
+        this.#inFlight.delete(carrier);
+      }
+    });
+  }
+
+  #spanTarget(): McpSpanTarget {
+    return { server: this.#id, transport: this.#transportKind, ...(this.protocolVersion ? { protocolVersion: this.protocolVersion } : {}) };
   }
 
   /** Follows `nextCursor` through every page of a list, within the catalog bounds. */

@@ -3,7 +3,7 @@
  * call, `execute_tool` per tool call, a compaction span; and the matching
  * metrics. Written on the Telemetry seam only, so it works with any provider.
  */
-import type { AgentInstrumentation, AssistantMessage, Message, Telemetry, TelemetryAttributes, Usage } from '../../core/index.js';
+import type { AgentInstrumentation, AssistantMessage, Message, ModelCallStepInfo, Telemetry, TelemetryAttributes, Usage } from '../../core/index.js';
 import { GenAi, GenAiOperation, Metric, Xdog } from './semconv.js';
 
 /** Who the agent is, for its spans' attributes. */
@@ -58,36 +58,7 @@ export function agentInstrumentation(telemetry: Telemetry, identity: AgentIdenti
         return result;
       });
     },
-    modelCall(info, run) {
-      const { provider, model } = splitModel(info.model);
-      const attributes = { ...base, [GenAi.operationName]: GenAiOperation.chat, [GenAi.providerName]: provider, [GenAi.requestModel]: model };
-      return telemetry.inSpan(`${GenAiOperation.chat} ${model}`, { kind: 'client', attributes: { ...attributes, [GenAi.inputMessages]: messagesContent(telemetry, info.context.messages) } }, async (span) => {
-        const started = performance.now();
-        const message: AssistantMessage = await run();
-        const finish = FINISH_REASONS[message.stopReason] ?? message.stopReason;
-        // Priced as the ledger prices the row it writes for this call (never 0 for an unknown price: then absent).
-        const cost = identity.cost?.(info.model, message.usage) ?? undefined;
-        span.setAttributes({
-          [Xdog.costUsd]: cost,
-          [GenAi.responseModel]: splitModel(message.model).model,
-          [GenAi.finishReasons]: [finish],
-          [GenAi.inputTokens]: message.usage.input,
-          [GenAi.outputTokens]: message.usage.output,
-          [GenAi.cacheReadTokens]: message.usage.cacheRead,
-          [GenAi.cacheCreationTokens]: message.usage.cacheWrite,
-          [GenAi.outputMessages]: messagesContent(telemetry, [message]),
-        });
-        if (message.stopReason === 'error') span.fail('model_error', message.errorMessage?.slice(0, 500));
-        const point = { ...base, [GenAi.operationName]: GenAiOperation.chat, [GenAi.providerName]: provider, [GenAi.requestModel]: model };
-        metrics.add(Metric.modelCalls, 1, point);
-        metrics.record(Metric.operationDuration, (performance.now() - started) / 1000, point);
-        metrics.record(Metric.tokenUsage, message.usage.input, { ...point, [GenAi.tokenType]: 'input' });
-        metrics.record(Metric.tokenUsage, message.usage.output, { ...point, [GenAi.tokenType]: 'output' });
-        if (cost !== undefined) metrics.add(Metric.cost, cost, point);
-        if (message.stopReason === 'error') metrics.add(Metric.errors, 1, { ...base, [ErrorKind]: 'model' });
-        return message;
-      });
-    },
+    modelCall: (info, run) => tracedModelCall(telemetry, identity, info, run),
     toolCall(info, run) {
       const name = info.toolCall.name;
       const attributes: TelemetryAttributes = {
@@ -117,6 +88,43 @@ export function agentInstrumentation(telemetry: Telemetry, identity: AgentIdenti
       });
     },
   };
+}
+
+/**
+ * One model call as a GenAI `chat` CLIENT span (under the active span) with
+ * its metrics: the loop's calls, and those outside it (a compaction's
+ * summary, an MCP server's sampling request). `run` performs the call once.
+ */
+export function tracedModelCall(telemetry: Telemetry, identity: AgentIdentity, info: ModelCallStepInfo, run: () => Promise<AssistantMessage>): Promise<AssistantMessage> {
+  const { metrics } = telemetry;
+  const { provider, model } = splitModel(info.model);
+  const attributes = { ...identity.attributes, [GenAi.operationName]: GenAiOperation.chat, [GenAi.providerName]: provider, [GenAi.requestModel]: model };
+  return telemetry.inSpan(`${GenAiOperation.chat} ${model}`, { kind: 'client', attributes: { ...attributes, [GenAi.inputMessages]: messagesContent(telemetry, info.context.messages) } }, async (span) => {
+    const started = performance.now();
+    const message: AssistantMessage = await run();
+    const finish = FINISH_REASONS[message.stopReason] ?? message.stopReason;
+    // Priced as the ledger prices the row it writes for this call (never 0 for an unknown price: then absent).
+    const cost = identity.cost?.(info.model, message.usage) ?? undefined;
+    span.setAttributes({
+      [Xdog.costUsd]: cost,
+      [GenAi.responseModel]: splitModel(message.model).model,
+      [GenAi.finishReasons]: [finish],
+      [GenAi.inputTokens]: message.usage.input,
+      [GenAi.outputTokens]: message.usage.output,
+      [GenAi.cacheReadTokens]: message.usage.cacheRead,
+      [GenAi.cacheCreationTokens]: message.usage.cacheWrite,
+      [GenAi.outputMessages]: messagesContent(telemetry, [message]),
+    });
+    if (message.stopReason === 'error') span.fail('model_error', message.errorMessage?.slice(0, 500));
+    const point = { ...identity.attributes, [GenAi.operationName]: GenAiOperation.chat, [GenAi.providerName]: provider, [GenAi.requestModel]: model };
+    metrics.add(Metric.modelCalls, 1, point);
+    metrics.record(Metric.operationDuration, (performance.now() - started) / 1000, point);
+    metrics.record(Metric.tokenUsage, message.usage.input, { ...point, [GenAi.tokenType]: 'input' });
+    metrics.record(Metric.tokenUsage, message.usage.output, { ...point, [GenAi.tokenType]: 'output' });
+    if (cost !== undefined) metrics.add(Metric.cost, cost, point);
+    if (message.stopReason === 'error') metrics.add(Metric.errors, 1, { ...identity.attributes, [ErrorKind]: 'model' });
+    return message;
+  });
 }
 
 /** The kind of failure an `xdog.errors` point counts. */

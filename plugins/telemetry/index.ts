@@ -12,7 +12,7 @@ import { ClawGroupToken } from '../claw-gateway/tokens.js';
 import { agentInstrumentation } from './agent-spans.js';
 import { Xdog } from './semconv.js';
 
-export { agentInstrumentation, splitModel, type AgentIdentity } from './agent-spans.js';
+export { agentInstrumentation, splitModel, tracedModelCall, type AgentIdentity } from './agent-spans.js';
 export { GenAi, GenAiOperation, Mcp, Metric, Xdog } from './semconv.js';
 
 /** Pipelines this plugin acquired, by kernel (released at close). */
@@ -67,13 +67,19 @@ export default definePlugin({
   async open({ kernel }: PluginContext) {
     const holder = kernel.get(TelemetryHolderToken);
     const config = kernel.config.telemetry;
-    if (holder.hostProvided || !config) return;
+    // A claw group's kernel: everything it traces (runs, MCP requests, extension callbacks, store transactions inside them) carries the group,
+    // on the host's own providers as on the config's pipeline.
+    const group = kernel.isBound(ClawGroupToken) ? kernel.get(ClawGroupToken).name : undefined;
+    const scoped = async (telemetry: Telemetry) => (group ? (await import('./otel-telemetry.js')).scopedTelemetry(telemetry, { [Xdog.group]: group }) : telemetry);
+    if (holder.hostProvided) {
+      if (holder.current) holder.current = await scoped(holder.current);
+      return;
+    }
+    if (!config) return;
     const { acquirePipeline } = await import('./pipeline.js');
     const pipeline = await acquirePipeline(config, configSecrets(kernel.config));
     acquired.set(kernel, pipeline);
-    // A claw group's kernel: everything it traces (runs, MCP requests, extension callbacks, store transactions inside them) carries the group.
-    const group = kernel.isBound(ClawGroupToken) ? kernel.get(ClawGroupToken).name : undefined;
-    holder.current = group ? (await import('./otel-telemetry.js')).scopedTelemetry(pipeline.telemetry, { [Xdog.group]: group }) : pipeline.telemetry;
+    holder.current = await scoped(pipeline.telemetry);
   },
   async close({ kernel }: PluginContext) {
     const pipeline = acquired.get(kernel);

@@ -153,6 +153,36 @@ describe('GenAI spans of a kernel-built agent', () => {
     }
   });
 
+  it("gives a compaction's summary request a chat span under the compaction span, recording its text only with capture_content", async () => {
+    const turn = (label: string) => `${label} ${'lorem ipsum '.repeat(40)}`;
+    for (const captureContent of [false, true]) {
+      exporter.reset();
+      const kernel = await kernelWith(captureContent, { models: [{ id: 'faux/test', price: { input: 3, output: 15 } }] });
+      const model = createFauxStreamFn({ responses: [{ text: 'one' }, { text: 'two' }, { text: 'three' }, { text: '## Goal\nkeep sk-ant-api03-abcdefghijklmnopqrstuvwxyz out' }] });
+      const agent = kernel.createAgent(model, { model: 'faux/test' }, { compaction: { keepRecentTokens: 50 } });
+      for (const label of ['first', 'second', 'third']) await agent.prompt(turn(label)).result();
+      expect((await agent.compact()).compacted).toBe(true);
+      const spans = exporter.getFinishedSpans();
+      const [compaction] = byName(spans, 'compaction');
+      const summaries = byName(spans, 'chat ').filter((span) => span.parentSpanContext?.spanId === compaction!.spanContext().spanId);
+      expect(summaries).toHaveLength(1);
+      const chat = summaries[0]!;
+      expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'faux', 'gen_ai.request.model': 'test', 'gen_ai.response.finish_reasons': ['stop'] });
+      expect(Number(chat.attributes['gen_ai.usage.input_tokens'])).toBeGreaterThan(0);
+      expect(Number(chat.attributes['xdog.cost.usd'])).toBeGreaterThan(0);
+      const recorded = JSON.stringify(chat.attributes);
+      expect(recorded).not.toContain('sk-ant-api03-abcdefghijklmnopqrstuvwxyz');
+      if (captureContent) {
+        expect(String(chat.attributes['gen_ai.input.messages'])).toContain('first lorem ipsum');
+        expect(String(chat.attributes['gen_ai.output.messages'])).toContain('## Goal');
+      } else {
+        expect(recorded).not.toContain('lorem ipsum');
+        expect(recorded).not.toContain('## Goal');
+      }
+      await kernel.close();
+    }
+  });
+
   it('leaves agents alone when telemetry is not configured', async () => {
     exporter.reset();
     const kernel = await createKernel({ plugins: [telemetryPlugin] });
