@@ -5,7 +5,7 @@
  * answer is lost.
  */
 import { ErrorCodes, LIMITS, XdogError, type CredentialStore, type XdogConfig } from '../../core/index.js';
-import type { ImageBytes, ImageGenerator, ImageRequest } from '../images/index.js';
+import type { ImageBytes, ImageGenerator } from '../images/index.js';
 import { boundedFetch, classifyFailure, providerConnector } from '../providers-shared/index.js';
 import { openAISize } from './image-sizes.js';
 
