@@ -20,7 +20,7 @@ export function resolveConfigPath(value: string, base: string): string {
 
 /**
  * The config with its file paths absolute (claw.store.path, each
- * claw.groups.*.workspace, faux.script), resolved against `base`. Other
+ * claw.groups.*.workspace, faux.script, extension_dir), resolved against `base`. Other
  * relative paths keep their documented anchors (skills.dirs and
  * mcp_servers.*.cwd: the working directory or the group's workspace).
  */
@@ -31,6 +31,7 @@ export function anchorConfigPaths(config: XdogConfig, base: string): XdogConfig 
   return {
     ...config,
     ...(config.faux ? { faux: { ...config.faux, script: at(config.faux.script) } } : {}),
+    ...(config.extension_dir === undefined ? {} : { extension_dir: at(config.extension_dir) }),
     ...(claw
       ? {
           claw: {

@@ -400,6 +400,8 @@ export const ConfigSchema = z
     claw: ClawConfigSchema.optional(),
     /** Enabled extensions, by package name (docs/extensions.md); installed but unlisted ones stay inert. */
     extensions: z.array(z.string().regex(/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/, 'must be an npm package name')).optional(),
+    /** A folder of extensions: an enabled id is also looked for in `<extension_dir>/<id>/` (relative: from the config file's folder). */
+    extension_dir: z.string().min(1).optional(),
     /** Settings per extension id, sent to its worker over the private channel (never argv). */
     extension_settings: z.record(z.string(), z.unknown()).optional(),
     /** Extension tools (their `ext_` aliases) the model may call; every other extension tool is blocked. */

@@ -179,21 +179,38 @@ export function extensionOfPackage(dir: string): DiscoveredExtension | undefined
 }
 
 /**
- * Finds the enabled extension `id` where plugins are found (the project's
- * node_modules walking up, the installation's, the user plugin directory), or
- * undefined. Reads package.json files only.
+ * Finds the enabled extension `id`: in `extensionDir/<id>` when the config names an
+ * `extension_dir`, and where plugins are found (the project's node_modules walking up, the
+ * installation's, the user plugin directory); undefined when nowhere. Reads package.json files
+ * only. The same id in `extension_dir` and installed is an error naming both, never a silent pick.
  */
-export function findExtension(id: string, options: Pick<DiscoveryOptions, 'cwd' | 'installRoot' | 'userDir'> = {}): DiscoveredExtension | undefined {
+export function findExtension(id: string, options: Pick<DiscoveryOptions, 'cwd' | 'installRoot' | 'userDir'> & { extensionDir?: string } = {}): DiscoveredExtension | undefined {
   const installRoot = options.installRoot === undefined ? xdogInstallRoot() : options.installRoot;
   const userDir = options.userDir === undefined ? userPluginDir() : options.userDir;
   const places = [...nodeModulesUpFrom(options.cwd ?? process.cwd())];
   if (installRoot) places.push(path.join(installRoot, 'node_modules'));
   if (userDir) places.push(path.join(userDir, 'node_modules'));
+  let installed: DiscoveredExtension | undefined;
   for (const nodeModules of places) {
-    const found = extensionOfPackage(path.join(nodeModules, id));
-    if (found) return found;
+    installed = extensionOfPackage(path.join(nodeModules, id));
+    if (installed) break;
   }
-  return undefined;
+  const listed = options.extensionDir === undefined ? undefined : extensionInDir(options.extensionDir, id);
+  if (listed && installed) {
+    throw new XdogError(ErrorCodes.PLUGIN_CONFLICT, `extension ${id} is both in extension_dir (${listed.dir}) and installed (${installed.dir})`, {
+      hint: `remove one of them (xdog plugins uninstall ${id}, or delete the folder in extension_dir)`,
+    });
+  }
+  return listed ?? installed;
+}
+
+/** `dir/<id>`, an extension package whose name must be `id` (a folder named after another package is an error). */
+function extensionInDir(dir: string, id: string): DiscoveredExtension | undefined {
+  const found = extensionOfPackage(path.join(dir, id));
+  if (found && found.id !== id) {
+    throw new XdogError(ErrorCodes.PLUGIN_INVALID, `${found.dir} holds the extension package "${found.id}", not "${id}"`, { hint: `name the folder after its package: ${path.join(dir, found.id)}` });
+  }
+  return found;
 }
 
 /** An installed extension and where it was found (for `xdog plugins list`). */

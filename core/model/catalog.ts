@@ -47,6 +47,8 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly Entry[]>> = Object.
     vision('o4-mini', 200_000, 100_000, { reasoningEfforts: ['low', 'medium', 'high'] }),
     imageGenerator('gpt-image-1'),
     imageGenerator('gpt-image-1-mini'),
+    imageGenerator('gpt-image-1.5'),
+    imageGenerator('gpt-image-2'),
   ],
   anthropic: [
     vision('claude-opus-5-5', 200_000, 64_000, { reasoningEfforts: ANTHROPIC_EFFORTS }),

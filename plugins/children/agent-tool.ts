@@ -33,8 +33,8 @@ export interface AgentToolOptions {
 }
 
 /**
- * The conversations of parents at their `agent` spawn calls that ask for
- * inherit_context. A tool sees only its arguments, so a `beforeToolCall` tap
+ * The conversations of parents at their `agent` spawn calls (any spawn: its
+ * config or preset may ask for inherit_context). A tool sees only its arguments, so a `beforeToolCall` tap
  * on each parent copies the conversation under the call's argument object
  * (the very object `execute` gets); a call a gate blocks leaves nothing
  * behind (a WeakMap).
@@ -45,7 +45,7 @@ export class ParentContexts {
   /** Follows one parent agent that has `tool`; returns a disposer. */
   follow(agent: Agent, tool: AgentTool): Disposer {
     return tapHook(agent.hooks.beforeToolCall, 'children:parent-context', (call: { tool: AgentTool; args: Record<string, unknown> }) => {
-      if (call.tool === tool && call.args.action === 'spawn' && call.args.inherit_context === true) this.#byArgs.set(call.args, agent.messages);
+      if (call.tool === tool && call.args.action === 'spawn') this.#byArgs.set(call.args, agent.messages);
       return undefined;
     });
   }
@@ -61,11 +61,11 @@ const PARAMETERS = {
     action: { type: 'string', enum: ['spawn', 'list', 'presets', 'inspect', 'steer', 'follow-up', 'cancel', 'wait', 'close', 'queue'] },
     task: { type: 'string', description: 'spawn: what the child should do and report back' },
     access: { type: 'string', enum: ['read-only', 'inherit'], description: 'spawn: read-only (default) or the parent\'s own gates' },
-    inherit_context: { type: 'boolean', description: 'spawn: start from the parent\'s conversation' },
+    inherit_context: { type: 'boolean', description: 'spawn: start from a copy of your conversation (default false: the child starts fresh, from its task alone)' },
     inherit_todos: { type: 'boolean', description: 'spawn: give the child a copy of your todo list (its changes stay its own)' },
     config: {
       type: 'object',
-      description: 'spawn: label, instructions, tools (names), model, thinking, timeout (s), max_model_calls, max_tokens, preset; caps can only be lowered',
+      description: 'spawn: label, instructions, tools (names), model, thinking, timeout (s), max_model_calls, max_tokens, preset, inherit_context; caps can only be lowered',
     },
     id: { type: 'string', description: 'the child, for inspect, steer, follow-up, cancel, close, queue' },
     text: { type: 'string', description: 'steer, follow-up: the message' },

@@ -25,6 +25,8 @@ export const ChildConfigSchema = z
     max_model_calls: z.number().int().positive().optional(),
     max_tokens: z.number().int().positive().optional(),
     preset: z.string().min(1).optional(),
+    /** Start from a copy of the parent's conversation (false: fresh, from the task alone). */
+    inherit_context: z.boolean().optional(),
   })
   .strict();
 
@@ -116,7 +118,7 @@ export function inheritedContext(messages: readonly Message[], spec: Pick<ChildS
   const limit = Math.min(LIMITS.childContextTokens, Math.floor(spec.maxTokens / 2));
   if (tokens > limit) {
     throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the parent's conversation is about ${tokens} tokens, over the ${limit} a child may inherit`, {
-      hint: 'spawn without inherit_context and put what the child needs into its task (or compact the conversation first)',
+      hint: 'start the child fresh (inherit_context: false; `xdog claw agents start --fresh`) and put what it needs into its task, or compact the conversation first',
     });
   }
   return structuredClone(kept);
@@ -128,8 +130,13 @@ function cap(name: string, value: number | undefined, limit: number): number {
   return value;
 }
 
-/** Resolves a spawn: the preset's settings, then the spawn's own over them, then the caps. */
-export function resolveChildSpec(args: Extract<AgentToolArgs, { action: 'spawn' }>, presets: ChildPresets): ChildSpec {
+/**
+ * Resolves a spawn: the preset's settings, then the spawn's own over them, then the caps.
+ * Whether it inherits the parent's conversation: the spawn's `inherit_context`, else its
+ * config's (or the preset's), else the host's default (`inheritByDefault`: the `agent` tool
+ * starts children fresh; a user's start from a client inherits, as the seed's `/agents start`).
+ */
+export function resolveChildSpec(args: Extract<AgentToolArgs, { action: 'spawn' }>, presets: ChildPresets, inheritByDefault = false): ChildSpec {
   const requested = args.config ?? {};
   let base: ChildConfig = {};
   if (requested.preset !== undefined) {
@@ -141,7 +148,7 @@ export function resolveChildSpec(args: Extract<AgentToolArgs, { action: 'spawn' 
   return {
     task: args.task,
     access: args.access ?? 'read-only',
-    inheritContext: args.inherit_context ?? false,
+    inheritContext: args.inherit_context ?? config.inherit_context ?? inheritByDefault,
     inheritTodos: args.inherit_todos ?? false,
     label: config.label,
     instructions: config.instructions,

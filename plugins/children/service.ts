@@ -15,7 +15,7 @@ import { ErrorCodes, XdogError, costFunction, textWithin, z } from '../../core/i
 import { LIMITS } from '../../core/limits.js';
 import { assertSpendAllowed, followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { ChildRecordStore } from './child-records.js';
-import { ChildConfigSchema, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
+import { ChildConfigSchema, inheritedContext, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
 import { DurableChildRuntime } from './durable-runtime.js';
 import { GroupChildrenToken } from './group-children.js';
 import { createGroupChildHost } from './group-host.js';
@@ -102,7 +102,12 @@ export function createChildrenService(): GatewayService {
     methods: {
       'agents.start': gatewayMethod(spawnParams, async (params) => {
         const runtime = runtimeOf(params.group);
-        return runtime.spawn(resolveChildSpec({ action: 'spawn', task: params.task, ...(params.access ? { access: params.access } : {}), ...(params.config ? { config: params.config } : {}) }, runtime.presets));
+        // A user's start inherits the active session's conversation unless config.inherit_context is false (--fresh).
+        const spec = resolveChildSpec({ action: 'spawn', task: params.task, ...(params.access ? { access: params.access } : {}), ...(params.config ? { config: params.config } : {}) }, runtime.presets, true);
+        const sessionId = started().host.group(params.group).activeSessionId;
+        if (!spec.inheritContext) return runtime.spawn(spec, { parentSessionId: sessionId });
+        const conversation = sessionId === null ? [] : (await started().host.store.context(sessionId)).messages;
+        return runtime.spawn(spec, { context: inheritedContext(conversation, spec), parentSessionId: sessionId });
       }),
       'agents.list': gatewayMethod(z.object(group).strict(), (params) => runtimeOf(params.group).list()),
       'agents.inspect': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).inspect(params.id)),

@@ -7,10 +7,10 @@
  * range `N-M` (message numbers of /status) narrows it.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { Message } from '../../core/index.js';
+import { resolveConfigPath } from '../../core/config-paths.js';
 import { environmentSecrets } from '../../core/redact.js';
 import type { ClawTui } from './app.js';
 import { ActionView } from './action-view.js';
@@ -55,10 +55,6 @@ export function scopeMessages(messages: readonly PathMessage[], scope: ExportSco
   });
 }
 
-function expandHome(file: string): string {
-  return file === '~' || file.startsWith('~/') ? path.join(os.homedir(), file.slice(1)) : file;
-}
-
 function formatOf(file: string): ExportFormat {
   if (file.endsWith('.md')) return 'md';
   if (file.endsWith('.json')) return 'json';
@@ -91,7 +87,8 @@ export class ExportCommands {
     let format: ExportFormat = kind === 'share' ? 'html' : formatOf(target);
     if (kind === 'export' && ['text', 'md', 'json', 'html'].includes(words[0] ?? '')) format = words.shift() as ExportFormat;
     const scope = parseScope(words);
-    const file = checkTarget(expandHome(target));
+    // A relative path names a file of the group's workspace (as /attach), not of the TUI's cwd.
+    const file = checkTarget(resolveConfigPath(target, this.app.group?.workspace ?? process.cwd()));
     const messages = scopeMessages(await this.conversation(), scope);
     if (!messages.length) throw new XdogError(ErrorCodes.NOT_FOUND, 'nothing in that scope to write', { hint: '/status numbers the messages' });
     const secrets = environmentSecrets();

@@ -59,8 +59,10 @@ export interface LoadedBindings {
   notice?: string;
 }
 
-export function keybindingsFile(): string {
-  return path.join(configDir(), 'claw', 'keybindings.json');
+/** `$CLAW_DIR/keybindings.json` when CLAW_DIR is set (the seed's claw directory), else `<config dir>/claw/keybindings.json`. */
+export function keybindingsFile(env: NodeJS.ProcessEnv = process.env): string {
+  const clawDir = env.CLAW_DIR;
+  return clawDir ? path.resolve(clawDir, 'keybindings.json') : path.join(configDir(), 'claw', 'keybindings.json');
 }
 
 /** Reads and checks `file`; a missing file means the defaults, a bad one the defaults and a notice. */

@@ -408,7 +408,7 @@ export class ExtensionHost {
     }
     if (!found) {
       record.state = 'missing';
-      record.reason = 'no installed package declares it (install it with `xdog plugins install`)';
+      record.reason = 'no installed package declares it (install it with `xdog plugins install`, or put its folder in extension_dir)';
       record.failClosed = true;
       this.#notice(`extension "${record.id}" is enabled but not installed: tool calls fail closed`);
       return;

@@ -62,7 +62,7 @@ export default definePlugin({
           ids: config.extensions ?? [],
           settings: config.extension_settings ?? {},
           cwd,
-          locate: (id) => findExtension(id, { cwd }),
+          locate: (id) => findExtension(id, { cwd, ...(config.extension_dir === undefined ? {} : { extensionDir: config.extension_dir }) }),
           ...(config.extension_timeout_ms !== undefined && { callbackTimeoutMs: config.extension_timeout_ms }),
           sandboxOf: (id) => resolvePolicy(config.extension_sandbox?.[id] ?? config.sandbox, cwd),
           onNotice: (message) => process.stderr.write(`xdog: notice: ${terminalSafe(message)}\n`),

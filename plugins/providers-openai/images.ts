@@ -5,21 +5,9 @@
  * answer is lost.
  */
 import { ErrorCodes, LIMITS, XdogError, type CredentialStore, type XdogConfig } from '../../core/index.js';
-import type { ImageBytes, ImageGenerator, ImageRequest } from '../images/index.js';
+import type { ImageBytes, ImageGenerator } from '../images/index.js';
 import { boundedFetch, classifyFailure, providerConnector } from '../providers-shared/index.js';
-
-type OpenAISize = '1024x1024' | '1536x1024' | '1024x1536';
-
-/** The size closest to the asked aspect ratio: OpenAI image models make square, 3:2 or 2:3 images of about 1K. */
-export function openAISize(aspectRatio: string | undefined, imageSize: ImageRequest['imageSize']): OpenAISize | undefined {
-  if (imageSize !== undefined && imageSize !== '1K') {
-    throw new XdogError(ErrorCodes.UNSUPPORTED, `OpenAI image models make no ${imageSize} images`, { hint: 'use image_size 1K (or leave it out)' });
-  }
-  if (aspectRatio === undefined) return undefined;
-  const [width, height] = aspectRatio.split(':').map(Number);
-  if (width === height) return '1024x1024';
-  return width > height ? '1536x1024' : '1024x1536';
-}
+import { openAISize } from './image-sizes.js';
 
 export function createOpenAIImageGenerator(options: { config: XdogConfig; store: CredentialStore; defaults: { apiKeyEnv: string[]; baseURL: string } }): ImageGenerator {
   return {
@@ -28,7 +16,7 @@ export function createOpenAIImageGenerator(options: { config: XdogConfig; store:
       const { config, store, defaults } = options;
       const builtin = request.provider === 'openai';
       const connector = providerConnector({ config, name: request.provider, defaults, store, keyRequired: builtin || Boolean(config.providers?.[request.provider]?.api_key_env) });
-      const size = openAISize(request.aspectRatio, request.imageSize);
+      const size = openAISize(request.model, request.aspectRatio, request.imageSize);
       let apiKey: string | undefined;
       let endpoint = defaults.baseURL;
       try {

@@ -28,7 +28,8 @@ import { createOpenAIImageGenerator } from './images.js';
 
 export { createChatCompletionsStream, type ChatCompletionsOptions, type ChatConnection } from './chat-completions.js';
 export { toChatMessages, toChatTools } from './convert.js';
-export { createOpenAIImageGenerator, openAISize } from './images.js';
+export { createOpenAIImageGenerator } from './images.js';
+export { openAISize } from './image-sizes.js';
 export { createOpenAIEmbedder } from './embeddings.js';
 /** Where the OpenAI provider connects and which variable holds its key, unless providers.openai says otherwise. */
 export const OPENAI_DEFAULTS = { apiKeyEnv: ['OPENAI_API_KEY'], baseURL: 'https://api.openai.com/v1' };

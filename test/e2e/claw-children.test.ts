@@ -94,4 +94,23 @@ describe('claw children', { timeout: 300_000 }, () => {
     expect(raised.stderr).toMatch(/max_model_calls 30 is over the child limit of 16/);
     expect(cli('close', id)).toMatchObject({ status: 0, stdout: `closed ${id}\n` });
   });
+  it('a child started from the CLI gets a copy of the active session\'s conversation; --fresh starts it from its task alone (M39)', async () => {
+    const sandbox = clawSandbox();
+    gateway = await startGateway(sandbox);
+    const claw = (...args: string[]) => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
+    expect(claw('send', 'the secret word is PELICAN').status).toBe(0);
+    const childRequest = (task: string) => sandbox.requests().find((request) => request.messages.some((message) => message.role === 'user' && JSON.stringify(message.content).includes(task)));
+    const seesParent = (task: string) => childRequest(task)!.messages.some((message) => JSON.stringify(message.content).includes('PELICAN'));
+
+    for (const [flags, task] of [[[], 'inheriting child'], [['--fresh'], 'fresh child']] as const) {
+      const started = claw('agents', 'start', ...flags, '--json', task);
+      expect(started.status, started.stderr).toBe(0);
+      const id = JSON.parse(started.stdout).id as string;
+      expect(claw('agents', 'wait', id).status).toBe(0);
+    }
+    expect(seesParent('inheriting child')).toBe(true);
+    expect(seesParent('fresh child')).toBe(false);
+    // The task is the child's last message either way.
+    expect(JSON.stringify(childRequest('fresh child')!.messages.at(-1)!.content)).toContain('fresh child');
+  });
 });

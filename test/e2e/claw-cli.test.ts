@@ -123,6 +123,10 @@ describeStores('xdog claw', (kind) => {
       const again = claw('sessions', 'export', first, '--output', out);
       expect(again.status).toBe(1);
       expect(again.stderr).toContain('already exists');
+      // A relative --output is a file of the group's workspace, wherever the command runs (B6).
+      expect(json('sessions', 'export', first, '--output', 'relative.jsonl')).toMatchObject({ output: path.join(sandbox.workspace, 'relative.jsonl') });
+      expect(fs.readFileSync(path.join(sandbox.workspace, 'relative.jsonl'), 'utf8')).toBe(fs.readFileSync(out, 'utf8'));
+      expect(fs.existsSync(path.join(sandbox.root, 'relative.jsonl'))).toBe(false);
 
       // status and usage
       const status = json('status');

@@ -53,3 +53,27 @@ describe('example extension xdog-extension-guard through `xdog agent chat`', { t
     expect(failed.stderr).toMatch(/the echo backend refused/);
   });
 });
+
+describe('extension_dir (B7)', { timeout: 120_000 }, () => {
+  it('runs an enabled extension from the folder extension_dir names (relative to the config file), and refuses the same id installed too', () => {
+    const root = tempDir('xdog-e2e-ext-dir-');
+    writeTree(root, { 'work/.keep': '' });
+    const env = { XDG_CONFIG_HOME: path.join(root, 'config'), XDG_DATA_HOME: path.join(root, 'data'), XDG_CACHE_HOME: path.join(root, 'cache') };
+    const cwd = path.join(root, 'work');
+    const configDir = path.join(root, 'config', 'xdog');
+    fs.mkdirSync(configDir, { recursive: true });
+    fs.cpSync(path.join(repoRoot, 'docs/examples/xdog-extension-guard'), path.join(configDir, 'extensions', 'xdog-extension-guard'), { recursive: true });
+    fs.writeFileSync(path.join(configDir, 'config.yaml'), 'extensions: [xdog-extension-guard]\nextension_dir: extensions\n');
+
+    const echo = runCli(['agent', 'chat', MODEL, 'hi from the folder'], { env, cwd });
+    expect(echo.stderr).toBe('');
+    expect(echo.stdout).toBe('echo: hi from the folder\n');
+    expect(echo.status).toBe(0);
+
+    // Installed as well: neither copy silently wins; the extension is not run and its model is unknown.
+    expect(runCli(['plugins', 'install', path.join(repoRoot, 'docs/examples/xdog-extension-guard')], { env, cwd }).status).toBe(0);
+    const both = runCli(['agent', 'chat', MODEL, 'hi'], { env, cwd });
+    expect(both.status).not.toBe(0);
+    expect(both.stdout).not.toContain('echo: hi');
+  });
+});

@@ -5,7 +5,7 @@ import { callAgents, renderChildren } from '../_lib/agents.js';
 import { groupFlag } from '../_lib/gateway.js';
 
 export default class ClawAgentsStart extends XdogCommand {
-  static override summary = "Start a child agent in a group's gateway (read-only unless --inherit)";
+  static override summary = "Start a child agent in a group's gateway (read-only unless --inherit; with the active session's conversation unless --fresh)";
   static override enableJsonFlag = true;
   static override strict = false;
   static override args = { task: Args.string({ description: 'what the child should do and report back', required: true }) };
@@ -21,8 +21,9 @@ export default class ClawAgentsStart extends XdogCommand {
     tokens: Flags.integer({ description: 'at most this many input plus output tokens (at most 32000)', min: 1 }),
     timeout: Flags.integer({ description: 'seconds before the child is stopped (at most 120)', min: 1 }),
     inherit: Flags.boolean({ description: "the group's tools under the group's current gates, instead of read-only", default: false }),
+    fresh: Flags.boolean({ description: "start from the task alone, without a copy of the active session's conversation (which a child gets by default)", default: false }),
   };
-  static override examples = ['<%= config.bin %> claw agents start "find where the config is parsed"', '<%= config.bin %> claw agents start --inherit --calls 4 "run the tests and summarize failures"', '<%= config.bin %> claw agents start --label Reviewer --instructions "Inspect only; report file:line" -- "review the config parser"'];
+  static override examples = ['<%= config.bin %> claw agents start "find where the config is parsed"', '<%= config.bin %> claw agents start --inherit --calls 4 "run the tests and summarize failures"', '<%= config.bin %> claw agents start --label Reviewer --instructions "Inspect only; report file:line" -- "review the config parser"', '<%= config.bin %> claw agents start --fresh "list the TODO comments under src/"'];
 
   async run(): Promise<DurableChildRecord> {
     const { argv, flags } = await this.parse(ClawAgentsStart);
@@ -37,6 +38,7 @@ export default class ClawAgentsStart extends XdogCommand {
         max_model_calls: flags.calls,
         max_tokens: flags.tokens,
         timeout: flags.timeout,
+        inherit_context: flags.fresh ? false : undefined,
       }).filter(([, value]) => value !== undefined),
     );
     const task = (argv as string[]).join(' ');

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import type { TranscriptChunk } from '../../../plugins/claw-gateway/protocol.js';
+import { resolveConfigPath } from '../../../core/index.js';
+import type { GroupStatus, TranscriptChunk } from '../../../plugins/claw-gateway/protocol.js';
 import { XdogCommand } from '../../base-command.js';
 import { groupFlag, withGateway } from '../_lib/gateway.js';
 import { exportTranscript, writeToStream, type ExportResult } from '../_lib/transcript-export.js';
@@ -10,7 +11,7 @@ export default class ClawSessionsExport extends XdogCommand {
 An existing file is never overwritten and the directory must exist. With --json (and --output) the result is a JSON summary.`;
   static override enableJsonFlag = true;
   static override args = { session: Args.string({ description: 'the session id (xdog claw sessions list)', required: true }) };
-  static override flags = { group: groupFlag, output: Flags.string({ char: 'o', description: 'the file to create (default: stdout)' }) };
+  static override flags = { group: groupFlag, output: Flags.string({ char: 'o', description: "the file to create (relative: in the group's workspace; default: stdout)" }) };
   static override examples = [
     '<%= config.bin %> claw sessions export 0b6f3c1e-5d1a-4c59-9d59-0c7b1a2e4f10 --output session.jsonl',
     '<%= config.bin %> claw sessions export 0b6f3c1e-5d1a-4c59-9d59-0c7b1a2e4f10 | jq -c .kind',
@@ -18,10 +19,11 @@ An existing file is never overwritten and the directory must exist. With --json 
 
   async run(): Promise<ExportResult | undefined> {
     const { args, flags } = await this.parse(ClawSessionsExport);
-    const result = await withGateway((gateway) =>
+    const result = await withGateway(async (gateway) =>
       exportTranscript(
         async (offset, untilEntryId) => (await gateway.call('transcript.read', { group: flags.group, sessionId: args.session, offset, untilEntryId })) as TranscriptChunk,
-        flags.output,
+        // A relative path names a file of the group's workspace, as every path a client gives does.
+        flags.output === undefined ? undefined : resolveConfigPath(flags.output, ((await gateway.call('group.status', { group: flags.group })) as GroupStatus).workspace),
         (bytes) => writeToStream(process.stdout, bytes),
       ),
     );

@@ -10,7 +10,7 @@ import { LongText } from '../../../plugins/claw-tui/long-text.js';
 import { pathMessages, type PathMessage, type TranscriptEntry } from '../../../plugins/claw-tui/conversation.js';
 import { renderConversation, writePrivateFile } from '../../../plugins/claw-tui/export-formats.js';
 import { InputQueue } from '../../../plugins/claw-tui/input-queue.js';
-import { defaultBindings, isKeyId, loadKeybindings } from '../../../plugins/claw-tui/keybindings.js';
+import { defaultBindings, isKeyId, keybindingsFile, loadKeybindings } from '../../../plugins/claw-tui/keybindings.js';
 import { findMatches } from '../../../plugins/claw-tui/overlays.js';
 import { environmentSecrets, redact } from '../../../core/redact.js';
 import { SLASH_COMMANDS, isCommand, parseCommand, searchCommands, unsupported } from '../../../plugins/claw-tui/slash-commands.js';
@@ -92,6 +92,23 @@ describe('keybindings.json', () => {
     expect(loaded.bindings).toEqual(defaultBindings());
     expect(loaded.notice).toContain(file);
     expect(loaded.notice).toMatch(problem);
+  });
+
+  it('is read from $CLAW_DIR/keybindings.json when CLAW_DIR is set, else from the config dir (B7)', () => {
+    const clawDir = tempDir('xdog-claw-dir-');
+    fs.writeFileSync(path.join(clawDir, 'keybindings.json'), JSON.stringify({ steer: 'alt+t' }));
+    const file = keybindingsFile({ CLAW_DIR: clawDir, XDG_CONFIG_HOME: '/nowhere' });
+    expect(file).toBe(path.join(clawDir, 'keybindings.json'));
+    expect(loadKeybindings(file).bindings.steer).toEqual(['alt+t']);
+    const config = tempDir('xdog-config-home-');
+    const saved = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = config;
+    try {
+      expect(keybindingsFile({})).toBe(path.join(config, 'xdog', 'claw', 'keybindings.json'));
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = saved;
+    }
   });
 
   it('knows key ids', () => {

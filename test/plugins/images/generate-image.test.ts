@@ -185,9 +185,25 @@ describe('generate_image against a local OpenAI Images stand-in', () => {
 
   it('refuses sizes OpenAI cannot make, and bad aspect ratios, before any request', async () => {
     const { run } = await setup([{ images: [TINY_PNG] }]);
-    expect((await run({ prompt: 'x', image_size: '4K' })).text).toMatch(/no 4K images/);
+    expect((await run({ prompt: 'x', image_size: '4K' })).text).toMatch(/gpt-image-1 makes no 4K images: it takes 1K only \(1024x1024, 1536x1024, 1024x1536\)/);
     expect((await run({ prompt: 'x', aspect_ratio: 'wide' })).text).toMatch(/is not W:H/);
     expect(standIn!.requests).toHaveLength(0);
+  });
+
+  it('asks gpt-image-2 for 2K and 4K sizes within its bounds, and refuses a ratio over 3:1 naming the model', async () => {
+    const { run } = await setup([{ images: [TINY_PNG] }], { image_model: 'openai/gpt-image-2' });
+    for (const args of [{}, { image_size: '2K' }, { image_size: '4K' }, { image_size: '4K', aspect_ratio: '16:9' }, { image_size: '2K', aspect_ratio: '1:1' }, { image_size: '4K', aspect_ratio: '3:1' }]) {
+      const result = await run({ prompt: 'a harbour at dawn', ...args });
+      expect(result.isError, result.text).toBe(false);
+    }
+    // 9:16 at 1K is the default; every edge a multiple of 16, the longer at most 3840, at most 8,294,400 pixels.
+    expect(standIn!.requests.map((request) => request.fields.size)).toEqual(['768x1360', '1536x2720', '2160x3840', '3840x2160', '2048x2048', '3840x1280']);
+    expect(standIn!.requests[0]!.fields).toMatchObject({ model: 'gpt-image-2' });
+
+    const wide = await run({ prompt: 'x', aspect_ratio: '4:1', image_size: '2K' });
+    expect(wide.isError).toBe(true);
+    expect(wide.text).toMatch(/gpt-image-2 makes no 4:1 image: it takes aspect ratios from 1:3 to 3:1/);
+    expect(standIn!.requests).toHaveLength(6);
   });
 
   it('stops when the run is aborted, without retrying', async () => {
