@@ -482,8 +482,14 @@ export const LIMITS = Object.freeze({
   childTranscriptAnswerBytes: 4 * MiB,
   /** claw TUI: text copied through the terminal (OSC 52), in bytes; more goes to a private file (terminals drop longer sequences). */
   tuiOsc52Bytes: 100 * KiB,
-  /** claw TUI: a draft kept in the draft file between runs, in bytes. */
-  tuiSavedDraftBytes: 64 * KiB,
+  /** claw TUI and `agent chat`: a draft kept in the draft file between runs, in bytes. */
+  savedDraftBytes: 64 * KiB,
+  /** `agent chat --session`: one saved chat file (its header line and the agent snapshot), in bytes. */
+  chatSessionBytes: 32 * MiB,
+  /** `agent chat`: the header line of a saved chat that `/sessions` reads, in bytes. */
+  chatSessionHeaderBytes: 8 * KiB,
+  /** `agent chat`: saved chats `/sessions` lists (newest first; it says how many more there are). */
+  chatSessionsListed: 50,
   /** claw TUI: a whole session transcript read for display, export or search, in bytes. */
   tuiTranscriptBytes: 64 * MiB,
   /** claw TUI: characters the /transcript browser holds (its whole source, redacted); past it the view ends with a line saying so. */

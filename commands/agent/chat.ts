@@ -1,9 +1,12 @@
+import path from 'node:path';
 import { Args, Flags } from '@oclif/core';
-import { ErrorCodes, LIMITS, SkillRepo, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
+import { configDir } from '../../core/paths.js';
+import { ErrorCodes, LIMITS, SkillRepo, modelRegistryFor, ToolRepo, XdogError, openInstalledCapabilities, type CapabilityAssembly, type RunResult } from '../../core/index.js';
 import { instrumentAgent } from '../../plugins/telemetry/index.js';
 import { MemoryChildRuntime, ParentContexts, createAgentTool, createSdkChildHost, parseChildPresets } from '../../plugins/children/index.js';
 import { connectMcpServer, mcpRegistryOf } from '../../plugins/mcp/index.js';
 import { KernelTodosToken } from '../../plugins/todos/index.js';
+import { MemoryAccessScope, tapReadOnlyGate } from '../../plugins/access/index.js';
 import { extensionHostOf, extensionToolsOf, localControl, syncExtensionTools } from '../../plugins/extensions/index.js';
 import { XdogCommand } from '../base-command.js';
 import type { TtyApprovals } from './_lib/approval-prompt.js';
@@ -33,6 +36,7 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
     thinking: Flags.string({ description: 'reasoning effort, one the model declares (e.g. low, medium, high)' }),
     cwd: Flags.string({ description: 'working directory for tools (default: the current directory)' }),
     sandbox: Flags.string({ description: 'OS sandbox of the tools: off, read-only or workspace-write (network stays as sandbox: in the config says, default off)', options: ['off', 'read-only', 'workspace-write'] }),
+    session: Flags.string({ description: 'keep this chat under NAME (or resume the saved chat with that name or ID): saved after each run, 0600, under the config dir; without it nothing is written' }),
     mcp: Flags.string({ description: 'connect this server from mcp_servers and give its tools to the agent (repeatable; allow_tools still decides)', multiple: true, multipleNonGreedy: true }),
   };
   static override examples = [
@@ -83,20 +87,28 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
         { tools: [...baseTools, ...(agentTool ? [agentTool] : []), ...(flags.tools ? extensionToolsOf(session.kernel) : [])], toolCtx, skills, ...(approvals ? { approvals } : {}) },
       );
       if (agentTool) contexts.follow(agent, agentTool);
+      // The read-only scope (/readonly) is the host's: only the user changes it; a kept chat keeps it.
+      const access = new MemoryAccessScope();
+      tapReadOnlyGate(agent.hooks, access, () => mcpRegistryOf(session.kernel));
       try {
+        const saved = flags.session === undefined ? undefined : await (await import('./_lib/resume-chat.js')).resumeChat(flags.session, agent, access, output);
         if (prompt === undefined) {
           const host = extensionHostOf(session.kernel);
           // After a reload or unload the agent gets the tools the extensions registered now (between runs).
           const control = host && localControl(host, () => flags.tools && syncExtensionTools(agent, host, session.kernel.config.extension_allow_tools ?? []));
           const { runInteractive } = await import('./_lib/interactive.js');
-          return await runInteractive(agent, renderer, output, process.stdin, control, approvals, elicitation);
+          const { DraftFile } = await import('../../core/draft-file.js');
+          const chatHost = { agent, registry: modelRegistryFor(session.kernel), cwd, access, children, draft: new DraftFile(draftFile(saved?.header.id)), saved, setLine: () => {} };
+          return await runInteractive(agent, renderer, output, process.stdin, control, approvals, elicitation, chatHost);
         }
         const stream = agent.prompt(prompt);
         const onSigint = (): void => agent.abort();
         process.once('SIGINT', onSigint);
         try {
           for await (const event of stream) renderer.event(event);
-          failOn(await stream.result());
+          const result = await stream.result();
+          if (saved) saved.header = await saved.store.save(saved.header, agent);
+          failOn(result);
         } finally {
           process.removeListener('SIGINT', onSigint);
         }
@@ -109,6 +121,11 @@ Exit codes: 0 done, 1 model or tool failure, 2 usage error.`;
       await session.close();
     }
   }
+}
+
+/** The chat's draft file: one per kept chat, one for the chats that are not kept. */
+function draftFile(id: string | undefined): string {
+  return path.join(configDir(), 'chat', 'drafts', `${id ?? 'default'}.txt`);
 }
 
 /** A prompt piped on stdin (one-shot without a TTY). */

@@ -9,8 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
-import type { Message } from '../../core/index.js';
 import { resolveConfigPath } from '../../core/config-paths.js';
+import { spokenText } from '../../core/conversation-export.js';
 import { environmentSecrets } from '../../core/redact.js';
 import type { ClawTui } from './app.js';
 import { ActionView } from './action-view.js';
@@ -45,14 +45,7 @@ export function parseScope(words: readonly string[]): ExportScope {
 /** The messages a scope lets out; without `full`, user and assistant text only (no reasoning, no tool calls). */
 export function scopeMessages(messages: readonly PathMessage[], scope: ExportScope): PathMessage[] {
   const inRange = messages.filter((entry) => entry.index >= scope.from && entry.index <= scope.to);
-  if (scope.full) return inRange;
-  return inRange.flatMap((entry) => {
-    const { message } = entry;
-    if (message.role !== 'user' && message.role !== 'assistant') return [];
-    const content = typeof message.content === 'string' ? message.content : message.content.filter((part) => part.type === 'text');
-    if (typeof content !== 'string' && content.length === 0) return [];
-    return [{ ...entry, message: { ...message, content } as Message }];
-  });
+  return scope.full ? inRange : spokenText(inRange);
 }
 
 function formatOf(file: string): ExportFormat {

@@ -4,15 +4,19 @@
  * running run; a second Ctrl+C (or one while idle) exits. `/quit` exits.
  * With enabled extensions, `/extensions` and `/ext-ID-NAME ARGS` run their
  * commands (Tab completes them); their text is shown, never sent to the model.
+ * The host commands (/readonly, /tools, /model, /compact, ...) are in
+ * chat-commands.ts; one that changes state is refused while a run streams, and
+ * the line is put back for later.
  */
 import readline from 'node:readline';
 import { ErrorCodes, XdogError, type Agent, type RunResult } from '../../../core/index.js';
 import { changesExtensions, completeExtensionSlash, isExtensionSlash, runExtensionSlash, type ExtensionControl } from '../../../plugins/extensions/index.js';
 import type { TtyApprovals } from './approval-prompt.js';
 import type { TtyElicitation } from './elicitation-prompt.js';
+import { completeCommand, findCommand, helpText, saveChat, type ChatHost } from './chat-commands.js';
 import type { EventRenderer, Output } from './render.js';
 
-const HELP = 'commands: /steer TEXT (add to the running turn), /follow-up TEXT (after it), /extensions [list|reload ID|unload ID], /ext-ID-NAME ARGS (Tab completes), /quit; Ctrl+C aborts a run, twice exits';
+const HELP = '/help lists the commands (Tab completes them); Ctrl+C aborts a run, twice exits';
 
 /** One error line in the CLI's form, `xdog: message [CODE] (hint)`. */
 function errorLine(error: unknown): string {
@@ -37,18 +41,35 @@ export async function runInteractive(
   extensions?: ExtensionControl,
   approvals?: TtyApprovals,
   elicitation?: TtyElicitation,
+  host?: ChatHost,
 ): Promise<void> {
   const completer = (line: string, done: (error: null, result: [string[], string]) => void): void => {
-    if (!extensions) return done(null, [[], line]);
+    const own = completeCommand(line, host?.registry);
+    if (!extensions || (own.length && !line.startsWith('/ext'))) return done(null, [own, line]);
     completeExtensionSlash(extensions, line).then(
-      (items) => done(null, [items, line]),
+      (items) => done(null, [[...own, ...items], line]),
       () => done(null, [[], line]),
     );
   };
   const rl = readline.createInterface({ input, output: process.stderr, terminal: true, prompt: '> ', completer });
   let running: Promise<RunResult> | undefined;
+  /** A host command that changes state is in progress (/compact): prompts and other changes wait for it. */
+  let working: string | undefined;
   let interrupted = false;
   output.stderr(`xdog chat with ${agent.config.model}; ${HELP}\n`);
+  const busy = (): boolean => running !== undefined || working !== undefined;
+  if (host) host.setLine = (text) => setImmediate(() => rl.write(text));
+  // A draft kept when the last chat quit goes back into the input line.
+  try {
+    const saved = host?.draft.read();
+    if (saved !== undefined && !saved.includes('\n')) {
+      host!.draft.clear();
+      output.stderr(`restored the draft kept when the chat last quit (${saved.length} characters)\n`);
+      setImmediate(() => rl.write(saved));
+    }
+  } catch (error) {
+    output.stderr(errorLine(error));
+  }
 
   const start = (text: string): void => {
     const stream = agent.prompt(text);
@@ -62,22 +83,41 @@ export async function runInteractive(
         if (result.status === 'aborted') output.stderr('(aborted)\n');
       })
       .catch((error: unknown) => output.stderr(errorLine(error)))
+      .then(async () => {
+        running = undefined;
+        // A kept chat (--session) is saved after each run; one that cannot be saved says why and goes on.
+        if (host) await saveChat(host).catch((error: unknown) => output.stderr(errorLine(error)));
+      })
       .finally(() => {
         running = undefined;
         interrupted = false;
-        rl.prompt();
+        rl.prompt(true);
       });
   };
 
   return new Promise<void>((resolve) => {
     const quit = (): void => {
+      // The line typed but not sent is kept for the next chat.
+      const unsent = rl.line.trim();
+      if (host && unsent) {
+        try {
+          host.draft.save(unsent);
+          output.stderr(`\nyour unsent line was kept in ${host.draft.file}; the next chat puts it back\n`);
+        } catch (error) {
+          output.stderr(`\nyour unsent line was not kept: ${(error as Error).message}\n`);
+        }
+      }
       rl.close();
     };
     rl.on('close', () => {
       void agent.cancelAndWait().then(resolve, resolve);
     });
     rl.on('SIGINT', () => {
-      if (running && !interrupted) {
+      if (host?.compaction && !interrupted) {
+        interrupted = true;
+        host.compaction.abort();
+        output.stderr('\n(stopping the compaction; Ctrl+C again to exit)\n');
+      } else if (running && !interrupted) {
         interrupted = true;
         agent.abort();
         output.stderr('\n(aborting; Ctrl+C again to exit)\n');
@@ -89,9 +129,24 @@ export async function runInteractive(
         onLine(line);
       } catch (error) {
         output.stderr(errorLine(error));
-        if (!running) rl.prompt();
+        if (!busy()) rl.prompt(true);
       }
     });
+    /** Runs a host command; one that changes state holds the chat until it ends. */
+    const runHost = (run: NonNullable<ReturnType<typeof findCommand>>['run'] & {}, name: string, argument: string, changes: boolean): void => {
+      if (changes) working = name;
+      Promise.resolve()
+        .then(() => run(host!, argument))
+        .then(
+          (shown) => output.stderr(`${shown}\n`),
+          (error: unknown) => output.stderr(errorLine(error)),
+        )
+        .finally(() => {
+          if (changes) working = undefined;
+          interrupted = false;
+          if (!busy()) rl.prompt(true);
+        });
+    };
     const onLine = (line: string): void => {
       // A tool call waits for a person: this line is the answer.
       if (approvals?.pending) {
@@ -110,8 +165,20 @@ export async function runInteractive(
         if (!running) rl.prompt();
       } else if (command === '/quit' || command === '/exit') quit();
       else if (command === '/help') {
-        output.stderr(`${HELP}\n`);
-        if (!running) rl.prompt();
+        output.stderr(`${helpText()}\n`);
+        if (!busy()) rl.prompt();
+      } else if (host && findCommand(command!.slice(1))?.run) {
+        const entry = findCommand(command!.slice(1))!;
+        const changes = entry.changes?.(argument) ?? false;
+        if (changes && busy()) {
+          output.stderr(`/${entry.name} ${argument ? `${argument} ` : ''}changes the chat: it is refused while ${running ? 'a run streams' : `/${working} runs`} (your line is kept; press Enter once it has ended)\n`);
+          setImmediate(() => rl.write(line));
+          return;
+        }
+        runHost(entry.run!, entry.name, argument, changes);
+      } else if (working) {
+        output.stderr(`/${working} is running: wait for it, or Ctrl+C to stop it (your line is kept)\n`);
+        setImmediate(() => rl.write(line));
       } else if (command === '/steer' || command === '/follow-up') {
         if (!argument) output.stderr(`usage: ${command} TEXT\n`);
         else if (!running) start(argument);
