@@ -438,6 +438,12 @@ export const LIMITS = Object.freeze({
   clawRunLogDays: 30,
   /** claw run log: run rows kept per group (the oldest beyond it are pruned when the group records a run). */
   clawRunLogRowsPerGroup: 10_000,
+  /**
+   * claw run log: a group's rows are pruned with its first recorded run in a process and then with
+   * every this-many-th, so a group holds at most this many less one rows over clawRunLogRowsPerGroup
+   * (and rows up to that many runs past clawRunLogDays) while a run costs one statement less.
+   */
+  clawRunLogPruneEvery: 16,
   /** claw run log: rows one `runs.list` page returns. */
   clawRunLogPage: 500,
   /** claw run log: ended runs waiting to be written; past it a run is logged as not recorded, never blocking a group. */

@@ -20,6 +20,8 @@ const GROUPS = Number(process.env.BENCH_GROUPS ?? 4);
 const PROMPTS = Number(process.env.BENCH_PROMPTS ?? 40);
 const PORT = Number(process.env.BENCH_PG_PORT ?? 55478);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 15_000);
+/** How many of the most called statements each phase lists. */
+const TOP = Number(process.env.BENCH_TOP ?? 40);
 /** The default lease: its renewals are part of the background. */
 const LEASE_SECONDS = 30;
 
@@ -77,7 +79,7 @@ async function main() {
       const started = Date.now();
       await work();
       const ms = Date.now() - started;
-      return { ms, counts: await statementCounts(stats, 12) };
+      return { ms, counts: await statementCounts(stats, TOP) };
     };
     const idle = await window(() => sleep(IDLE_MS));
     const idlePerMs = { store: idle.counts.store.calls / idle.ms, boss: idle.counts.boss.calls / idle.ms };
@@ -93,6 +95,9 @@ async function main() {
       const storePer = (measured.counts.store.calls - idlePerMs.store * measured.ms) / PROMPTS;
       const bossPer = (measured.counts.boss.calls - idlePerMs.boss * measured.ms) / PROMPTS;
       console.log(`\nprompt ${phase}: ${(storePer + bossPer).toFixed(1)} statements/prompt (store ${storePer.toFixed(1)}, pg-boss ${bossPer.toFixed(1)}), background taken off; ${PROMPTS} prompts in ${(measured.ms / 1000).toFixed(1)} s; load ${os.loadavg()[0].toFixed(1)}`);
+      const commits = measured.counts.top.find((row) => row.query === 'COMMIT')?.calls ?? 0;
+      const idleCommits = idle.counts.top.find((row) => row.query === 'COMMIT')?.calls ?? 0;
+      console.log(`  commits/prompt: ${((commits - (idleCommits / idle.ms) * measured.ms) / PROMPTS).toFixed(2)} (background taken off)`);
       for (const row of measured.counts.top) console.log(`  ${(row.calls / PROMPTS).toFixed(2).padStart(6)}  ${row.query}`);
     }
   } finally {

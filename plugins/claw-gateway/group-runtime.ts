@@ -177,6 +177,12 @@ export class GroupRuntime {
   /** Held by a run (until its writes settled) or a control; never both. */
   #reserved = false;
   readonly #prompts: PendingPrompt[] = [];
+  /**
+   * Idempotency keys of prompts this runtime acknowledged whose keys are not in the store yet (queued,
+   * or running before their user message committed). Only the group's owner admits prompts, so this
+   * and the store together know every admitted key; the store's unique key is the last word.
+   */
+  readonly #admittedKeys = new Set<string>();
   readonly #controlGuards: ControlGuard[] = [];
   #nextInputId = 1;
   /** Makes this runtime's input ids unique across owners: a client following p3 of a worker that died must not take the next owner's p3 for it. */
@@ -311,11 +317,22 @@ export class GroupRuntime {
     let fresh: boolean;
     try {
       sessionId = this.#group.activeSessionId ?? (await this.#createFirstSession());
-      fresh = await this.#options.store.recordInputKey(this.name, idempotencyKey, sessionId);
+      // Admitted here, not stored yet: its key commits with its user message (or at its run's end), so a copy meanwhile is known from memory.
+      if (this.#admittedKeys.has(idempotencyKey)) return { status: 'duplicate', group: this.name, sessionId };
+      this.#admittedKeys.add(idempotencyKey);
+      try {
+        fresh = !(await this.#options.store.hasInputKey(this.name, idempotencyKey));
+      } catch (error) {
+        this.#admittedKeys.delete(idempotencyKey);
+        throw error;
+      }
     } finally {
       this.#accepting--;
     }
-    if (!fresh) return { status: 'duplicate', group: this.name, sessionId };
+    if (!fresh) {
+      this.#admittedKeys.delete(idempotencyKey);
+      return { status: 'duplicate', group: this.name, sessionId };
+    }
     const pending: PendingPrompt = { id: this.#newInputId('p'), text, images, key: idempotencyKey, ...(observer ? { observer } : {}), ...(trace ? { trace } : {}) };
     if (this.#reserved || this.#prompts.length > 0) {
       this.#prompts.push(pending);
@@ -394,7 +411,12 @@ export class GroupRuntime {
     }
     if (index >= 0) {
       if ('edit' in change) this.#prompts[index] = { ...this.#prompts[index]!, text: change.edit };
-      else if ('remove' in change) this.#tellEnded(this.#prompts.splice(index, 1)[0]!.observer, { status: 'removed' });
+      else if ('remove' in change) {
+        const [removed] = this.#prompts.splice(index, 1);
+        // Never ran, so its key was never stored: the same key may be sent again.
+        if (removed!.key) this.#admittedKeys.delete(removed!.key);
+        this.#tellEnded(removed!.observer, { status: 'removed' });
+      }
       else {
         const target = index + (change.move === 'up' ? -1 : 1);
         if (target < 0 || target >= this.#prompts.length) {
@@ -653,6 +675,7 @@ export class GroupRuntime {
     const now = this.#options.clock.now();
     const errorMessage = `${why} before the input ran`;
     for (const dropped of this.#prompts.splice(0)) {
+      if (dropped.key) this.#admittedKeys.delete(dropped.key);
       const sessionId = dropped.system?.sessionId ?? this.#group.activeSessionId ?? '';
       this.#options.publish(sessionId, Notifications.runEnd, { group: this.name, sessionId, inputId: dropped.id, status: 'dropped', errorMessage });
       this.#tellEnded(dropped.observer, { status: 'dropped', errorMessage });
@@ -775,10 +798,11 @@ export class GroupRuntime {
       };
       if (!pending.resume) await this.#compactBeforeTurn(live, input);
       await this.#options.onRunStarting?.({ group: this.name, sessionId: run.sessionId, inputId: run.inputId, agent: live.agent });
-      live.writer.labelNextInput(pending.system?.source);
+      live.writer.labelNextInput(pending.system?.source, pending.key);
       prompted = true;
       const result = await live.agent.prompt(pending.resume ? [] : input, { system: pending.system !== undefined }).result();
       await live.writer.flush();
+      await this.#recordUnstoredKey(live, pending.key);
       status = result.status;
       errorMessage = result.errorMessage;
       // Cut by the gateway (stopping, or giving the group up), not by a client: say so.
@@ -801,6 +825,8 @@ export class GroupRuntime {
       // A failed write or build leaves the live agent out of step with the store: rebuild it next time.
       await this.#dropLive();
     }
+    // Its key is in the store now, or it never ran (a retry may send it again).
+    if (pending.key) this.#admittedKeys.delete(pending.key);
     this.#options.publish(run.sessionId, Notifications.runEnd, { group: this.name, sessionId: run.sessionId, inputId: run.inputId, status, ...(errorMessage ? { errorMessage } : {}), ...failure });
     const endedAt = this.#options.clock.now();
     try {
@@ -830,6 +856,19 @@ export class GroupRuntime {
         if (attempt === 0) this.#options.log(`group ${this.name}: the store is unreachable as a run starts; trying again until it is back (at most ${LIMITS.clawHandoffSeconds} s)`);
         await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
       }
+    }
+  }
+
+  /**
+   * A prompt whose run stored no user message for it (an inputTransform tap handled or refused it)
+   * was still admitted: its key is recorded on its own, so a retry is a duplicate.
+   */
+  async #recordUnstoredKey(live: LiveSession, key: string | undefined): Promise<void> {
+    if (key === undefined || live.writer.unstoredKey !== key) return;
+    try {
+      await this.#options.store.recordInputKey(this.name, key, live.sessionId);
+    } catch (error) {
+      this.#options.log(`group ${this.name}: the idempotency key of a handled input was not recorded (a retry with it runs again): ${describeError(error)}`);
     }
   }
 

@@ -12,8 +12,10 @@
  * tap `context`: any tap there makes every model call copy and check the whole
  * history, and a barrier needs neither.
  *
- * One commit per stored message: an assistant message commits with its usage
- * row, a tool result with the writes its tool staged (TurnWrites). An
+ * One commit per stored message: a prompt's user message commits with its
+ * idempotency key (the input is stored and its key known, or neither), an
+ * assistant message with its usage row, a tool result with the writes its
+ * tool staged (TurnWrites). An
  * assistant message that asks for tools is held until its first call is
  * judged: the barrier tap runs after the gates and the approval policy
  * (STORE_BARRIER_STAGE), so an approval asked for a call commits with the
@@ -65,6 +67,8 @@ export class SessionWriter {
   #turnStartedAt = 0;
   /** The label of the system input the current run starts with; stored with its user message. */
   #nextSource?: SystemInputSource;
+  /** The idempotency key of the prompt the current run starts with, until a stored user message carries it. */
+  #nextKey?: string;
   /** What the current run's model calls are attributed to in the ledger. */
   #origin: UsageOrigin = { kind: 'prompt', id: null };
   readonly #disposers: Disposer[] = [];
@@ -97,12 +101,21 @@ export class SessionWriter {
     if (this.#failure) throw this.#failure;
   }
 
-  /** Labels the next user message stored (a system input) with where it came from; `undefined` clears it. */
-  labelNextInput(source: SystemInputSource | undefined): void {
+  /**
+   * Labels the next user message stored: a system input with where it came from, a prompt with its
+   * idempotency key (recorded in the message's commit); `undefined` clears either.
+   */
+  labelNextInput(source: SystemInputSource | undefined, key?: string): void {
     this.#chain = this.#chain.then(() => {
       this.#nextSource = source;
+      this.#nextKey = key;
       this.#origin = source ? { kind: source.origin, id: source.id } : { kind: 'prompt', id: null };
     });
+  }
+
+  /** The key given to labelNextInput that no stored user message has carried yet (its input was handled or refused before it was stored). */
+  get unstoredKey(): string | undefined {
+    return this.#nextKey;
   }
 
   dispose(): void {
@@ -148,9 +161,15 @@ export class SessionWriter {
     } catch (error) {
       // An unreachable store (PostgreSQL restarting) is not a damaged one: the run is interrupted, the store is fine.
       const unreachable = XdogError.is(error, ErrorCodes.UNAVAILABLE);
-      this.#failure = new XdogError(unreachable ? ErrorCodes.UNAVAILABLE : ErrorCodes.STORE_CORRUPT, `storing a message of session ${this.#options.sessionId} failed: ${describeError(error)}`, {
+      // A copy of an input whose key the store already holds is refused as such: the store is fine, the copy never ran.
+      const duplicate = XdogError.is(error, ErrorCodes.CONFLICT);
+      this.#failure = new XdogError(unreachable ? ErrorCodes.UNAVAILABLE : duplicate ? ErrorCodes.CONFLICT : ErrorCodes.STORE_CORRUPT, `storing a message of session ${this.#options.sessionId} failed: ${describeError(error)}`, {
         cause: error,
-        hint: unreachable ? 'the run was interrupted; the gateway serves the group again once the store is back (send the input again if it should run)' : 'the run was stopped; check the store file and the gateway log',
+        hint: unreachable
+          ? 'the run was interrupted; the gateway serves the group again once the store is back (send the input again if it should run)'
+          : duplicate
+            ? (error as XdogError).hint ?? 'nothing ran'
+            : 'the run was stopped; check the store file and the gateway log',
       });
       this.#options.onFailure(this.#failure);
       return;
@@ -162,6 +181,7 @@ export class SessionWriter {
     const { store, sessionId, group, clock } = this.#options;
     const source = message.role === 'user' ? this.#nextSource : undefined;
     if (source) this.#nextSource = undefined;
+    const key = message.role === 'user' ? this.#nextKey : undefined;
     const staged = message.role === 'toolResult' ? (this.#options.turnWrites?.take(message.toolCallId) ?? []) : [];
     const joined = [...staged, ...alongside];
     // Checked before the transaction opens, so a bad row fails the write without holding the store.
@@ -185,7 +205,12 @@ export class SessionWriter {
       : undefined;
     try {
       // The store sets the session's summary from its first user text in the same commit.
-      await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }], { ...(usage ? { usage } : {}), ...(within ? { within } : {}) });
+      await store.append(sessionId, [{ kind: 'message', payload: source ? { message, source } : { message } }], {
+        ...(usage ? { usage } : {}),
+        ...(within ? { within } : {}),
+        ...(key === undefined ? {} : { inputKey: { group, key } }),
+      });
+      if (key !== undefined) this.#nextKey = undefined;
     } catch (error) {
       if (staged.length) this.#options.turnWrites!.settle((message as { toolCallId: string }).toolCallId, false);
       throw error;

@@ -75,6 +75,8 @@ function toRecord(row: RunRow): RunRecord {
 export interface RunLogRetention {
   days: number;
   rowsPerGroup: number;
+  /** Prune a group's rows with its first run recorded and then every this-many-th (default LIMITS.clawRunLogPruneEvery). */
+  pruneEvery?: number;
 }
 
 export class RunLog {
@@ -83,22 +85,31 @@ export class RunLog {
     private readonly retention: RunLogRetention = { days: LIMITS.clawRunLogDays, rowsPerGroup: LIMITS.clawRunLogRowsPerGroup },
   ) {}
 
+  /** Runs recorded per group since its rows were last pruned by this log. */
+  readonly #sincePrune = new Map<string, number>();
+
   /**
-   * Records an ended run and prunes its group's rows past the retention bounds,
-   * in one transaction (one commit per run; the table stays bounded without a
-   * timer). Only the group's owner writes its rows; a serialization conflict
-   * with another worker is retried by the store.
+   * Records an ended run in one transaction (one commit per run), and prunes its group's rows
+   * past the retention bounds in the same one with the group's first run recorded here and then
+   * every `pruneEvery`-th (LIMITS.clawRunLogPruneEvery): the table stays bounded without a timer. Only the
+   * group's owner writes its rows, so the transaction runs READ COMMITTED.
    */
   async record(run: RunEndedInfo, owner: string): Promise<void> {
     const { source, sourceId } = describeSource(run.source);
-    await this.store.withTransaction(async (sql) => {
-      await sql.run(
-        `INSERT INTO claw_runs (group_name, session_id, input_id, source, source_id, owner, status, error, started_at, ended_at)
-         VALUES (:group, :sessionId, :inputId, :source, :sourceId, :owner, :status, :error, :startedAt, :endedAt)`,
-        { group: run.group, sessionId: run.sessionId, inputId: run.inputId, source, sourceId, owner, status: run.status, error: run.errorMessage ?? null, startedAt: run.startedAt, endedAt: run.endedAt },
-      );
-      await this.#prune(sql, run.group, run.endedAt);
-    });
+    const since = this.#sincePrune.get(run.group);
+    const prune = since === undefined || since + 1 >= (this.retention.pruneEvery ?? LIMITS.clawRunLogPruneEvery);
+    await this.store.withTransaction(
+      async (sql) => {
+        await sql.run(
+          `INSERT INTO claw_runs (group_name, session_id, input_id, source, source_id, owner, status, error, started_at, ended_at)
+           VALUES (:group, :sessionId, :inputId, :source, :sourceId, :owner, :status, :error, :startedAt, :endedAt)`,
+          { group: run.group, sessionId: run.sessionId, inputId: run.inputId, source, sourceId, owner, status: run.status, error: run.errorMessage ?? null, startedAt: run.startedAt, endedAt: run.endedAt },
+        );
+        if (prune) await this.#prune(sql, run.group, run.endedAt);
+      },
+      { rowLocks: true },
+    );
+    this.#sincePrune.set(run.group, prune ? 0 : since! + 1);
   }
 
   /** Deletes a group's rows past the retention bounds, as of `now`; returns how many. */

@@ -28,10 +28,13 @@ function decodeSlugs(text: string, what: string, sessionId: string): string[] {
 }
 
 export async function readStoredSelection(sql: Sql, sessionId: string): Promise<SkillSelection> {
-  const [state] = await sql.all<{ skills: string }>('SELECT skills FROM claw_session_state WHERE session_id = :id', { id: sessionId });
+  // Both picks in one statement: every run starts with this read.
+  const [state] = await sql.all<{ skills: string; slugs: string | null }>(
+    'SELECT s.skills AS skills, t.slugs AS slugs FROM claw_session_state s LEFT JOIN claw_turn_skills t ON t.session_id = s.session_id WHERE s.session_id = :id',
+    { id: sessionId },
+  );
   if (!state) throw new XdogError(ErrorCodes.NOT_FOUND, `session ${sessionId} has no state`, { hint: 'list the sessions with `xdog claw sessions list`' });
-  const [turn] = await sql.all<{ slugs: string }>('SELECT slugs FROM claw_turn_skills WHERE session_id = :id', { id: sessionId });
-  return { session: decodeSlugs(state.skills, 'session', sessionId), turn: turn ? decodeSlugs(turn.slugs, 'next-turn', sessionId) : [] };
+  return { session: decodeSlugs(state.skills, 'session', sessionId), turn: state.slugs === null ? [] : decodeSlugs(state.slugs, 'next-turn', sessionId) };
 }
 
 /**

@@ -54,6 +54,12 @@ export class TypeormSessionStore implements SessionStore {
   private closed = false;
   /** Contexts of recently used sessions, checked against the stored leaf on every read. */
   private readonly contexts = new ContextCache();
+  /**
+   * The leaf of each recently used session as this store last read or wrote it: an append under
+   * it reads no session row (its leaf move is a compare-and-swap on it, so an old one costs a retry,
+   * never a wrong parent).
+   */
+  private readonly leaves = new Map<string, number | null>();
 
   constructor(dataSource: DataSource, options: SessionStoreOptions = {}) {
     if (!dataSource.isInitialized) throw new XdogError(ErrorCodes.INVALID_STATE, 'the session store needs an initialized DataSource (see openClawDataSource)');
@@ -167,17 +173,20 @@ export class TypeormSessionStore implements SessionStore {
   // tree
 
   async append(sessionId: string, entries: readonly EntryInput[], options: AppendOptions = {}): Promise<Entry[]> {
-    let from: number | null = null;
+    const inputKey = options.inputKey ? { group: options.inputKey.group, key: ledger.checkInputKey(options.inputKey.key) } : undefined;
+    const remembered = this.leaves.get(sessionId);
     const written = await this.write(async (sql) => {
-      // Locked: appends to one session queue behind each other; the leaf they extend is current.
-      const session = await catalog.requireSession(sql, sessionId, true);
-      from = session.leafEntryId;
+      // Remembered: the leaf move checks it (no read first). Otherwise the row is read and locked: appends to one session queue behind each other.
+      const session = remembered !== undefined ? { id: sessionId, leafEntryId: remembered } : await catalog.requireSession(sql, sessionId, true);
+      if (inputKey && !(await ledger.insertInputKey(sql, inputKey.group, inputKey.key, sessionId, this.now()))) throw duplicateInput(inputKey);
       if (options.usage) await ledger.insertUsage(sql, options.usage);
       await options.within?.(sql);
-      return tree.appendEntries(sql, session, entries, this.now());
-    // The session row is all an append reads that others change, and usage rows are only ever
+      return tree.appendEntries(sql, session, entries, this.now(), remembered !== undefined);
+    // The session row is all an append reads that others change, and usage and key rows are only ever
     // added: alone, it needs no serializable check (the hot path of every turn, on every worker).
     }, { rowLocks: !options.within });
+    const from = written[0]!.parentId;
+    this.rememberLeaf(sessionId, written.at(-1)!.id);
     // Committed: a cached context at the old leaf takes the new messages (anything else makes the next read rebuild it).
     if (written.every((entry) => entry.kind === 'message')) {
       this.contexts.extend(sessionId, from, written.at(-1)!.id, written.map((entry) => {
@@ -190,9 +199,17 @@ export class TypeormSessionStore implements SessionStore {
     return written;
   }
 
+  /** Remembers the leaf a session's row had when this store last read or wrote it (bounded; the oldest goes first). */
+  private rememberLeaf(sessionId: string, leafEntryId: number | null): void {
+    this.leaves.delete(sessionId);
+    this.leaves.set(sessionId, leafEntryId);
+    if (this.leaves.size > LIMITS.clawContextCacheSessions) this.leaves.delete(this.leaves.keys().next().value!);
+  }
+
   async context(sessionId: string): Promise<SessionContext> {
     return this.read(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
+      this.rememberLeaf(sessionId, session.leafEntryId);
       const state = await readState(sql, sessionId);
       const cached = this.contexts.get(sessionId, session.leafEntryId);
       if (cached) return { session, state, ...cached };
@@ -237,6 +254,7 @@ export class TypeormSessionStore implements SessionStore {
   }
 
   async goto(sessionId: string, index: number): Promise<SessionRecord> {
+    this.leaves.delete(sessionId);
     return this.write(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const target = await tree.gotoTarget(sql, session, index);
@@ -246,6 +264,7 @@ export class TypeormSessionStore implements SessionStore {
   }
 
   async branch(sessionId: string, entryId: number): Promise<SessionRecord> {
+    this.leaves.delete(sessionId);
     return this.write(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const target = await tree.branchTarget(sql, session, entryId);
@@ -256,10 +275,12 @@ export class TypeormSessionStore implements SessionStore {
 
   async compact(sessionId: string, input: CompactionInput): Promise<CompactionWritten> {
     checkCompaction(input);
+    this.leaves.delete(sessionId);
     return this.write(async (sql) => tree.writeCompaction(sql, await catalog.requireSession(sql, sessionId), input, this.now()));
   }
 
   async closeInterruptedToolCalls(sessionId: string): Promise<Entry[]> {
+    this.leaves.delete(sessionId);
     return this.write(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
       const now = this.now();
@@ -297,6 +318,7 @@ export class TypeormSessionStore implements SessionStore {
   }
 
   async updateState(sessionId: string, patch: Partial<SessionState>): Promise<SessionState> {
+    this.leaves.delete(sessionId);
     const checked = checkStatePatch(patch);
     return this.write(async (sql) => {
       const session = await catalog.requireSession(sql, sessionId);
@@ -390,7 +412,15 @@ export class TypeormSessionStore implements SessionStore {
     this.closed = true;
     await this.db.idle();
     this.contexts.clear();
+    this.leaves.clear();
   }
+}
+
+/** The refusal of an input whose idempotency key the group already recorded (it ran, or runs, elsewhere). */
+function duplicateInput({ group, key }: { group: string; key: string }): XdogError {
+  return new XdogError(ErrorCodes.CONFLICT, `an input with idempotency key ${JSON.stringify(key)} was already admitted to group ${group}; this copy was not stored or run`, {
+    hint: 'nothing to do: the first copy is the one that runs (send a new key to run it again)',
+  });
 }
 
 /** A compaction's summary and details within their limits (the store never clips them). */

@@ -6,6 +6,7 @@
  */
 import { ErrorCodes, LIMITS, XdogError, type ToolResultMessage } from '../../core/index.js';
 import { checkpointAt, cutProblems } from './checkpoints.js';
+import { requireSession } from './catalog.js';
 import { missingKept, pathMessages } from './context.js';
 import { checkEntryInput } from './entry-payloads.js';
 import { foldForSearch, summaryFromText } from './names.js';
@@ -143,11 +144,13 @@ async function insertEntry(sql: Sql, sessionId: string, parentId: number | null,
  * The first entry of an append under the session's leaf, inserted only if the leaf is an entry of
  * this session: the check and the insert are one statement (no row back: the store is damaged).
  */
-async function insertUnderLeaf(sql: Sql, sessionId: string, leafId: number, kind: string, payload: string, now: number): Promise<number> {
+async function insertUnderLeaf(sql: Sql, sessionId: string, leafId: number, kind: string, payload: string, now: number, leafUnread: boolean): Promise<number | undefined> {
   const [row] = await sql.all<{ id: number }>(
     'INSERT INTO claw_entries (session_id, parent_id, kind, payload, created_at) SELECT :session, id, :kind, :payload, :now FROM claw_entries WHERE id = :leaf AND session_id = :session RETURNING id',
     { session: sessionId, leaf: leafId, kind, payload, now },
   );
+  // A remembered leaf that is not there says the memory is old, not that the store is damaged.
+  if (!row && leafUnread) return undefined;
   if (!row) throw new DamagedStore(`session ${sessionId}: its leaf entry ${leafId} is missing`);
   return Number(row.id);
 }
@@ -162,8 +165,18 @@ function firstUserText(entries: readonly EntryInput[]): string | undefined {
   return undefined;
 }
 
-/** Appends entries in order under the leaf and moves the leaf to the last one. */
-export async function appendEntries(sql: Sql, session: SessionRecord, inputs: readonly EntryInput[], now: number): Promise<Entry[]> {
+/** The session row as an append needs it: which session, and the leaf it extends. */
+export type AppendTarget = Pick<SessionRecord, 'id' | 'leafEntryId'>;
+
+/**
+ * Appends entries in order under the leaf and moves the leaf to the last one. With `leafUnread`,
+ * nothing locked or read the session row: its leaf is one the caller remembers, and the move is a
+ * compare-and-swap on it. When the row's leaf is another (a navigation, another writer), the row is
+ * then read and locked in the same transaction and the entries are written again under its real
+ * leaf: nothing is rolled back, the append costs a few statements more. The summary is set from the first
+ * user text only where the row has none, so the append needs nothing else of the row.
+ */
+export async function appendEntries(sql: Sql, session: AppendTarget, inputs: readonly EntryInput[], now: number, leafUnread = false): Promise<Entry[]> {
   if (!Array.isArray(inputs) || inputs.length === 0) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'append needs at least one entry');
   const checked = inputs.map(checkEntryInput);
   const entries: Entry[] = [];
@@ -171,19 +184,44 @@ export async function appendEntries(sql: Sql, session: SessionRecord, inputs: re
   let messages = 0;
   for (const [index, input] of checked.entries()) {
     const payload = JSON.stringify(input.payload);
-    const id = index === 0 && parentId !== null ? await insertUnderLeaf(sql, session.id, parentId, input.kind, payload, now) : await insertEntry(sql, session.id, parentId, input.kind, payload, now);
+    let id: number | undefined;
+    if (index === 0 && parentId !== null) {
+      id = await insertUnderLeaf(sql, session.id, parentId, input.kind, payload, now, leafUnread);
+      // The remembered leaf is no entry of this session: nothing was written yet, so append from the row itself.
+      if (id === undefined) return appendEntries(sql, await requireSession(sql, session.id, true), inputs, now);
+    } else {
+      id = await insertEntry(sql, session.id, parentId, input.kind, payload, now);
+    }
     entries.push({ ...input, id, sessionId: session.id, parentId, createdAt: now } as Entry);
     if (input.kind === 'message') messages++;
     parentId = id;
   }
-  const text = session.summary === null ? firstUserText(checked) : undefined;
+  const text = firstUserText(checked);
   const summary = text === undefined ? null : summaryFromText(text);
-  await sql.run(
-    `UPDATE claw_sessions SET leaf_entry_id = :leaf, message_count = message_count + :messages, updated_at = :now
-       ${summary === null ? '' : ', summary = :summary, summary_folded = :folded'} WHERE id = :id`,
-    summary === null ? { leaf: parentId, messages, now, id: session.id } : { leaf: parentId, messages, now, id: session.id, summary, folded: foldForSearch(summary) },
-  );
-  return entries;
+  const move = (expected?: number | null) =>
+    sql.run(
+      `UPDATE claw_sessions SET leaf_entry_id = :leaf, message_count = message_count + :messages, updated_at = :now
+         ${summary === null ? '' : ', summary = COALESCE(summary, :summary), summary_folded = CASE WHEN summary IS NULL THEN :folded ELSE summary_folded END'} WHERE id = :id${expected === undefined ? '' : expected === null ? ' AND leaf_entry_id IS NULL' : ' AND leaf_entry_id = :expected'}`,
+      {
+        leaf: parentId,
+        messages,
+        now,
+        id: session.id,
+        ...(summary === null ? {} : { summary, folded: foldForSearch(summary) }),
+        ...(expected === undefined || expected === null ? {} : { expected }),
+      },
+    );
+  if (!leafUnread) {
+    await move();
+    return entries;
+  }
+  if ((await move(session.leafEntryId)) === 1) return entries;
+  // The leaf moved since it was remembered: lock the row (NOT_FOUND when the session is gone), take back
+  // what this transaction inserted (newest first: children before parents) and append under the real leaf,
+  // so every entry's parent is still an earlier entry.
+  const current = await requireSession(sql, session.id, true);
+  for (const entry of [...entries].reverse()) await sql.run('DELETE FROM claw_entries WHERE id = :id', { id: entry.id });
+  return appendEntries(sql, current, inputs, now);
 }
 
 /** Moves the leaf (and the path's message count with it). */

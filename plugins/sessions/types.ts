@@ -248,6 +248,11 @@ export interface AppendOptions {
    * SERIALIZABLE on PostgreSQL (an append without them only locks its session's row).
    */
   within?: (sql: Sql) => Promise<void>;
+  /**
+   * The idempotency key of the input the entries carry, recorded in the same commit: the input is
+   * stored and its key known, or neither. A key the group already has refuses the append (CONFLICT).
+   */
+  inputKey?: { group: string; key: string };
 }
 
 export interface SessionStore {

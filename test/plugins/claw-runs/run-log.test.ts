@@ -53,7 +53,7 @@ describeStores('RunLog', (kind) => {
 
   it("each record prunes its group's rows past the row bound and the age bound (in the same commit), never another group's", async () => {
     const store = await setup();
-    const log = new RunLog(store, { days: 2, rowsPerGroup: 3 });
+    const log = new RunLog(store, { days: 2, rowsPerGroup: 3, pruneEvery: 1 });
     await log.record(ended('other', 'old', 0), 'host:1');
     for (let index = 1; index <= 5; index++) await log.record(ended('main', `p${index}`, index * 1_000), 'host:1');
     expect((await log.list({ group: 'main', limit: 10 })).map((run) => run.inputId)).toEqual(['p5', 'p4', 'p3']);
@@ -63,5 +63,20 @@ describeStores('RunLog', (kind) => {
     expect((await log.list({ group: 'main', limit: 10 })).map((run) => run.inputId)).toEqual(['late']);
     expect((await log.list({ group: 'other', limit: 10 })).map((run) => run.inputId)).toEqual(['old']);
     expect(await log.prune('other', 3 * DAY_MS)).toBe(1);
+  });
+
+  it("prunes a group's rows with its first run recorded and then every pruneEvery-th, so a group holds at most pruneEvery - 1 rows over the bound", async () => {
+    const store = await setup();
+    const log = new RunLog(store, { days: 2, rowsPerGroup: 2, pruneEvery: 4 });
+    const mainRuns = async () => (await log.list({ group: 'main', limit: 50 })).map((run) => run.inputId);
+    for (let index = 1; index <= 3; index++) await log.record(ended('main', `old${index}`, index), 'host:1');
+    // A new log (another process) prunes with its first record.
+    const next = new RunLog(store, { days: 2, rowsPerGroup: 2, pruneEvery: 4 });
+    await next.record(ended('main', 'p1', 10), 'host:1');
+    expect(await mainRuns()).toEqual(['p1', 'old3']);
+    for (let index = 2; index <= 4; index++) await next.record(ended('main', `p${index}`, 10 + index), 'host:1');
+    expect(await mainRuns()).toEqual(['p4', 'p3', 'p2', 'p1', 'old3']);
+    await next.record(ended('main', 'p5', 20), 'host:1');
+    expect(await mainRuns()).toEqual(['p5', 'p4']);
   });
 });
