@@ -412,6 +412,8 @@ export const LIMITS = Object.freeze({
   clawLogBytes: 8 * MiB,
   /** claw: the client name a connection gives in `hello`, in characters. */
   clawClientNameChars: 64,
+  /** Gateway protocol: requests one connection may have running at once (its jobs: `jobs.list`, `jobs.cancel`); more are refused. */
+  clawConnectionJobs: 256,
   /** claw job queue (pg-boss): seconds a job may stay active before pg-boss expires it (failed, never retried); a takeover fails a dead owner's active jobs sooner. */
   groupJobExpirySeconds: 6 * 3600,
   /** claw job queue (pg-boss): seconds a completed job is kept (its key still dedupes a second send) before it is archived. */
