@@ -414,6 +414,8 @@ export const LIMITS = Object.freeze({
   clawClientNameChars: 64,
   /** claw: client features one `hello` may declare (each at most clawClientNameChars characters). */
   clawClientFeatures: 16,
+  /** Gateway protocol: requests one connection may have running at once (its jobs: `jobs.list`, `jobs.cancel`); more are refused. */
+  clawConnectionJobs: 256,
   /** claw job queue (pg-boss): seconds a job may stay active before pg-boss expires it (failed, never retried); a takeover fails a dead owner's active jobs sooner. */
   groupJobExpirySeconds: 6 * 3600,
   /** claw job queue (pg-boss): seconds a completed job is kept (its key still dedupes a second send) before it is archived. */

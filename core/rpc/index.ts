@@ -9,6 +9,7 @@ export { checkRuntimeDir, ensurePrivateDir, ensureRuntimeDir, readOrCreateToken,
 export { LineFramer, type LineFramerEvents } from '../line-framer.js';
 export { RpcServer, type RpcHandler, type RpcServerOptions, type HelloResult, type PingResult } from './rpc-server.js';
 export type { Mergeable, RpcConnection } from './rpc-connection.js';
+export type { JobCancelResult, JobInfo, RpcJob } from './connection-jobs.js';
 export { RpcClient, type RpcClientOptions, type CallOptions } from './rpc-client.js';
 export { RpcErrorCodes, fromRpcError, toRpcError, type RpcErrorData } from './rpc-errors.js';
 export { probeSocket } from './socket-path.js';

@@ -20,6 +20,7 @@ import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { NOTIFICATION_PART, decodeFrame, encodeFrame, oversizedFrameMessage } from './frames.js';
 import { LineFramer } from '../line-framer.js';
+import { untilCancelled } from './connection-jobs.js';
 import { PartAssembler } from './part-assembler.js';
 import { RpcErrorCodes, fromRpcError, rpcError } from './rpc-errors.js';
 import type { HelloResult } from './rpc-server.js';
@@ -46,6 +47,11 @@ export interface RpcClientOptions {
 export interface CallOptions {
   /** Deadline for this call's answer (default: the client's callTimeoutMs). */
   timeoutMs?: number;
+  /**
+   * Cancels the call: it fails with ABORTED at once, and the gateway is told
+   * (`jobs.cancel`) so it stops the work where the method can.
+   */
+  signal?: AbortSignal;
 }
 
 const HelloResultSchema = z.object({
@@ -57,6 +63,11 @@ const HelloResultSchema = z.object({
 
 function unavailable(message: string, hint?: string): XdogError {
   return new XdogError(ErrorCodes.UNAVAILABLE, message, { hint });
+}
+
+/** The error a call cancelled by its caller fails with: the signal's own XdogError, else ABORTED. */
+function cancelledCall(method: string, signal: AbortSignal): XdogError {
+  return XdogError.is(signal.reason) ? signal.reason : new XdogError(ErrorCodes.ABORTED, `${method} was cancelled`);
 }
 
 function openSocket(socketPath: string, timeoutMs: number): Promise<net.Socket> {
@@ -154,7 +165,7 @@ export class RpcClient {
         hint: 'it may be older than this client: restart it (`xdog claw gateway stop`, then `xdog claw gateway start`)',
       });
     }
-    return this.#request(method, params, options.timeoutMs ?? this.#options.callTimeoutMs ?? LIMITS.clawCallSeconds * 1000);
+    return this.#request(method, params, options.timeoutMs ?? this.#options.callTimeoutMs ?? LIMITS.clawCallSeconds * 1000, options.signal);
   }
 
   /** Listens to a notification; returns a disposer. A listener that throws surfaces as an uncaught exception. */
@@ -189,9 +200,26 @@ export class RpcClient {
     return socketClosed;
   }
 
-  async #request(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
+  async #request(method: string, params: unknown, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
     if (this.#closed) throw this.#closeCause ?? unavailable('the connection to the gateway is closed', 'connect again');
+    if (signal?.aborted) throw cancelledCall(method, signal);
     const id = this.#nextId++;
+    if (!signal) return this.#exchange(id, method, params, timeoutMs);
+    const cancelled = new AbortController();
+    const onAbort = (): void => {
+      cancelled.abort(cancelledCall(method, signal));
+      // The gateway stops waiting too (and stops the work where it can); its answer to this id is dropped.
+      if (!this.#closed && this.hello.methods.includes('jobs.cancel')) this.#request('jobs.cancel', { id }, timeoutMs).catch(() => {});
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await untilCancelled(this.#exchange(id, method, params, timeoutMs), cancelled.signal);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async #exchange(id: number, method: string, params: unknown, timeoutMs: number): Promise<unknown> {
     const request = createJSONRPCRequest(id, method, params);
     this.#encoded.set(request, encodeFrame(request, `the ${method} request`));
     this.#pending.add(id);

@@ -7,6 +7,7 @@
  * runs.
  */
 import type net from 'node:net';
+import { ConnectionJobs } from './connection-jobs.js';
 import { encodeFrame } from './frames.js';
 import { OutboundQueue, type Mergeable } from './outbound-queue.js';
 import { stackOf } from './rpc-errors.js';
@@ -46,6 +47,8 @@ export class ServerConnection implements RpcConnection {
   authenticated = false;
   /** Why the connection was closed by us, for the log. */
   closeReason: string | undefined;
+  /** Its running requests (`jobs.list`, `jobs.cancel`). */
+  readonly jobs = new ConnectionJobs();
   readonly #socket: net.Socket;
   readonly #closeListeners = new Set<() => void>();
   readonly #log: (line: string) => void;

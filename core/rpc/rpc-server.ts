@@ -27,13 +27,25 @@ import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { decodeFrame, oversizedFrameMessage } from './frames.js';
 import { LineFramer } from '../line-framer.js';
+import { untilCancelled, type RpcJob } from './connection-jobs.js';
 import { ServerConnection, type RpcConnection } from './rpc-connection.js';
 import { RpcErrorCodes, rpcError, stackOf, toRpcError } from './rpc-errors.js';
 import { ensurePrivateDir } from './private-files.js';
 import { assertSocketPathFits, probeSocket } from './socket-path.js';
 
-/** A method handler. Requests on one connection run concurrently. */
-export type RpcHandler = (params: unknown, connection: RpcConnection) => Promise<unknown>;
+/**
+ * A method handler. Requests on one connection run concurrently; each is a job
+ * of its connection whose signal fires when the client cancels it or leaves.
+ */
+export type RpcHandler = (params: unknown, connection: RpcConnection, job: RpcJob) => Promise<unknown>;
+
+/** Methods the transport answers itself, so a busy gateway still serves them. */
+const TRANSPORT_METHODS = ['hello', 'ping', 'jobs.list', 'jobs.cancel'] as const;
+
+const JobCancelParamsSchema = z.object({ id: z.union([z.string().max(256), z.number()]).optional() }).strict();
+
+/** A notification is no job: nothing can cancel it and nobody waits for its answer. */
+const NOTIFICATION_JOB: RpcJob = { signal: new AbortController().signal };
 
 export interface RpcServerOptions {
   socketPath: string;
@@ -104,7 +116,7 @@ export class RpcServer {
   #nextId = 1;
 
   constructor(options: RpcServerOptions) {
-    for (const own of ['hello', 'ping']) {
+    for (const own of TRANSPORT_METHODS) {
       if (options.methods.has(own)) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the RPC server provides \`${own}\` itself; remove it from the methods`);
     }
     this.#options = options;
@@ -123,14 +135,27 @@ export class RpcServer {
           );
     // Liveness: answered by the transport itself, so a busy gateway still says pong while its work waits.
     this.#rpc.addMethod('ping', (): PingResult => ({ pong: true, time: Date.now() }));
+    // A connection's running requests are its jobs: listed and cancelled by the transport, never queued behind them.
+    this.#rpc.addMethod('jobs.list', (_params, connection) => ({ jobs: connection.jobs.list() }));
+    this.#rpc.addMethod('jobs.cancel', (params, connection) => {
+      const parsed = JobCancelParamsSchema.safeParse(params ?? {});
+      if (!parsed.success) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'jobs.cancel: invalid params', { hint: 'jobs.cancel takes { id? } (a request id of this connection; without it, the newest job)' });
+      return connection.jobs.cancel(parsed.data.id, 'cancelled by the client (jobs.cancel)');
+    });
     for (const [name, handler] of options.methods) {
       this.#rpc.addMethodAdvanced(name, async (request, connection) => {
+        const { id } = request;
+        let job: RpcJob | undefined;
         try {
-          const result = await handler(request.params, connection);
-          return request.id === undefined ? null : createJSONRPCSuccessResponse(request.id, result ?? null);
+          job = id === undefined ? NOTIFICATION_JOB : connection.jobs.start(id, name);
+          // A cancelled job is answered at once; a handler that honours the signal also stops its work.
+          const result = await untilCancelled(handler(request.params, connection, job), job.signal);
+          return id === undefined ? null : createJSONRPCSuccessResponse(id, result ?? null);
         } catch (error) {
           if (!(error instanceof XdogError)) this.#log(`internal error in ${name}: ${stackOf(error)}`);
-          return request.id === undefined ? null : errorResponse(request.id, toRpcError(error, name));
+          return id === undefined ? null : errorResponse(id, toRpcError(error, name));
+        } finally {
+          if (id !== undefined && job) connection.jobs.end(id);
         }
       });
     }
@@ -217,6 +242,7 @@ export class RpcServer {
     helloTimer.unref();
     connection.onClose(() => {
       clearTimeout(helloTimer);
+      connection.jobs.cancelAll('the connection closed');
       this.#connections.delete(connection);
       this.#waiting.delete(connection);
       if (connection.closeReason) this.#log(`connection ${connection.id} closed: ${connection.closeReason}`);
@@ -355,7 +381,7 @@ export class RpcServer {
     const result: HelloResult = {
       protocol: this.#options.protocolVersion,
       capabilities: [...this.#options.capabilities],
-      methods: [...this.#options.methods.keys(), 'ping'].sort(),
+      methods: [...this.#options.methods.keys(), ...TRANSPORT_METHODS.filter((method) => method !== 'hello')].sort(),
       server: { pid: process.pid, version: this.#options.serverVersion },
     };
     return createJSONRPCSuccessResponse(id, result);

@@ -8,7 +8,7 @@ import { LIMITS } from '../../core/limits.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
 import type { MethodName, ParamsOf } from './protocol.js';
 import { PROTOCOL_VERSION } from './protocol-names.js';
-import { RpcClient, checkRuntimeDir, readToken, type PingResult } from './transport/index.js';
+import { RpcClient, checkRuntimeDir, readToken, type CallOptions, type PingResult } from './transport/index.js';
 
 export interface ConnectOptions {
   /** Shown to the gateway (logs). */
@@ -24,9 +24,10 @@ export interface ConnectOptions {
 
 export interface GatewayConnection {
   readonly hello: RpcClient['hello'];
-  call<M extends MethodName>(method: M, params: ParamsOf<M>, options?: { timeoutMs?: number }): Promise<any>;
+  /** `signal` cancels the call: it fails with ABORTED at once and the gateway is told (`jobs.cancel`). */
+  call<M extends MethodName>(method: M, params: ParamsOf<M>, options?: CallOptions): Promise<any>;
   /** Calls a method a gateway service added (docs/claw-services.md); the gateway validates its params. */
-  callService(method: string, params: Record<string, unknown>, options?: { timeoutMs?: number }): Promise<any>;
+  callService(method: string, params: Record<string, unknown>, options?: CallOptions): Promise<any>;
   /** Liveness: the gateway's transport answers at once, whatever its groups are doing. */
   ping(options?: { timeoutMs?: number }): Promise<PingResult>;
   on(notification: string, listener: (params: any) => void): () => void;

@@ -242,9 +242,9 @@ export class Gateway {
     handoffs.serve(local);
     for (const [name, handler] of local) {
       const schema = schemas.get(name)!;
-      methods.set(name, async (params, connection) => {
+      methods.set(name, async (params, connection, job) => {
         const group = groupOfCall(name, schema, params, defaultGroup);
-        if (group === undefined || !configured.has(group) || owns(group)) return handler(params, connection);
+        if (group === undefined || !configured.has(group) || owns(group)) return handler(params, connection, job);
         const answer = await handoffs.call(group, name, params);
         if (name === 'prompt') followedRuns.accepted(answer as PromptReceipt);
         return answer;

@@ -9,12 +9,14 @@ import type { SessionStore } from '../sessions/tokens.js';
 import type { GroupRuntime } from './group-runtime.js';
 import { MethodParams, type GatewayStatus, type MethodName, type ParamsOf, type WorkersReport } from './protocol.js';
 import type { GatewayService, MethodConnection } from './services.js';
+import type { RpcJob } from '../../core/rpc/index.js';
 import type { Subscriptions } from './subscriptions.js';
 import type { TranscriptReader } from './transcript.js';
 import { Uploads } from './uploads.js';
 import { workspaceDiff } from './workspace-diff.js';
 
-export type MethodHandler = (params: unknown, connection: MethodConnection) => Promise<unknown>;
+/** A protocol method: params, the calling connection, and the request's job (its signal fires when the client cancels it or leaves). */
+export type MethodHandler = (params: unknown, connection: MethodConnection, job?: RpcJob) => Promise<unknown>;
 
 export interface MethodContext {
   groups: ReadonlyMap<string, GroupRuntime>;
@@ -201,16 +203,21 @@ export function addServiceMethods(methods: Map<string, MethodHandler>, services:
         });
       }
       owners.set(name, service.name);
-      methods.set(name, validated(name, method.params, method.handle as (params: unknown, connection: MethodConnection) => unknown));
+      methods.set(name, validated(name, method.params, method.handle as ServiceHandler));
     }
   }
 }
 
+type ServiceHandler = (params: unknown, connection: MethodConnection, job: RpcJob) => unknown;
+
+/** The job of a call that came from no client request (a handoff from another worker): nothing cancels it. */
+const DETACHED_JOB: RpcJob = { signal: new AbortController().signal };
+
 /** A handler that validates its params against the schema first. */
-function validated(name: string, schema: z.ZodType, handler: (params: unknown, connection: MethodConnection) => unknown): MethodHandler {
-  return async (raw, connection) => {
+function validated(name: string, schema: z.ZodType, handler: ServiceHandler): MethodHandler {
+  return async (raw, connection, job) => {
     const parsed = schema.safeParse(raw ?? {});
     if (!parsed.success) throw invalidParams(name, parsed.error);
-    return handler(parsed.data, connection);
+    return handler(parsed.data, connection, job ?? DETACHED_JOB);
   };
 }

@@ -17,6 +17,7 @@ import type { SessionStore } from '../sessions/tokens.js';
 import type { GroupRuntime } from './group-runtime.js';
 import type { Subscriber } from './subscriptions.js';
 import type { Wakeups } from './wakeups.js';
+import type { RpcJob } from '../../core/rpc/index.js';
 import type { GatewayLocations } from './locations.js';
 
 /** The connection a method call came from (for subscriptions and per-client state). */
@@ -25,11 +26,12 @@ export type MethodConnection = Subscriber;
 /** One protocol method a service adds: its params schema and its handler (params already validated). */
 export interface GatewayMethod<S extends z.ZodType = z.ZodType> {
   params: S;
-  handle(params: z.infer<S>, connection: MethodConnection): Promise<unknown> | unknown;
+  /** `job.signal` fires when the client cancels the request (`jobs.cancel`) or its connection closes: stop waiting work there. */
+  handle(params: z.infer<S>, connection: MethodConnection, job: RpcJob): Promise<unknown> | unknown;
 }
 
 /** Declares a method with its params typed from the schema. */
-export function gatewayMethod<S extends z.ZodType>(params: S, handle: (params: z.infer<S>, connection: MethodConnection) => Promise<unknown> | unknown): GatewayMethod<S> {
+export function gatewayMethod<S extends z.ZodType>(params: S, handle: (params: z.infer<S>, connection: MethodConnection, job: RpcJob) => Promise<unknown> | unknown): GatewayMethod<S> {
   return { params, handle };
 }
 

@@ -7,6 +7,7 @@
  * this file or index.ts, nothing else of this folder.
  */
 export { CLAW_SESSION_TOOL_CTX, ClawGroupToken, GatewayServiceContribution, followGroups, gatewayMethod, type GroupFollower, type ClawGroupContext, type GatewayHost, type GatewayMethod, type GatewayService, type MethodConnection } from './services.js';
+export type { RpcJob } from '../../core/rpc/index.js';
 export { gatewayLocations, type GatewayLocations } from './locations.js';
 export { isMemoryFlushTool } from './memory-flush.js';
 export { assertSpendAllowed, budgetExceeded, spendRefusal, tellGroup } from './spend.js';

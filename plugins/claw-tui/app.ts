@@ -18,6 +18,7 @@ import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ImageContent, Message } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { terminalSafe } from '../../core/terminal-text.js';
+import { CommandJobs } from './command-jobs.js';
 import { prepareImages, type GatewayConnection, type GroupStatus, type PromptReceipt } from '../claw-gateway/index.js';
 import type { TodoView } from '../todos/index.js';
 import type { GoalView } from '../claw-goals/index.js';
@@ -84,6 +85,8 @@ export class ClawTui {
   readonly #bindings: Bindings;
   readonly #commands: SessionCommands;
   readonly #extensions: TuiExtensions;
+  /** Commands the person waits for; Escape cancels the newest. */
+  readonly #jobs = new CommandJobs();
   readonly #approvals = new TuiApprovals(this);
   readonly #elicitations = new TuiElicitations(this);
 
@@ -216,6 +219,8 @@ export class ClawTui {
       `thinking ${this.thinking ?? 'off'}`,
       this.contextTokens === undefined ? 'context –' : `context ${this.contextTokens} tok`,
     ];
+    const job = this.#jobs.newest;
+    if (job) parts.push(`${terminalSafe(job)} working · Esc cancels it`);
     if (!this.connection) parts.push('state unknown');
     else if (group?.busy) parts.push(`running ${group.runStartedAt ? Math.max(0, Math.round((Date.now() - group.runStartedAt) / 1000)) : 0}s · Esc aborts`);
     else parts.push('idle');
@@ -358,7 +363,9 @@ export class ClawTui {
   async call(method: string, params: Record<string, unknown>): Promise<any> {
     const connection = this.need();
     if (!this.methods.has(method)) throw new XdogError(ErrorCodes.UNSUPPORTED, `${method} is unsupported by this gateway`, { hint: 'run a gateway of the same xdog version as this client' });
-    return (connection.call as (m: string, p: unknown) => Promise<unknown>)(method, { group: this.group?.name, ...params });
+    // Inside a command the person waits for, the call is part of its job: Escape cancels it.
+    const signal = this.#jobs.signal;
+    return (connection.call as (m: string, p: unknown, o: { signal?: AbortSignal }) => Promise<unknown>)(method, { group: this.group?.name, ...params }, signal ? { signal } : {});
   }
 
   #startTicker(): void {
@@ -498,6 +505,12 @@ export class ClawTui {
     // An extension's shortcut only where no TUI binding took the key.
     if (!action) return this.#extensions.runShortcut(data);
     if (action === 'abort') {
+      // The most specific wait goes first: a command the person is waiting for, then the run.
+      // Its call fails ABORTED at once, and submit() says so and puts the command back in the editor.
+      if (this.#jobs.cancelNewest()) {
+        this.#renderFooter();
+        return true;
+      }
       if (!this.group?.busy) return false;
       this.#abortAsked = true;
       this.call('abort', {}).then(
@@ -560,18 +573,29 @@ export class ClawTui {
    */
   async submit(text: string, draft = text): Promise<void> {
     try {
-      if (isExtensionSlash(text)) await this.#extensions.run(text);
+      if (isExtensionSlash(text)) await this.#asJob(text, () => this.#extensions.run(text));
       else if (isCommand(text)) {
         const parsed = parseCommand(text);
         const refusal = unsupported(parsed.command, this.methods);
         if (refusal) throw refusal;
-        await this.#commands.run(parsed.command.name, parsed.rest);
+        await this.#asJob(text, () => this.#commands.run(parsed.command.name, parsed.rest));
       } else await this.#sendOrQueue(text.startsWith('//') ? text.slice(1) : text);
     } catch (error) {
       this.error(error);
       if (!this.editor.getText()) this.editor.setText(draft);
     }
     this.#renderFooter();
+  }
+
+  /** A command as a job: the footer names it while it waits, and Escape cancels it. */
+  async #asJob(text: string, work: () => Promise<void>): Promise<void> {
+    const label = text.split(/\s/, 1)[0]!;
+    const shown = setTimeout(() => this.#renderFooter(), JOB_SHOWN_AFTER_MS);
+    try {
+      await this.#jobs.run(label, work);
+    } finally {
+      clearTimeout(shown);
+    }
   }
 
   async #sendOrQueue(text: string): Promise<void> {
@@ -759,6 +783,8 @@ export class ClawTui {
 
 /** How long "press Ctrl+C again to quit" stays armed. */
 const QUIT_ARM_MS = 3000;
+/** A command that takes longer than this is named in the footer (quick ones never flash there). */
+const JOB_SHOWN_AFTER_MS = 300;
 
 function resultText(result: { content?: Array<{ type: string; text?: string }> } | undefined): string {
   return (result?.content ?? []).filter((part) => part.type === 'text').map((part) => part.text ?? '').join('\n');

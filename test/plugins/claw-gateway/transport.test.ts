@@ -67,7 +67,7 @@ describe('hello', () => {
     expect(client.hello).toEqual({
       protocol: PROTOCOL,
       capabilities: ['session-control:1'],
-      methods: ['echo', 'ping', 'session.list'],
+      methods: ['echo', 'jobs.cancel', 'jobs.list', 'ping', 'session.list'],
       server: { pid: process.pid, version: '9.9.9' },
     });
     expect(await client.call('echo', { n: 1 })).toEqual({ n: 1 });
@@ -102,7 +102,7 @@ describe('hello', () => {
     expect(refused).toMatchObject({ id: 1, error: { code: -32000, data: { code: 'UNAUTHENTICATED' } } });
     raw.send({ jsonrpc: '2.0', method: 'echo', params: 'notification' }); // ignored: no answer, not run
     expect(await raw.request(3, 'ping', {})).toMatchObject({ id: 3, error: { data: { code: 'UNAUTHENTICATED' } } });
-    expect((await raw.hello()).result.methods).toEqual(['echo', 'ping']);
+    expect((await raw.hello()).result.methods).toEqual(['echo', 'jobs.cancel', 'jobs.list', 'ping']);
     expect(await raw.request(2, 'echo', 'y')).toMatchObject({ id: 2, result: 'y' });
     expect(ran).toBe(1);
   });
@@ -260,8 +260,8 @@ describe('methods', () => {
     expect(await waiting).toBe('waited');
   });
 
-  it('refuses methods named hello or ping: the server provides both', () => {
-    for (const own of ['hello', 'ping']) {
+  it('refuses methods named hello, ping or jobs.*: the server provides them', () => {
+    for (const own of ['hello', 'ping', 'jobs.list', 'jobs.cancel']) {
       expect(() => new RpcServer({ socketPath: socketPath(), token: TOKEN, protocolVersion: PROTOCOL, capabilities: [], methods: new Map([[own, echo]]), serverVersion: '1' })).toThrow(`provides \`${own}\` itself`);
     }
   });
@@ -275,6 +275,118 @@ describe('methods', () => {
     raw.send({ jsonrpc: '2.0', method: 'unknown', params: 2 });
     expect(await raw.request(3, 'echo', 'sync')).toMatchObject({ id: 3 });
     expect(seen).toEqual([1]);
+  });
+});
+
+describe('jobs', () => {
+  /** The next `count` frames by their id (answers to requests running at once come in either order). */
+  async function framesById(raw: RawPeer, count: number): Promise<Map<unknown, any>> {
+    const frames = new Map<unknown, any>();
+    while (frames.size < count) {
+      const frame = await raw.next();
+      frames.set(frame.id, frame);
+    }
+    return frames;
+  }
+
+  /** A method that waits until its job is cancelled, and records why. */
+  function waitForCancel(seen: string[]): RpcHandler {
+    return (_params, _connection, job) =>
+      new Promise((_resolve, reject) => {
+        job.signal.addEventListener('abort', () => {
+          seen.push((job.signal.reason as Error).message);
+          reject(job.signal.reason);
+        });
+      });
+  }
+
+  it('lists a connection\'s running requests and cancels one by id or the newest; the handler hears it', async () => {
+    const seen: string[] = [];
+    const { socketPath: at } = await startServer({ wait: waitForCancel(seen), echo });
+    const raw = await RawPeer.open(at, TOKEN);
+    await raw.hello();
+    raw.send({ jsonrpc: '2.0', id: 'a', method: 'wait', params: { n: 1 } });
+    raw.send({ jsonrpc: '2.0', id: 'b', method: 'wait', params: { n: 2 } });
+    const listed = await raw.request(3, 'jobs.list', {});
+    expect(listed.result.jobs.map((job: { id: unknown; method: string }) => [job.id, job.method])).toEqual([['a', 'wait'], ['b', 'wait']]);
+    // Without an id: the newest job, the most specific wait.
+    raw.send({ jsonrpc: '2.0', id: 4, method: 'jobs.cancel', params: {} });
+    const first = await framesById(raw, 2);
+    expect(first.get(4).result).toMatchObject({ cancelled: true, job: { id: 'b', method: 'wait' } });
+    expect(first.get('b')).toMatchObject({ error: { data: { code: 'ABORTED' } } });
+    raw.send({ jsonrpc: '2.0', id: 5, method: 'jobs.cancel', params: { id: 'a' } });
+    const second = await framesById(raw, 2);
+    expect(second.get(5).result).toMatchObject({ cancelled: true, job: { id: 'a' } });
+    expect(second.get('a')).toMatchObject({ error: { message: 'wait was cancelled: cancelled by the client (jobs.cancel)', data: { code: 'ABORTED' } } });
+    expect(seen).toEqual(['wait was cancelled: cancelled by the client (jobs.cancel)', 'wait was cancelled: cancelled by the client (jobs.cancel)']);
+    expect((await raw.request(6, 'jobs.cancel', {})).result).toEqual({ cancelled: false });
+    expect((await raw.request(7, 'jobs.list', {})).result).toEqual({ jobs: [] });
+    expect(await raw.request(8, 'jobs.cancel', { id: 'a', extra: 1 })).toMatchObject({ id: 8, error: { data: { code: 'INVALID_ARGUMENT' } } });
+  });
+
+  it('answers a cancelled request at once even when its handler ignores the signal', async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { socketPath: at } = await startServer({ stubborn: async () => (await released, 'too late') });
+    const raw = await RawPeer.open(at, TOKEN);
+    await raw.hello();
+    raw.send({ jsonrpc: '2.0', id: 1, method: 'stubborn' });
+    raw.send({ jsonrpc: '2.0', id: 2, method: 'jobs.cancel', params: { id: 1 } });
+    const answers = await framesById(raw, 2);
+    expect(answers.get(2).result).toMatchObject({ cancelled: true });
+    expect(answers.get(1)).toMatchObject({ error: { data: { code: 'ABORTED' } } });
+    release();
+    // Its late result is never sent: the next frame is the answer to the next request.
+    expect(await raw.request(3, 'jobs.list', {})).toEqual({ jsonrpc: '2.0', id: 3, result: { jobs: [] } });
+  });
+
+  it('refuses a request id already running on the connection, and keeps the running one', async () => {
+    const { socketPath: at } = await startServer({ wait: waitForCancel([]) });
+    const raw = await RawPeer.open(at, TOKEN);
+    await raw.hello();
+    raw.send({ jsonrpc: '2.0', id: 7, method: 'wait' });
+    expect(await raw.request(7, 'wait', {})).toMatchObject({ id: 7, error: { message: 'request id 7 is already in use by a running wait', data: { code: 'INVALID_ARGUMENT' } } });
+    expect((await raw.request(8, 'jobs.list', {})).result.jobs).toHaveLength(1);
+  });
+
+  it(`refuses more than LIMITS.clawConnectionJobs (${LIMITS.clawConnectionJobs}) running requests on one connection`, async () => {
+    const { socketPath: at } = await startServer({ wait: waitForCancel([]) });
+    const raw = await RawPeer.open(at, TOKEN);
+    await raw.hello();
+    for (let id = 1; id <= LIMITS.clawConnectionJobs; id++) raw.send({ jsonrpc: '2.0', id, method: 'wait' });
+    expect(await raw.request(100_000, 'wait', {})).toMatchObject({ id: 100_000, error: { data: { code: 'LIMIT_EXCEEDED' } } });
+    expect((await raw.request(100_001, 'jobs.list', {})).result.jobs).toHaveLength(LIMITS.clawConnectionJobs);
+  });
+
+  it('cancels a connection\'s jobs when it closes, and no other connection\'s', async () => {
+    const seen: string[] = [];
+    const { socketPath: at } = await startServer({ wait: waitForCancel(seen) });
+    const leaving = await RawPeer.open(at, TOKEN);
+    await leaving.hello();
+    const staying = await RawPeer.open(at, TOKEN);
+    await staying.hello();
+    leaving.send({ jsonrpc: '2.0', id: 1, method: 'wait' });
+    staying.send({ jsonrpc: '2.0', id: 1, method: 'wait' });
+    await expect.poll(async () => (await staying.request(2, 'jobs.list', {})).result.jobs.length).toBe(1);
+    await expect.poll(async () => (await leaving.request(3, 'jobs.list', {})).result.jobs.length).toBe(1);
+    leaving.socket.destroy();
+    await expect.poll(() => seen).toEqual(['wait was cancelled: the connection closed']);
+    expect((await staying.request(4, 'jobs.list', {})).result.jobs).toHaveLength(1);
+  });
+
+  it('a client call given a signal fails ABORTED at once and tells the gateway, which stops the work', async () => {
+    const seen: string[] = [];
+    const { socketPath: at } = await startServer({ wait: waitForCancel(seen), echo });
+    const client = await connect(at);
+    const controller = new AbortController();
+    const call = client.call('wait', {}, { signal: controller.signal });
+    await expect.poll(async () => ((await client.call('jobs.list', {})) as { jobs: unknown[] }).jobs.length).toBe(1);
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: ErrorCodes.ABORTED, message: 'wait was cancelled' });
+    await expect.poll(() => seen).toEqual(['wait was cancelled: cancelled by the client (jobs.cancel)']);
+    expect(await client.call('jobs.list', {})).toEqual({ jobs: [] });
+    // An already-aborted signal sends nothing.
+    await expect(client.call('echo', 1, { signal: controller.signal })).rejects.toMatchObject({ code: ErrorCodes.ABORTED });
   });
 });
 
