@@ -20,7 +20,6 @@ import { ErrorCodes, XdogError, describeError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { NOTIFICATION_PART, decodeFrame, encodeFrame, oversizedFrameMessage } from './frames.js';
 import { LineFramer } from '../line-framer.js';
-import { untilCancelled } from './connection-jobs.js';
 import { PartAssembler } from './part-assembler.js';
 import { RpcErrorCodes, fromRpcError, rpcError } from './rpc-errors.js';
 import type { HelloResult } from './rpc-server.js';
@@ -48,8 +47,8 @@ export interface CallOptions {
   /** Deadline for this call's answer (default: the client's callTimeoutMs). */
   timeoutMs?: number;
   /**
-   * Cancels the call: it fails with ABORTED at once, and the gateway is told
-   * (`jobs.cancel`) so it stops the work where the method can.
+   * Cancels the call (`jobs.cancel`): a read or a wait fails with ABORTED at
+   * once; a method that changes state runs on and answers as usual.
    */
   signal?: AbortSignal;
 }
@@ -65,7 +64,7 @@ function unavailable(message: string, hint?: string): XdogError {
   return new XdogError(ErrorCodes.UNAVAILABLE, message, { hint });
 }
 
-/** The error a call cancelled by its caller fails with: the signal's own XdogError, else ABORTED. */
+/** The error of a call whose signal was aborted before it was sent: the signal's own XdogError, else ABORTED. */
 function cancelledCall(method: string, signal: AbortSignal): XdogError {
   return XdogError.is(signal.reason) ? signal.reason : new XdogError(ErrorCodes.ABORTED, `${method} was cancelled`);
 }
@@ -205,15 +204,13 @@ export class RpcClient {
     if (signal?.aborted) throw cancelledCall(method, signal);
     const id = this.#nextId++;
     if (!signal) return this.#exchange(id, method, params, timeoutMs);
-    const cancelled = new AbortController();
+    // The gateway decides: a read or a wait is answered ABORTED at once; a change runs on and its answer comes as usual.
     const onAbort = (): void => {
-      cancelled.abort(cancelledCall(method, signal));
-      // The gateway stops waiting too (and stops the work where it can); its answer to this id is dropped.
       if (!this.#closed && this.hello.methods.includes('jobs.cancel')) this.#request('jobs.cancel', { id }, timeoutMs).catch(() => {});
     };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      return await untilCancelled(this.#exchange(id, method, params, timeoutMs), cancelled.signal);
+      return await this.#exchange(id, method, params, timeoutMs);
     } finally {
       signal.removeEventListener('abort', onAbort);
     }

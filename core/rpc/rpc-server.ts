@@ -57,6 +57,8 @@ export interface RpcServerOptions {
   capabilities: string[];
   /** The methods besides `hello`; `hello` advertises their names. */
   methods: Map<string, RpcHandler>;
+  /** Methods `jobs.cancel` may cancel: reads and waits, never a change (default: none). */
+  cancellable?: ReadonlySet<string>;
   /** The gateway's version, reported in `hello`. */
   serverVersion: string;
   /** Where internal errors and dropped connections are reported (the gateway log). */
@@ -147,7 +149,7 @@ export class RpcServer {
         const { id } = request;
         let job: RpcJob | undefined;
         try {
-          job = id === undefined ? NOTIFICATION_JOB : connection.jobs.start(id, name);
+          job = id === undefined ? NOTIFICATION_JOB : connection.jobs.start(id, name, this.#options.cancellable?.has(name) ?? false);
           // A cancelled job is answered at once; a handler that honours the signal also stops its work.
           const result = await untilCancelled(handler(request.params, connection, job), job.signal);
           return id === undefined ? null : createJSONRPCSuccessResponse(id, result ?? null);

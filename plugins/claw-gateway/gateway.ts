@@ -36,7 +36,7 @@ import { GroupRuntime } from './group-runtime.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
 import { FollowedRuns } from './followed-runs.js';
 import { Handoffs, groupOfCall } from './handoff.js';
-import { addServiceMethods, createMethods, groupResolver, type MethodHandler } from './methods.js';
+import { addServiceMethods, cancellableMethods, createMethods, groupResolver, type MethodHandler } from './methods.js';
 import { CAPABILITIES, MethodParams, PROTOCOL_VERSION, type GatewayStatus, type ParamsOf, type PromptReceipt } from './protocol.js';
 import { Relay } from './relay.js';
 import { assertSpendAllowed } from './spend.js';
@@ -207,7 +207,7 @@ export class Gateway {
     await this.#pool?.start();
     const capabilities = [...CAPABILITIES, ...services.flatMap((service) => service.capabilities ?? [])];
     // The server's log (cut connections, internal errors) goes to the gateway log.
-    this.#server = new RpcServer({ socketPath: this.locations.socket, token, protocolVersion: PROTOCOL_VERSION, capabilities, methods, serverVersion: this.#options.version, log: (line) => this.#log(line) });
+    this.#server = new RpcServer({ socketPath: this.locations.socket, token, protocolVersion: PROTOCOL_VERSION, capabilities, methods, cancellable: cancellableMethods(services), serverVersion: this.#options.version, log: (line) => this.#log(line) });
     await this.#server.listen();
   }
 

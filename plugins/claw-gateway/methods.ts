@@ -191,6 +191,16 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
   return methods;
 }
 
+/** The gateway's own methods that only read: `jobs.cancel` may cancel them (a change always runs to its end). */
+const READ_METHODS: readonly MethodName[] = ['gateway.status', 'group.list', 'group.status', 'queue.list', 'session.list', 'session.search', 'session.show', 'session.tree', 'models.list', 'tools.list', 'workspace.diff', 'transcript.read', 'usage.summary', 'workers.list'];
+
+/** The methods a client may cancel: the gateway's reads and the services' methods that say they only read or wait. */
+export function cancellableMethods(services: readonly GatewayService[]): Set<string> {
+  const names = new Set<string>(READ_METHODS);
+  for (const service of services) for (const [name, method] of Object.entries(service.methods ?? {})) if (method.cancellable) names.add(name);
+  return names;
+}
+
 /** Adds the services' methods; a name that is taken fails (two owners of one method would be ambiguous). */
 export function addServiceMethods(methods: Map<string, MethodHandler>, services: readonly GatewayService[]): void {
   const owners = new Map<string, string>();

@@ -26,13 +26,19 @@ export type MethodConnection = Subscriber;
 /** One protocol method a service adds: its params schema and its handler (params already validated). */
 export interface GatewayMethod<S extends z.ZodType = z.ZodType> {
   params: S;
-  /** `job.signal` fires when the client cancels the request (`jobs.cancel`) or its connection closes: stop waiting work there. */
+  /** `job.signal` fires when the client cancels the request (`jobs.cancel`, cancellable methods only) or its connection closes. */
   handle(params: z.infer<S>, connection: MethodConnection, job: RpcJob): Promise<unknown> | unknown;
+  /** The method only reads or waits, so a client may cancel it (`jobs.cancel`): it is answered ABORTED at once and should stop its work on `job.signal`. */
+  cancellable?: boolean;
 }
 
-/** Declares a method with its params typed from the schema. */
-export function gatewayMethod<S extends z.ZodType>(params: S, handle: (params: z.infer<S>, connection: MethodConnection, job: RpcJob) => Promise<unknown> | unknown): GatewayMethod<S> {
-  return { params, handle };
+/** Declares a method with its params typed from the schema; `cancellable` for a read or a wait (never a change). */
+export function gatewayMethod<S extends z.ZodType>(
+  params: S,
+  handle: (params: z.infer<S>, connection: MethodConnection, job: RpcJob) => Promise<unknown> | unknown,
+  options: { cancellable?: boolean } = {},
+): GatewayMethod<S> {
+  return { params, handle, ...(options.cancellable ? { cancellable: true } : {}) };
 }
 
 /** What a service sees of the gateway that started it. */

@@ -219,8 +219,6 @@ export class ClawTui {
       `thinking ${this.thinking ?? 'off'}`,
       this.contextTokens === undefined ? 'context –' : `context ${this.contextTokens} tok`,
     ];
-    const job = this.#jobs.newest;
-    if (job) parts.push(`${terminalSafe(job)} working · Esc cancels it`);
     if (!this.connection) parts.push('state unknown');
     else if (group?.busy) parts.push(`running ${group.runStartedAt ? Math.max(0, Math.round((Date.now() - group.runStartedAt) / 1000)) : 0}s · Esc aborts`);
     else parts.push('idle');
@@ -228,7 +226,8 @@ export class ClawTui {
     if (this.attachments.list().length) parts.push(`${this.attachments.list().length} image(s) attached`);
     parts.push(this.connection ? 'online' : 'offline');
     this.#footer.setText(style.dim(parts.join(' · ')));
-    this.#status.setText(this.#quitArmed ? style.notice('press Ctrl+C again to quit') : '');
+    const job = this.#jobs.newest;
+    this.#status.setText(this.#quitArmed ? style.notice('press Ctrl+C again to quit') : job ? style.dim(`${terminalSafe(job)} working · Esc cancels it`) : '');
     this.#queueLine.setText(this.queue.size ? style.dim(terminalSafe(queuePreview(this.queue.list(), this.#queueHeld))) : '');
     this.#attachLine.setText(this.attachments.list().length ? style.dim(terminalSafe(attachmentPreview(this.attachments.list()))) : '');
     this.tui.requestRender();

@@ -48,8 +48,9 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
         if (params.activate) await host.activateAll();
         return host.list();
       }),
-      'extensions.command': gatewayMethod(CommandCall, async (params) => ({ text: await hostIn(params.group).host.runCommand(params.command, params.args) })),
-      'extensions.complete': gatewayMethod(CompleteCall, async (params) => ({ items: await hostIn(params.group).host.completeCommand(params.command, params.prefix) })),
+      // A person may stop waiting for a command (Escape in the TUI): the gateway answers ABORTED, the callback runs to its own end.
+      'extensions.command': gatewayMethod(CommandCall, async (params) => ({ text: await hostIn(params.group).host.runCommand(params.command, params.args) }), { cancellable: true }),
+      'extensions.complete': gatewayMethod(CompleteCall, async (params) => ({ items: await hostIn(params.group).host.completeCommand(params.command, params.prefix) }), { cancellable: true }),
       // Extension dialogs (dialog-relay.ts): the ones waiting (a client that connects later shows them), and a client's answer.
       'extensions.dialogs': gatewayMethod(z.object({ group: z.string().optional() }).strict(), (params) => dialogs!.pendingIn(gateway!.group(params.group).name)),
       'extensions.answer': gatewayMethod(AnswerCall, (params) => {

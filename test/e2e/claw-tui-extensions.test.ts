@@ -3,7 +3,8 @@
  * extension): an extension command's select, input and confirm open as
  * dialogs over the chat, their answers reach the extension, and a dialog
  * nobody answers closes at its timeout with the no-answer; an extension's
- * status line shows above the editor and its shortcut runs its command.
+ * status line shows above the editor and its shortcut runs its command; a
+ * command the person waits for is a job that Escape cancels before the run.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +31,7 @@ export default function setup(api) {
     },
   });
   api.command('idle', { run: async () => { api.status('work', undefined); return 'idle now'; } });
+  api.command('hold', { run: async () => 'held: ' + String(await api.confirm('hold on', { timeoutSeconds: 30 })) });
   api.command('wait', { run: async () => 'late: ' + String(await api.confirm('nobody answers this', { timeoutSeconds: 3 })) });
 }`;
 
@@ -60,10 +62,18 @@ async function onScreen(test: (screen: string) => boolean, what: string, deadlin
   }
 }
 
+let opened = false;
+/** One TUI for the file's tests, opened by the first that runs (any of them may run alone). */
+async function openTui(): Promise<void> {
+  if (opened) return;
+  opened = true;
+  tty.start(`env ${Object.entries({ ...sandbox.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1' }).map(([key, value]) => `${key}='${value}'`).join(' ')} ${process.execPath} ${path.join(repoRoot, 'bin/run.js')} claw tui`, { width: 100, height: 30 });
+  await onScreen((screen) => screen.includes('online'), 'the TUI online');
+}
+
 describe.skipIf(!hasTmux)('xdog claw tui: extension dialogs', { timeout: 180_000 }, () => {
   it('shows select, input and confirm as dialogs and sends the answers; an unanswered one times out', async () => {
-    tty.start(`env ${Object.entries({ ...sandbox.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1' }).map(([key, value]) => `${key}='${value}'`).join(' ')} ${process.execPath} ${path.join(repoRoot, 'bin/run.js')} claw tui`, { width: 100, height: 30 });
-    await onScreen((screen) => screen.includes('online'), 'the TUI online');
+    await openTui();
     tty.keys('/ext-asker-ask', 'Enter');
     await onScreen((screen) => screen.includes('extension asker asks (select') && screen.includes('pick a color') && screen.includes('> red'), 'the select dialog');
     tty.keys('Down');
@@ -87,7 +97,31 @@ describe.skipIf(!hasTmux)('xdog claw tui: extension dialogs', { timeout: 180_000
     await onScreen((screen) => !screen.includes('late: false') && screen.includes('online'), 'the chat after the dialogs');
   });
 
+  it('Escape closes a dialog, then cancels the command the person waits for, and only then aborts the run', async () => {
+    await openTui();
+    const footer = () => tty.screen().split('\n').filter((line) => line.includes(' · ')).join('\n');
+    tty.keys('-l', '/ext-asker-hold');
+    tty.keys('Enter');
+    await onScreen((screen) => screen.includes('hold on'), 'the dialog of the command');
+    tty.keys('Escape');
+    // The dialog is closed, the command still waits for its answer: a job the person can cancel.
+    await onScreen((screen) => !screen.includes('hold on') && screen.includes('/ext-asker-hold working · Esc cancels it'), 'the command named above the footer');
+    tty.keys('-l', 'slow 60');
+    tty.keys('Enter');
+    await onScreen(() => footer().includes('Esc aborts'), 'the run going');
+    tty.keys('Escape');
+    await onScreen((screen) => screen.includes('/ext-asker-hold was cancelled') && !screen.includes('working · Esc cancels it'), 'the command cancelled');
+    // The run went on: only the next Escape aborts it.
+    expect(footer()).toContain('Esc aborts');
+    expect(tty.screen()).not.toContain('aborting the turn');
+    tty.keys('C-u', 'Escape');
+    await onScreen((screen) => screen.includes('aborting the turn'), 'the run aborted');
+    await onScreen(() => footer().includes('idle'), 'the group idle again');
+    tty.keys('C-u');
+  });
+
   it('an extension command\'s shortcut runs it; its status line shows above the editor until it clears it', async () => {
+    await openTui();
     const editorTop = () => {
       const lines = tty.screen().split('\n');
       return lines.slice(0, lines.findIndex((line) => line.startsWith('─'))).join('\n');

@@ -37,9 +37,10 @@ function socketPath(): string {
   return path.join(tempDir('xdog-rpc-'), 'run', 'gateway.sock');
 }
 
-async function startServer(methods: Record<string, RpcHandler>, at = socketPath(), log?: (line: string) => void): Promise<{ server: RpcServer; socketPath: string }> {
+async function startServer(methods: Record<string, RpcHandler>, at = socketPath(), log?: (line: string) => void, cancellable?: string[]): Promise<{ server: RpcServer; socketPath: string }> {
   const server = new RpcServer({
     log,
+    ...(cancellable ? { cancellable: new Set(cancellable) } : {}),
     socketPath: at,
     token: TOKEN,
     protocolVersion: PROTOCOL,
@@ -302,13 +303,13 @@ describe('jobs', () => {
 
   it('lists a connection\'s running requests and cancels one by id or the newest; the handler hears it', async () => {
     const seen: string[] = [];
-    const { socketPath: at } = await startServer({ wait: waitForCancel(seen), echo });
+    const { socketPath: at } = await startServer({ wait: waitForCancel(seen), echo }, undefined, undefined, ['wait']);
     const raw = await RawPeer.open(at, TOKEN);
     await raw.hello();
     raw.send({ jsonrpc: '2.0', id: 'a', method: 'wait', params: { n: 1 } });
     raw.send({ jsonrpc: '2.0', id: 'b', method: 'wait', params: { n: 2 } });
     const listed = await raw.request(3, 'jobs.list', {});
-    expect(listed.result.jobs.map((job: { id: unknown; method: string }) => [job.id, job.method])).toEqual([['a', 'wait'], ['b', 'wait']]);
+    expect(listed.result.jobs.map((job: { id: unknown; method: string; cancellable: boolean }) => [job.id, job.method, job.cancellable])).toEqual([['a', 'wait', true], ['b', 'wait', true]]);
     // Without an id: the newest job, the most specific wait.
     raw.send({ jsonrpc: '2.0', id: 4, method: 'jobs.cancel', params: {} });
     const first = await framesById(raw, 2);
@@ -319,7 +320,7 @@ describe('jobs', () => {
     expect(second.get(5).result).toMatchObject({ cancelled: true, job: { id: 'a' } });
     expect(second.get('a')).toMatchObject({ error: { message: 'wait was cancelled: cancelled by the client (jobs.cancel)', data: { code: 'ABORTED' } } });
     expect(seen).toEqual(['wait was cancelled: cancelled by the client (jobs.cancel)', 'wait was cancelled: cancelled by the client (jobs.cancel)']);
-    expect((await raw.request(6, 'jobs.cancel', {})).result).toEqual({ cancelled: false });
+    expect((await raw.request(6, 'jobs.cancel', {})).result).toEqual({ cancelled: false, reason: 'no cancellable request is running on this connection' });
     expect((await raw.request(7, 'jobs.list', {})).result).toEqual({ jobs: [] });
     expect(await raw.request(8, 'jobs.cancel', { id: 'a', extra: 1 })).toMatchObject({ id: 8, error: { data: { code: 'INVALID_ARGUMENT' } } });
   });
@@ -327,7 +328,7 @@ describe('jobs', () => {
   it('answers a cancelled request at once even when its handler ignores the signal', async () => {
     let release: () => void = () => {};
     const released = new Promise<void>((resolve) => (release = resolve));
-    const { socketPath: at } = await startServer({ stubborn: async () => (await released, 'too late') });
+    const { socketPath: at } = await startServer({ stubborn: async () => (await released, 'too late') }, undefined, undefined, ['stubborn']);
     const raw = await RawPeer.open(at, TOKEN);
     await raw.hello();
     raw.send({ jsonrpc: '2.0', id: 1, method: 'stubborn' });
@@ -340,8 +341,22 @@ describe('jobs', () => {
     expect(await raw.request(3, 'jobs.list', {})).toEqual({ jsonrpc: '2.0', id: 3, result: { jobs: [] } });
   });
 
+  it('never cancels a method that changes state: it runs to its end and answers as usual', async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { socketPath: at } = await startServer({ change: async () => (await released, 'changed') });
+    const raw = await RawPeer.open(at, TOKEN);
+    await raw.hello();
+    raw.send({ jsonrpc: '2.0', id: 1, method: 'change' });
+    await expect.poll(async () => (await raw.request(2, 'jobs.list', {})).result.jobs).toMatchObject([{ id: 1, method: 'change', cancellable: false }]);
+    expect((await raw.request(3, 'jobs.cancel', { id: 1 })).result).toMatchObject({ cancelled: false, job: { id: 1 }, reason: 'change changes state, so it runs to its end' });
+    expect((await raw.request(4, 'jobs.cancel', {})).result).toMatchObject({ cancelled: false });
+    release();
+    expect(await raw.next()).toEqual({ jsonrpc: '2.0', id: 1, result: 'changed' });
+  });
+
   it('refuses a request id already running on the connection, and keeps the running one', async () => {
-    const { socketPath: at } = await startServer({ wait: waitForCancel([]) });
+    const { socketPath: at } = await startServer({ wait: waitForCancel([]) }, undefined, undefined, ['wait']);
     const raw = await RawPeer.open(at, TOKEN);
     await raw.hello();
     raw.send({ jsonrpc: '2.0', id: 7, method: 'wait' });
@@ -361,6 +376,7 @@ describe('jobs', () => {
   it('cancels a connection\'s jobs when it closes, and no other connection\'s', async () => {
     const seen: string[] = [];
     const { socketPath: at } = await startServer({ wait: waitForCancel(seen) });
+    // Not cancellable by jobs.cancel, yet its signal fires when the connection closes.
     const leaving = await RawPeer.open(at, TOKEN);
     await leaving.hello();
     const staying = await RawPeer.open(at, TOKEN);
@@ -374,17 +390,25 @@ describe('jobs', () => {
     expect((await staying.request(4, 'jobs.list', {})).result.jobs).toHaveLength(1);
   });
 
-  it('a client call given a signal fails ABORTED at once and tells the gateway, which stops the work', async () => {
+  it('a client call given a signal tells the gateway: a wait fails ABORTED and stops, a change answers as usual', async () => {
     const seen: string[] = [];
-    const { socketPath: at } = await startServer({ wait: waitForCancel(seen), echo });
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { socketPath: at } = await startServer({ wait: waitForCancel(seen), echo, change: async () => (await released, 'changed') }, undefined, undefined, ['wait']);
     const client = await connect(at);
     const controller = new AbortController();
     const call = client.call('wait', {}, { signal: controller.signal });
     await expect.poll(async () => ((await client.call('jobs.list', {})) as { jobs: unknown[] }).jobs.length).toBe(1);
     controller.abort();
-    await expect(call).rejects.toMatchObject({ code: ErrorCodes.ABORTED, message: 'wait was cancelled' });
-    await expect.poll(() => seen).toEqual(['wait was cancelled: cancelled by the client (jobs.cancel)']);
+    await expect(call).rejects.toMatchObject({ code: ErrorCodes.ABORTED, message: 'wait was cancelled: cancelled by the client (jobs.cancel)' });
+    expect(seen).toEqual(['wait was cancelled: cancelled by the client (jobs.cancel)']);
     expect(await client.call('jobs.list', {})).toEqual({ jobs: [] });
+    const changing = new AbortController();
+    const change = client.call('change', {}, { signal: changing.signal });
+    await expect.poll(async () => ((await client.call('jobs.list', {})) as { jobs: unknown[] }).jobs.length).toBe(1);
+    changing.abort();
+    setTimeout(release, 200);
+    expect(await change).toBe('changed');
     // An already-aborted signal sends nothing.
     await expect(client.call('echo', 1, { signal: controller.signal })).rejects.toMatchObject({ code: ErrorCodes.ABORTED });
   });
