@@ -55,6 +55,9 @@ async function resetHeldBack(records: ChildRecordStore, group: string): Promise<
   return (await controlRefusal(records, group, 'navigation'))?.reason;
 }
 
+
+/** A method that only reads or waits: a client may cancel it (docs/protocol.md, jobs). */
+const READ = { cancellable: true } as const;
 export function createChildrenService(): GatewayService {
   let host: GatewayHost | undefined;
   let records: ChildRecordStore | undefined;
@@ -109,15 +112,17 @@ export function createChildrenService(): GatewayService {
         const conversation = sessionId === null ? [] : (await started().host.store.context(sessionId)).messages;
         return runtime.spawn(spec, { context: inheritedContext(conversation, spec), parentSessionId: sessionId });
       }),
-      'agents.list': gatewayMethod(z.object(group).strict(), (params) => runtimeOf(params.group).list()),
-      'agents.inspect': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).inspect(params.id)),
-      'agents.transcript': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).transcript(params.id)),
+      'agents.list': gatewayMethod(z.object(group).strict(), (params) => runtimeOf(params.group).list(), READ),
+      'agents.inspect': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).inspect(params.id), READ),
+      'agents.transcript': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).transcript(params.id), READ),
       'agents.steer': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'steer', params.text)),
       'agents.follow_up': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'followUp', params.text)),
       'agents.cancel': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).cancel(params.id, 'cancelled by a client (agents.cancel)')),
       'agents.wait': gatewayMethod(
         z.object({ ...group, ids: z.array(id).min(1).max(LIMITS.childRetained).optional(), timeoutSeconds: z.number().positive().max(LIMITS.childTimeoutSeconds * 2).optional() }).strict(),
-        (params) => runtimeOf(params.group).wait(params.ids, AbortSignal.timeout((params.timeoutSeconds ?? LIMITS.childTimeoutSeconds + 10) * 1000)),
+        // Waiting changes nothing: the client may stop it (jobs.cancel), which ends this wait only.
+        (params, _connection, job) => runtimeOf(params.group).wait(params.ids, AbortSignal.any([job.signal, AbortSignal.timeout((params.timeoutSeconds ?? LIMITS.childTimeoutSeconds + 10) * 1000)])),
+        READ,
       ),
       'agents.close': gatewayMethod(z.object({ ...group, id }).strict(), async (params) => {
         await runtimeOf(params.group).close(params.id);

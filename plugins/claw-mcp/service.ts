@@ -19,6 +19,9 @@ import { groupSampler, samplingPolicy } from './group-sampling.js';
 import { disconnectGroup, groupRegistry, groupServers, serverOfGroup, type GroupMcpServer } from './group-servers.js';
 import { GroupSubscriptions } from './group-subscriptions.js';
 
+
+/** A method that only reads: a client may cancel it (docs/protocol.md, jobs). */
+const READ = { cancellable: true } as const;
 export const McpNotifications = {
   /**
    * `{ group, server, state }`: a server of the group was connected, refreshed or disconnected;
@@ -119,7 +122,8 @@ export function createClawMcpService(): GatewayService {
     name: 'claw-mcp',
     capabilities: ['mcp:1', 'mcp-elicitation:1'],
     methods: {
-      'mcp.list': gatewayMethod(GroupParams, (params) => groupServers(config(), started().group(params.group))),
+      // Reads and previews are cancellable (jobs.cancel, Escape in the TUI); connects and answers run to their end.
+      'mcp.list': gatewayMethod(GroupParams, (params) => groupServers(config(), started().group(params.group)), READ),
       // A new server's tools widen what the group's agents may do: like read-only off, it waits for an idle group.
       // A server that failed or was lost connects anew; one that is up is refused (disconnect it first).
       // What the group followed is forgotten once a new connection is up (a refused connect keeps the old one's).
@@ -151,14 +155,14 @@ export function createClawMcpService(): GatewayService {
             ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
           }));
         });
-      }),
+      }, READ),
       'mcp.resources': gatewayMethod(ResourcesParams, (params) => {
         const { registry } = resolve(params.group, params.server);
         return params.templates ? registry.catalog(params.server, 'template') : registry.catalog(params.server, 'resource');
-      }),
-      'mcp.prompts': gatewayMethod(ServerParams, (params) => resolve(params.group, params.server).registry.catalog(params.server, 'prompt')),
-      'mcp.read': gatewayMethod(ReadParams, (params) => resolve(params.group, params.server).registry.resource(params.server, params.uri)),
-      'mcp.prompt': gatewayMethod(PromptParams, (params) => resolve(params.group, params.server).registry.prompt(params.server, params.name, params.arguments ?? {})),
+      }, READ),
+      'mcp.prompts': gatewayMethod(ServerParams, (params) => resolve(params.group, params.server).registry.catalog(params.server, 'prompt'), READ),
+      'mcp.read': gatewayMethod(ReadParams, (params, _connection, job) => resolve(params.group, params.server).registry.resource(params.server, params.uri, { signal: job.signal }), READ),
+      'mcp.prompt': gatewayMethod(PromptParams, (params, _connection, job) => resolve(params.group, params.server).registry.prompt(params.server, params.name, params.arguments ?? {}, { signal: job.signal }), READ),
       // Starts a login on this (the owning) host and answers the URL to open; its end is announced.
       'mcp.authorize': gatewayMethod(ServerParams, (params) => {
         const runtime = started().group(params.group);
@@ -166,7 +170,7 @@ export function createClawMcpService(): GatewayService {
         const announce = (status: 'authorized' | 'failed', message: string): void => started().publish(runtime.name, null, McpNotifications.authorized, { group: runtime.name, server: params.server, status, message });
         return logins.start(config(), params.server, announce);
       }),
-      'mcp.elicitations': gatewayMethod(GroupParams, (params) => elicitations.list(started().group(params.group).name)),
+      'mcp.elicitations': gatewayMethod(GroupParams, (params) => elicitations.list(started().group(params.group).name), READ),
       'mcp.answer': gatewayMethod(AnswerParams, (params) => {
         const group = started().group(params.group).name;
         return elicitations.answer(group, params.id, params.action === 'accept' ? { action: 'accept', content: params.content! } : { action: params.action, ...(params.reason ? { reason: params.reason } : {}) });
@@ -180,10 +184,14 @@ export function createClawMcpService(): GatewayService {
         const { runtime, registry } = resolve(params.group, params.server);
         return subscriptions.unsubscribe(runtime.name, registry, params.server, params.uri);
       }),
-      'mcp.complete': gatewayMethod(CompleteParams, (params) => {
-        const { registry } = resolve(params.group, params.server);
-        return registry.complete(params.server, { kind: params.kind, name: params.name, argument: params.argument, prefix: params.prefix, ...(params.context ? { context: params.context } : {}) });
-      }),
+      'mcp.complete': gatewayMethod(
+        CompleteParams,
+        (params, _connection, job) => {
+          const { registry } = resolve(params.group, params.server);
+          return registry.complete(params.server, { kind: params.kind, name: params.name, argument: params.argument, prefix: params.prefix, ...(params.context ? { context: params.context } : {}) }, { signal: job.signal });
+        },
+        READ,
+      ),
     },
     async start(gatewayHost) {
       host = gatewayHost;
