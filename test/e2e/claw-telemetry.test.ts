@@ -116,6 +116,16 @@ function parseMetrics(text: string): Array<{ name: string; labels: Record<string
   return samples;
 }
 
+/** The MCP tool call of the run's first turn: execute_tool under the parent's invoke_agent, the MCP client span under it. */
+function expectMcpCall(spans: ReceivedSpan[], run: ReceivedSpan): void {
+  const parent = named(spans, 'invoke_agent').find((span) => span.parentSpanId === run.spanId)!;
+  const [mcpTool] = named(spans, 'execute_tool every__echo');
+  expect(mcpTool).toMatchObject({ parentSpanId: parent.spanId, attributes: { 'gen_ai.tool.type': 'extension', 'xdog.tool.outcome': 'ok' } });
+  const [mcpCall] = named(spans, 'tools/call echo');
+  expect(mcpCall).toMatchObject({ parentSpanId: mcpTool!.spanId, kind: 3 });
+  expect(mcpCall!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe', 'xdog.mcp.server': 'every', 'xdog.group': 'main' });
+}
+
 describe('telemetry through the gateway', { timeout: 300_000 }, () => {
   let otlp: OtlpReceiver;
   let gateway: GatewayProcess | undefined;
@@ -149,13 +159,7 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     expect(run!.attributes).toMatchObject({ 'xdog.group': 'main', 'xdog.run.source': 'client', 'xdog.run.status': 'completed' });
     expect(run!.service).toBe('xdog');
     expectDelegationTrace(spans);
-    // The MCP tool call: execute_tool under the parent's invoke_agent, the MCP client span under it.
-    const parent = named(spans, 'invoke_agent').find((span) => span.parentSpanId === run!.spanId)!;
-    const [mcpTool] = named(spans, 'execute_tool every__echo');
-    expect(mcpTool).toMatchObject({ parentSpanId: parent.spanId, attributes: { 'gen_ai.tool.type': 'extension', 'xdog.tool.outcome': 'ok' } });
-    const [mcpCall] = named(spans, 'tools/call echo');
-    expect(mcpCall).toMatchObject({ parentSpanId: mcpTool!.spanId, kind: 3 });
-    expect(mcpCall!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe', 'xdog.mcp.server': 'every', 'xdog.group': 'main' });
+    expectMcpCall(spans, run!);
     // Each chat span's cost is the ledger's: their sum is what `claw usage` reports.
     const costs = named(spans, 'chat ').map((span) => span.attributes['xdog.cost.usd']);
     expect(costs.every((cost) => typeof cost === 'number' && cost > 0)).toBe(true);
@@ -187,9 +191,11 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
 
   it('joins a webhook message with a traceparent header; with capture_content the texts are recorded and an API key in a tool result is redacted; a scheduled run is a trace with its group and job (over http/protobuf)', async () => {
     hooks = await startReceiver();
-    const sandbox = sandboxWith(webhookChannelConfig(hooks.url, ['alice']) + telemetryBlock(otlp.url, ['capture_content: true', 'protocol: http/protobuf']));
+    const sandbox = sandboxWith(webhookChannelConfig(hooks.url, ['alice']) + telemetryBlock(otlp.url, ['capture_content: true', 'protocol: http/protobuf']) + MCP_CONFIG, { mcp: true });
     sandbox.env.XDOG_TEST_WEBHOOK_SECRET = WEBHOOK_SECRET;
     gateway = await startGateway(sandbox, 90_000);
+    const connected = runCli(['claw', 'mcp', 'connect', 'every'], { env: sandbox.env, cwd: sandbox.root });
+    expect(connected.status, connected.stderr).toBe(0);
     client = await connect(sandbox);
     const [channel] = (await client.callService('channels.status', { id: 'hook' })) as Array<{ transport: { url: string } }>;
     const traceId = 'a'.repeat(16) + 'b'.repeat(16);
@@ -206,6 +212,9 @@ describe('telemetry through the gateway', { timeout: 300_000 }, () => {
     expect(run!.parentSpanId).toBe('c'.repeat(16));
     expect(run!.attributes).toMatchObject({ 'xdog.run.source': 'channel', 'xdog.channel': 'hook' });
     expectDelegationTrace(spans);
+    expectMcpCall(spans, run!);
+    // With capture_content the MCP tool's result is recorded too.
+    expect(String(named(spans, 'execute_tool every__echo')[0]!.attributes['gen_ai.tool.call.result'])).toContain('traced echo');
     const parent = named(spans, 'invoke_agent').find((span) => span.parentSpanId === run!.spanId)!;
     expect(String(parent.attributes['gen_ai.input.messages'])).toContain('delegate alpha beta');
     expect(String(parent.attributes['gen_ai.output.messages'])).toContain('alpha (completed)');
