@@ -214,9 +214,12 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('xdog claw web in Chromium', { timeout
     await page.getByRole('link', { name: 'Chat', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'idle' }).waitFor();
     const count = await page.locator('.msg.assistant', { hasText: 'working on it' }).count();
-    await send('progress sleep 4');
+    // The tool call waits (at most a minute) for the file the test writes once the gateway took the steer, so the run is still going when it lands.
+    await send('progress for i in $(seq 600); do [ -e steer-taken ] && break; sleep 0.1; done');
     await page.locator('.msg.assistant', { hasText: 'working on it' }).nth(count).waitFor();
     await send('steered in', 'Steer');
+    await expect.poll(() => page.getByLabel('message').inputValue(), { timeout: 90_000 }).toBe('');
+    fs.writeFileSync(path.join(sandbox.workspace, 'steer-taken'), '');
     await until(() => lastUserTexts().includes('steered in'), 'the steer to reach the model in the same run', 60_000);
     await page.getByRole('status').filter({ hasText: 'idle' }).waitFor({ timeout: 120_000 });
     await page.getByRole('link', { name: 'Sessions' }).click();

@@ -70,6 +70,17 @@ export function follow(group: string, listener: Listener): () => void {
   return () => source.close();
 }
 
+/**
+ * Calls `reload` on each of the named events, and each time the stream is
+ * subscribed (first and after every reconnect): what changed between a page's
+ * first read and its subscription, or while the stream was down, is read again.
+ */
+export function reloadOn(group: string, names: readonly string[], reload: () => void): () => void {
+  return follow(group, (name) => {
+    if (name === 'subscribed' || names.includes(name)) reload();
+  });
+}
+
 /** A key no other prompt has: the gateway recognises a resent prompt by it and runs it once. */
 export function idempotencyKey(): string {
   return `web-${crypto.randomUUID()}`;

@@ -1,7 +1,7 @@
 // Tool calls waiting for a person: approve, edit the arguments (the gateway checks them
 // against the tool's schema) or deny with a reason. New ones arrive as events.
 import { useEffect, useState } from 'preact/hooks';
-import { call, follow } from '../api';
+import { call, reloadOn } from '../api';
 import { ErrorLine, Json, time, useAction, useLoad } from '../ui';
 
 interface Approval {
@@ -38,7 +38,7 @@ function ApprovalCard({ approval, onDone }: { approval: Approval; onDone: () => 
 
 export function ApprovalsPage({ group }: { group: string }) {
   const pending = useLoad(() => call<{ approvals: Approval[] }>('approvals.list', { group }), [group]);
-  useEffect(() => follow(group, (name) => { if (name.startsWith('approval.')) pending.reload(); }), [group]);
+  useEffect(() => reloadOn(group, ['approval.requested', 'approval.resolved'], pending.reload), [group]);
   const list = pending.value?.approvals ?? [];
   return (
     <section aria-label="approvals">

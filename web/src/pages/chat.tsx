@@ -43,9 +43,10 @@ export function ChatPage({ group }: { group: string }) {
   };
 
   useEffect(() => {
-    void refresh().catch((error) => setNotice(String(error.message)));
     return follow(group, (name, data) => {
-      if (name === 'event') {
+      // State is read once subscribed (first and after a reconnect), so no event falls between the read and the stream.
+      if (name === 'subscribed') void refresh().catch((error) => setNotice(String(error.message)));
+      else if (name === 'event') {
         const event = data.event;
         if (event.type === 'message_start' && event.message?.role === 'assistant') {
           setLines((all) => [...all, { key: `live-${data.inputId}-${all.length}`, role: 'assistant', text: '', live: true }]);

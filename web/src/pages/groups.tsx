@@ -1,6 +1,6 @@
 // The gateway's groups and their state, live: busy or idle, waiting inputs, model, session.
 import { useEffect } from 'preact/hooks';
-import { call, follow } from '../api';
+import { call, reloadOn } from '../api';
 import { ErrorLine, time, useLoad } from '../ui';
 
 interface GroupStatus {
@@ -16,7 +16,7 @@ interface GroupStatus {
 export function GroupsPage({ group }: { group: string }) {
   const status = useLoad(() => call<{ pid: number; version: string; startedAt: number; groups: GroupStatus[] }>('gateway.status'), []);
   const groups = useLoad(() => call<GroupStatus[]>('group.list'), []);
-  useEffect(() => follow(group, (name) => { if (name === 'group.changed' || name === 'run.end') groups.reload(); }), [group]);
+  useEffect(() => reloadOn(group, ['group.changed', 'run.end'], groups.reload), [group]);
   return (
     <section aria-label="groups">
       <h1>Groups</h1>

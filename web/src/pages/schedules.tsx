@@ -1,6 +1,6 @@
 // A group's scheduled jobs with their run history, and "run now".
 import { useEffect, useState } from 'preact/hooks';
-import { call, follow } from '../api';
+import { call, reloadOn } from '../api';
 import { ErrorLine, time, useAction, useLoad } from '../ui';
 
 /** A job's timing as a person reads it. */
@@ -16,7 +16,7 @@ export function SchedulesPage({ group }: { group: string }) {
   const history = useLoad(() => call<any[]>('schedule.history', { group, ...(picked ? { name: picked } : {}), limit: 50 }), [group, picked]);
   const action = useAction(() => { jobs.reload(); history.reload(); });
   // A run's progress (queued, running, its end) arrives as schedule.run events.
-  useEffect(() => follow(group, (name) => { if (name === 'schedule.run' || name === 'run.end') { history.reload(); jobs.reload(); } }), [group]);
+  useEffect(() => reloadOn(group, ['schedule.run', 'run.end'], () => { history.reload(); jobs.reload(); }), [group]);
   const runs: any[] = history.value ?? [];
   const names = new Map((jobs.value ?? []).map((job) => [job.id, job.name]));
   return (
