@@ -18,7 +18,11 @@ import type { ChildRecord, ChildStatus } from './memory-runtime.js';
 export const TRANSCRIPT_CHUNK_CHARS = 64 * 1024;
 
 export type DurableChildStatus = ChildStatus | 'interrupted';
-export type ChildInputStatus = 'accepted' | 'consumed' | 'uncertain';
+/** `removed`: a client took it out of the queue before the child's model took it in. */
+export type ChildInputStatus = 'accepted' | 'consumed' | 'uncertain' | 'removed';
+
+/** A client's change to a journaled input the child has not taken in yet. */
+export type ChildInputChange = { text: string } | { remove: true };
 
 export interface DurableChildRecord extends Omit<ChildRecord, 'status'> {
   group: string;
@@ -164,12 +168,38 @@ export class ChildRecordStore {
     });
   }
 
+  /**
+   * Records a client's edit or removal of an input still `accepted`, and
+   * answers the row as it was, for `restoreInput` if the live queue refuses
+   * the change (the child took the input in meanwhile).
+   */
+  async reviseInput(group: string, id: string, inputId: number, change: ChildInputChange): Promise<ChildInputRecord> {
+    return this.#store.withTransaction(async (sql) => {
+      await this.#requireRunning(sql, group, id);
+      const [row] = await sql.all<InputRow>('SELECT id, lane, text, status, created_at, consumed_at FROM claw_child_inputs WHERE child_id = :id AND id = :input', { id, input: inputId });
+      if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `child ${id} has no input #${inputId}`, { hint: `see its inputs with xdog claw agents inspect ${id}` });
+      if (row.status !== 'accepted') throw inputTaken(id, inputId, row.status);
+      if ('remove' in change) await sql.run(`UPDATE claw_child_inputs SET status = 'removed' WHERE child_id = :id AND id = :input`, { id, input: inputId });
+      else await sql.run('UPDATE claw_child_inputs SET text = :text WHERE child_id = :id AND id = :input', { id, input: inputId, text: change.text });
+      return toInput(row);
+    });
+  }
+
+  /** Undoes `reviseInput`: the text back, or a removal taken back unless the input was marked consumed since. */
+  async restoreInput(id: string, previous: ChildInputRecord): Promise<void> {
+    await this.#store.withTransaction(async (sql) => {
+      await sql.run('UPDATE claw_child_inputs SET text = :text WHERE child_id = :id AND id = :input', { id, input: previous.id, text: previous.text });
+      await sql.run(`UPDATE claw_child_inputs SET status = 'accepted' WHERE child_id = :id AND id = :input AND status = 'removed'`, { id, input: previous.id });
+    });
+  }
+
   /** Marks journaled inputs consumed (before the model call that sees them). */
   async markConsumed(id: string, inputIds: readonly number[]): Promise<void> {
     if (inputIds.length === 0) return;
     await this.#store.withTransaction(async (sql) => {
       for (const inputId of inputIds) {
-        await sql.run(`UPDATE claw_child_inputs SET status = 'consumed', consumed_at = :now WHERE child_id = :id AND id = :input AND status = 'accepted'`, { id, input: inputId, now: this.#clock.now() });
+        // `removed` too: a removal the live queue refused (the input was taken in) is being restored.
+        await sql.run(`UPDATE claw_child_inputs SET status = 'consumed', consumed_at = :now WHERE child_id = :id AND id = :input AND status IN ('accepted', 'removed')`, { id, input: inputId, now: this.#clock.now() });
       }
     });
   }
@@ -275,6 +305,13 @@ export class ChildRecordStore {
     if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no child "${id}" in group ${group}`, { hint: `xdog claw agents list --group ${group}` });
     if (row.status !== 'running') throw new XdogError(ErrorCodes.INVALID_STATE, `child ${id} is ${row.status}, not running`, { hint: 'steer and follow-up reach only a running child' });
   }
+}
+
+/** An input the child's model already took in (or that was removed or is uncertain) cannot be changed. */
+export function inputTaken(id: string, inputId: number, status: string): XdogError {
+  return new XdogError(ErrorCodes.INVALID_STATE, `input #${inputId} of child ${id} is ${status === 'accepted' ? 'being taken in by the child' : status}; it can no longer be changed`, {
+    hint: 'send a new steer or follow-up instead',
+  });
 }
 
 /** Deletes a child's record with its inputs, transcript and usage links (the ledger rows stay). */

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCodes, LIMITS, XdogError, describeError, type Agent, type Message, type Usage } from '../../core/index.js';
-import type { ChildRecordStore, ChildInputRecord, DurableChildRecord } from './child-records.js';
+import { inputTaken, type ChildInputChange, type ChildRecordStore, type ChildInputRecord, type DurableChildRecord } from './child-records.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 import { MemoryChildRuntime, type ChildHost, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
 
@@ -109,13 +109,27 @@ export class DurableChildRuntime {
 
   /** Journals the input, then queues it; answers once it is journaled. */
   async queue(id: string, lane: 'steer' | 'followUp', text: string): Promise<ChildInputRecord> {
-    if (!this.#live.list().some((child) => child.id === id && child.status === 'running')) {
-      const stored = await this.#records.get(this.#group, id);
-      throw new XdogError(ErrorCodes.INVALID_STATE, `child ${id} is ${stored.status}, not running here`, { hint: 'steer and follow-up reach only a running child' });
-    }
+    await this.#assertRunningHere(id);
     const input = await this.#records.journalInput(this.#group, id, lane, text);
     this.#live.queue(id, lane, text, `${INPUT_ID_PREFIX}${input.id}`);
     return input;
+  }
+
+  /**
+   * Edits or removes an input the child's model has not taken in; answers the
+   * child's inputs after it. The journal changes first; if the live queue then
+   * refuses (a checkpoint selected the input meanwhile) the journal is put back.
+   */
+  async changeInput(id: string, inputId: number, change: ChildInputChange): Promise<ChildInputRecord[]> {
+    await this.#assertRunningHere(id);
+    const previous = await this.#records.reviseInput(this.#group, id, inputId, change);
+    try {
+      this.#live.changeInput(id, `${INPUT_ID_PREFIX}${inputId}`, change);
+    } catch (error) {
+      await this.#records.restoreInput(id, previous);
+      throw error instanceof XdogError && (error.code === ErrorCodes.NOT_FOUND || error.code === ErrorCodes.INVALID_STATE) ? inputTaken(id, inputId, 'accepted') : error;
+    }
+    return this.#records.inputs(this.#group, id);
   }
 
   /** The child's inputs journaled and not yet taken in by its model. */
@@ -144,6 +158,12 @@ export class DurableChildRuntime {
   /** Cancels every running child (each is recorded as cancelled, `because` saying who) and releases all. */
   async closeAll(because: string): Promise<void> {
     await this.#live.closeAll(because);
+  }
+
+  async #assertRunningHere(id: string): Promise<void> {
+    if (this.#live.list().some((child) => child.id === id && child.status === 'running')) return;
+    const stored = await this.#records.get(this.#group, id);
+    throw new XdogError(ErrorCodes.INVALID_STATE, `child ${id} is ${stored.status}, not running here`, { hint: 'steer and follow-up reach only a running child' });
   }
 
   #follow(id: string, agent: Agent): void {

@@ -143,6 +143,13 @@ export class MemoryChildRuntime {
     return { ...child.record };
   }
 
+  /** Edits or removes a queued identified input of a running child; throws if a checkpoint already selected it. */
+  changeInput(id: string, inputId: string, change: { text: string } | { remove: true }): void {
+    const agent = this.#running(id).agent;
+    if ('remove' in change) agent.changeInput(inputId, 'remove');
+    else agent.changeInput(inputId, 'edit', change.text);
+  }
+
   pending(id: string): Array<{ id: string; lane: string; text: string }> {
     return this.#get(id).agent.pendingInputs().map((input) => ({ id: input.id, lane: input.lane, text: input.text }));
   }

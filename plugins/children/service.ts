@@ -23,6 +23,8 @@ import { createGroupChildHost } from './group-host.js';
 const group = { group: z.string().optional() };
 const id = textWithin(64, { nonEmpty: true });
 const text = textWithin(LIMITS.childInputBytes, { nonEmpty: true });
+/** A journaled input's number (`input #N` in `xdog claw agents inspect`). */
+const inputId = z.number().int().positive();
 
 /** "2 child agents are running (c-1, c-2)", by the store (whichever process runs them); undefined when none runs. */
 async function runningChildren(records: ChildRecordStore, group: string): Promise<{ text: string; one: boolean } | undefined> {
@@ -117,6 +119,8 @@ export function createChildrenService(): GatewayService {
       'agents.transcript': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).transcript(params.id), READ),
       'agents.steer': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'steer', params.text)),
       'agents.follow_up': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'followUp', params.text)),
+      'agents.edit_input': gatewayMethod(z.object({ ...group, id, input: inputId, text }).strict(), (params) => runtimeOf(params.group).changeInput(params.id, params.input, { text: params.text })),
+      'agents.remove_input': gatewayMethod(z.object({ ...group, id, input: inputId }).strict(), (params) => runtimeOf(params.group).changeInput(params.id, params.input, { remove: true })),
       'agents.cancel': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).cancel(params.id, 'cancelled by a client (agents.cancel)')),
       'agents.wait': gatewayMethod(
         z.object({ ...group, ids: z.array(id).min(1).max(LIMITS.childRetained).optional(), timeoutSeconds: z.number().positive().max(LIMITS.childTimeoutSeconds * 2).optional() }).strict(),

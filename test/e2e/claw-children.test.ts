@@ -94,6 +94,39 @@ describe('claw children', { timeout: 300_000 }, () => {
     expect(raised.stderr).toMatch(/max_model_calls 30 is over the child limit of 16/);
     expect(cli('close', id)).toMatchObject({ status: 0, stdout: `closed ${id}\n` });
   });
+  it('edits and removes a running child\'s queued follow-ups from the CLI; the child sees the edit, never the removed one (M41)', async () => {
+    const sandbox = clawSandbox();
+    gateway = await startGateway(sandbox);
+    const claw = (...args: string[]) => runCli(['claw', 'agents', ...args], { env: sandbox.env, cwd: sandbox.root });
+    // The child's bash call holds its turn until the test writes `release`, so its follow-ups wait in its queue.
+    const started = claw('start', '--inherit', '--fresh', '--json', 'progress for i in $(seq 900); do [ -e release ] && break; sleep 0.1; done');
+    expect(started.status, started.stderr).toBe(0);
+    const id = JSON.parse(started.stdout).id as string;
+    const inputs = ['first', 'second', 'third'].map((text) => {
+      const sent = claw('follow-up', '--json', id, text);
+      expect(sent.status, sent.stderr).toBe(0);
+      return JSON.parse(sent.stdout).id as number;
+    });
+    const edited = claw('edit-input', id, String(inputs[0]), 'first,', 'edited');
+    expect(edited.status, edited.stderr).toBe(0);
+    expect(edited.stdout).toContain(`input #${inputs[0]} followUp accepted: first, edited`);
+    expect(claw('remove-input', id, `#${inputs[1]}`).stdout).toContain(`input #${inputs[1]} followUp removed: second`);
+    const again = claw('edit-input', id, String(inputs[1]), 'back');
+    expect(again.status).not.toBe(0);
+    expect(again.stderr).toContain(`input #${inputs[1]} of child ${id} is removed; it can no longer be changed`);
+    const bad = claw('remove-input', id, 'first');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('"first" is not an input number');
+
+    fs.writeFileSync(path.join(sandbox.workspace, 'release'), '');
+    expect(claw('wait', id).status).toBe(0);
+    const userTexts = sandbox.requests().flatMap((request) => request.messages.filter((message) => message.role === 'user').map((message) => JSON.stringify(message.content)));
+    expect(userTexts.some((text) => text.includes('first, edited'))).toBe(true);
+    expect(userTexts.some((text) => text.includes('third'))).toBe(true);
+    expect(userTexts.some((text) => text.includes('second'))).toBe(false);
+    const inspected = JSON.parse(claw('inspect', '--json', id).stdout) as { inputs: Array<{ text: string; status: string }> };
+    expect(inspected.inputs.map((input) => [input.text, input.status])).toEqual([['first, edited', 'consumed'], ['second', 'removed'], ['third', 'consumed']]);
+  });
   it('a child started from the CLI gets a copy of the active session\'s conversation; --fresh starts it from its task alone (M39)', async () => {
     const sandbox = clawSandbox();
     gateway = await startGateway(sandbox);

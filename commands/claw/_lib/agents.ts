@@ -34,3 +34,17 @@ export function sendChildInput(method: 'agents.steer' | 'agents.follow_up', grou
   // The message is every argument after the id, so it needs no quoting.
   return callAgents<ChildInputRecord>(method, { group, id, text: argv.slice(1).join(' ') });
 }
+
+/** One line per journaled input of a child: `input #N lane status: text`. */
+export function renderInputs(inputs: readonly ChildInputRecord[]): string {
+  return inputs.map((input) => `  input #${input.id} ${input.lane} ${input.status}: ${clean(input.text, 200)}`).join('\n');
+}
+
+/** An input number as `xdog claw agents inspect` shows it (`#3` or `3`). */
+export function inputNumber(raw: string): number {
+  const value = Number(raw.replace(/^#/, ''));
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new XdogError(ErrorCodes.USAGE, `"${raw}" is not an input number`, { hint: 'give the N of "input #N" in xdog claw agents inspect' });
+  }
+  return value;
+}

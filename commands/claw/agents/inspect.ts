@@ -1,9 +1,8 @@
 import { Args } from '@oclif/core';
 import type { ChildInputRecord, DurableChildRecord } from '../../../plugins/children/index.js';
 import { XdogCommand } from '../../base-command.js';
-import { callAgents, renderChildren } from '../_lib/agents.js';
+import { callAgents, renderChildren, renderInputs } from '../_lib/agents.js';
 import { groupFlag } from '../_lib/gateway.js';
-import { clean } from '../_lib/render.js';
 
 export default class ClawAgentsInspect extends XdogCommand {
   static override summary = "Show one child agent with its journaled inputs";
@@ -15,7 +14,7 @@ export default class ClawAgentsInspect extends XdogCommand {
   async run(): Promise<DurableChildRecord & { inputs: ChildInputRecord[] }> {
     const { args, flags } = await this.parse(ClawAgentsInspect);
     const result = await callAgents<DurableChildRecord & { inputs: ChildInputRecord[] }>('agents.inspect', { group: flags.group, id: args.id });
-    if (!this.jsonEnabled()) this.log([renderChildren([result]), ...result.inputs.map((input) => `  input #${input.id} ${input.lane} ${input.status}: ${clean(input.text, 200)}`)].join('\n'));
+    if (!this.jsonEnabled()) this.log([renderChildren([result]), ...(result.inputs.length ? [renderInputs(result.inputs)] : [])].join('\n'));
     return result;
   }
 }

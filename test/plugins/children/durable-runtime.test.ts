@@ -9,7 +9,7 @@ import { tempDir } from '../../support/temp.js';
 import { openTestStore } from '../sessions/helpers.js';
 
 /** A child greps for the word its task names, then answers with what grep found; "loop" children keep telling the time. */
-async function setup() {
+async function setup(hold?: { entered(): void; released: Promise<void> }) {
   const workspace = tempDir();
   fs.writeFileSync(path.join(workspace, 'a.txt'), 'alpha marker one\n');
   fs.writeFileSync(path.join(workspace, 'b.txt'), 'beta marker two\n');
@@ -18,6 +18,13 @@ async function setup() {
       const task = String(request.messages.find((message) => message.role === 'user')!.content);
       const lastTool = [...request.messages].reverse().find((message) => message.role === 'toolResult');
       if (task.startsWith('loop')) return { toolCalls: [{ name: 'current_time', arguments: {} }] };
+      if (task === 'hold' && hold) {
+        // The first call waits for the test; each later one answers the follow-up it was given.
+        const users = request.messages.filter((message) => message.role === 'user');
+        if (users.length > 1) return { text: `saw ${JSON.stringify(users.at(-1)!.content)}` };
+        hold.entered();
+        return hold.released.then(() => ({ text: 'held' }));
+      }
       if (lastTool) return { text: `found: ${JSON.stringify(lastTool.content).includes('marker') ? task.split(' ')[1] : 'nothing'}` };
       return { toolCalls: [{ name: 'grep', arguments: { pattern: task.split(' ')[1]!, path: '.' } }] };
     },
@@ -62,6 +69,39 @@ describe('DurableChildRuntime', () => {
     expect((await s.runtime.cancel(cancelled.id)).status).toBe('cancelled');
     await s.runtime.close(cancelled.id);
     await expect(s.records.get('main', cancelled.id)).rejects.toThrow(/no child/);
+    await s.runtime.closeAll('cancelled: the test ended');
+  });
+
+  it('edits and removes queued follow-ups before the child takes them in, journal and live queue alike, and refuses once taken', async () => {
+    let entered!: () => void;
+    const calling = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const s = await setup({ entered, released: new Promise<void>((resolve) => (release = resolve)) });
+    const child = await s.runtime.spawn(spec('hold'));
+    await calling; // its model call is under way: follow-ups wait in its queue
+    const [first, second, third] = [await s.runtime.queue(child.id, 'followUp', 'first'), await s.runtime.queue(child.id, 'followUp', 'second'), await s.runtime.queue(child.id, 'followUp', 'third')];
+    const edited = await s.runtime.changeInput(child.id, first!.id, { text: 'first, edited' });
+    expect(edited.map((input) => [input.text, input.status])).toEqual([['first, edited', 'accepted'], ['second', 'accepted'], ['third', 'accepted']]);
+    await s.runtime.changeInput(child.id, second!.id, { remove: true });
+    await expect(s.runtime.changeInput(child.id, second!.id, { text: 'back again' })).rejects.toThrow(`input #${second!.id} of child ${child.id} is removed; it can no longer be changed`);
+    await expect(s.runtime.changeInput(child.id, 9999, { remove: true })).rejects.toThrow(`child ${child.id} has no input #9999`);
+
+    // An input journaled but no longer in the live queue (what a checkpoint taking it meanwhile looks like): refused, the journal put back.
+    const stray = await s.records.journalInput('main', child.id, 'followUp', 'stray');
+    await expect(s.runtime.changeInput(child.id, stray.id, { text: 'changed' })).rejects.toThrow(`input #${stray.id} of child ${child.id} is being taken in by the child`);
+    await expect(s.runtime.changeInput(child.id, stray.id, { remove: true })).rejects.toThrow(/being taken in/);
+    expect((await s.records.inputs('main', child.id)).find((input) => input.id === stray.id)).toMatchObject({ text: 'stray', status: 'accepted' });
+
+    release();
+    const [ended] = await s.runtime.wait([child.id]);
+    expect(ended!.status).toBe('completed');
+    const seen = (await s.records.transcript('main', child.id)).filter((message) => message.role === 'user').map((message) => JSON.stringify(message.content));
+    expect(seen.some((text) => text.includes('first, edited'))).toBe(true);
+    expect(seen.some((text) => text.includes('third'))).toBe(true);
+    expect(seen.some((text) => text.includes('second'))).toBe(false);
+    const journal = await s.records.inputs('main', child.id);
+    expect(journal.filter((input) => input.id !== stray.id).map((input) => [input.text, input.status])).toEqual([['first, edited', 'consumed'], ['second', 'removed'], ['third', 'consumed']]);
+    await expect(s.runtime.changeInput(child.id, third!.id, { remove: true })).rejects.toThrow(/is completed, not running here/);
     await s.runtime.closeAll('cancelled: the test ended');
   });
 
