@@ -26,6 +26,8 @@ export class DurableChildRuntime {
   readonly #consumed = new Map<string, number[]>();
   /** Spawns admitted under the caps whose record is being written: they count as running, so concurrent spawns cannot pass the cap together. */
   #starting = 0;
+  /** The tail of the input changes, run one after another. */
+  #changes: Promise<unknown> = Promise.resolve();
 
   constructor(options: {
     host: ChildHost;
@@ -120,7 +122,14 @@ export class DurableChildRuntime {
    * child's inputs after it. The journal changes first; if the live queue then
    * refuses (a checkpoint selected the input meanwhile) the journal is put back.
    */
-  async changeInput(id: string, inputId: number, change: ChildInputChange): Promise<ChildInputRecord[]> {
+  changeInput(id: string, inputId: number, change: ChildInputChange): Promise<ChildInputRecord[]> {
+    // One change at a time, so the journal and the live queue see edits in the same order.
+    const next = this.#changes.then(() => this.#changeInput(id, inputId, change));
+    this.#changes = next.catch(() => undefined);
+    return next;
+  }
+
+  async #changeInput(id: string, inputId: number, change: ChildInputChange): Promise<ChildInputRecord[]> {
     await this.#assertRunningHere(id);
     const previous = await this.#records.reviseInput(this.#group, id, inputId, change);
     try {
