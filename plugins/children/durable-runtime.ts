@@ -136,7 +136,9 @@ export class DurableChildRuntime {
       this.#live.changeInput(id, `${INPUT_ID_PREFIX}${inputId}`, change);
     } catch (error) {
       await this.#records.restoreInput(id, previous);
-      throw error instanceof XdogError && (error.code === ErrorCodes.NOT_FOUND || error.code === ErrorCodes.INVALID_STATE) ? inputTaken(id, inputId, 'accepted') : error;
+      // The queue's refusal means a checkpoint took the input; a child that ended meanwhile says so itself.
+      const refused = error instanceof XdogError && (error.code === ErrorCodes.NOT_FOUND || error.code === ErrorCodes.INVALID_STATE);
+      throw refused && this.#runningHere(id) ? inputTaken(id, inputId, 'accepted') : error;
     }
     return this.#records.inputs(this.#group, id);
   }
@@ -169,8 +171,12 @@ export class DurableChildRuntime {
     await this.#live.closeAll(because);
   }
 
+  #runningHere(id: string): boolean {
+    return this.#live.list().some((child) => child.id === id && child.status === 'running');
+  }
+
   async #assertRunningHere(id: string): Promise<void> {
-    if (this.#live.list().some((child) => child.id === id && child.status === 'running')) return;
+    if (this.#runningHere(id)) return;
     const stored = await this.#records.get(this.#group, id);
     throw new XdogError(ErrorCodes.INVALID_STATE, `child ${id} is ${stored.status}, not running here`, { hint: 'steer and follow-up reach only a running child' });
   }
