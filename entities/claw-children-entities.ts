@@ -73,6 +73,8 @@ export interface ClawChildInputRow {
   status: string;
   createdAt: number;
   consumedAt: number | null;
+  /** The order within the child's lane (a client may move an input); null only on rows of a store older than moves. */
+  position: number | null;
 }
 
 export const ClawChildInputEntity = new EntitySchema<ClawChildInputRow>({
@@ -86,6 +88,7 @@ export const ClawChildInputEntity = new EntitySchema<ClawChildInputRow>({
     status: { type: 'varchar', length: 16 },
     createdAt: { name: 'created_at', type: 'bigint', transformer: bigintNumber },
     consumedAt: { name: 'consumed_at', type: 'bigint', nullable: true, transformer: bigintNumber },
+    position: { type: 'integer', nullable: true },
   },
   indices: [{ name: 'idx_claw_child_inputs_child', columns: ['childId', 'id'] }],
   foreignKeys: [{ target: 'ClawChild', columnNames: ['child_id'], referencedColumnNames: ['id'], name: 'fk_claw_child_inputs_child', onDelete: 'CASCADE' }],

@@ -21,8 +21,13 @@ export type DurableChildStatus = ChildStatus | 'interrupted';
 /** `removed`: a client took it out of the queue before the child's model took it in. */
 export type ChildInputStatus = 'accepted' | 'consumed' | 'uncertain' | 'removed';
 
-/** A client's change to a journaled input the child has not taken in yet. */
-export type ChildInputChange = { text: string } | { remove: true };
+/** A client's change to a journaled input the child has not taken in yet: new text, out of the queue, or one place earlier (-1) or later (+1) in its lane. */
+export type ChildInputChange = { text: string } | { remove: true } | { move: -1 | 1 };
+
+/** The journal rows a change touched, as they were: what `restoreInput` writes back. */
+export interface ChildInputRevision {
+  rows: Array<{ id: number; text: string; status: ChildInputStatus; position: number }>;
+}
 
 export interface DurableChildRecord extends Omit<ChildRecord, 'status'> {
   group: string;
@@ -73,9 +78,13 @@ interface InputRow {
   status: string;
   created_at: number | string;
   consumed_at: number | string | null;
+  position: number | string | null;
 }
 
 const CHILD_COLUMNS = 'id, group_name, parent_session_id, label, task, access, config, status, result, error, model_calls, tokens, created_at, ended_at';
+const INPUT_COLUMNS = 'id, lane, text, status, created_at, consumed_at, position';
+/** Queue order: rows older than moves have no position and keep their order of arrival. */
+const INPUT_ORDER = 'COALESCE(position, id), id';
 
 function toRecord(row: ChildRow): DurableChildRecord {
   return {
@@ -94,6 +103,10 @@ function toRecord(row: ChildRow): DurableChildRecord {
     createdAt: Number(row.created_at),
     endedAt: row.ended_at === null ? null : Number(row.ended_at),
   };
+}
+
+function positionOf(row: InputRow): number {
+  return Number(row.position ?? row.id);
 }
 
 function toInput(row: InputRow): ChildInputRecord {
@@ -161,35 +174,61 @@ export class ChildRecordStore {
       await this.#requireRunning(sql, group, id);
       const [row] = await sql.all<InputRow>(
         `INSERT INTO claw_child_inputs (child_id, lane, text, status, created_at, consumed_at) VALUES (:id, :lane, :text, 'accepted', :now, NULL)
-         RETURNING id, lane, text, status, created_at, consumed_at`,
+         RETURNING ${INPUT_COLUMNS}`,
         { id, lane, text, now: this.#clock.now() },
       );
+      // The id is unique, so positions stay unique however moves swap them.
+      await sql.run('UPDATE claw_child_inputs SET position = id WHERE id = :input', { input: row!.id });
       return toInput(row!);
     });
   }
 
   /**
-   * Records a client's edit or removal of an input still `accepted`, and
-   * answers the row as it was, for `restoreInput` if the live queue refuses
-   * the change (the child took the input in meanwhile).
+   * Records a client's edit, removal or move of an input still `accepted`,
+   * and answers the rows it touched as they were, for `restoreInput` if the
+   * live queue refuses the change (the child took the input in meanwhile).
+   * A move swaps places with the nearest input of the lane still accepted.
    */
-  async reviseInput(group: string, id: string, inputId: number, change: ChildInputChange): Promise<ChildInputRecord> {
+  async reviseInput(group: string, id: string, inputId: number, change: ChildInputChange): Promise<ChildInputRevision> {
     return this.#store.withTransaction(async (sql) => {
       await this.#requireRunning(sql, group, id);
-      const [row] = await sql.all<InputRow>('SELECT id, lane, text, status, created_at, consumed_at FROM claw_child_inputs WHERE child_id = :id AND id = :input', { id, input: inputId });
+      const [row] = await sql.all<InputRow>(`SELECT ${INPUT_COLUMNS} FROM claw_child_inputs WHERE child_id = :id AND id = :input`, { id, input: inputId });
       if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `child ${id} has no input #${inputId}`, { hint: `see its inputs with xdog claw agents inspect ${id}` });
       if (row.status !== 'accepted') throw inputTaken(id, inputId, row.status);
+      const touched = [row];
       if ('remove' in change) await sql.run(`UPDATE claw_child_inputs SET status = 'removed' WHERE child_id = :id AND id = :input`, { id, input: inputId });
-      else await sql.run('UPDATE claw_child_inputs SET text = :text WHERE child_id = :id AND id = :input', { id, input: inputId, text: change.text });
-      return toInput(row);
+      else if ('text' in change) await sql.run('UPDATE claw_child_inputs SET text = :text WHERE child_id = :id AND id = :input', { id, input: inputId, text: change.text });
+      else {
+        const neighbour = await this.#neighbour(sql, id, row, change.move);
+        await setPosition(sql, Number(row.id), positionOf(neighbour));
+        await setPosition(sql, Number(neighbour.id), positionOf(row));
+        touched.push(neighbour);
+      }
+      return { rows: touched.map((touchedRow) => ({ id: Number(touchedRow.id), text: touchedRow.text, status: touchedRow.status as ChildInputStatus, position: positionOf(touchedRow) })) };
     });
   }
 
-  /** Undoes `reviseInput`: the text back, or a removal taken back unless the input was marked consumed since. */
-  async restoreInput(id: string, previous: ChildInputRecord): Promise<void> {
+  /** The input of `row`'s lane still accepted just before (-1) or after (+1) it. */
+  async #neighbour(sql: Sql, id: string, row: InputRow, by: -1 | 1): Promise<InputRow> {
+    const lane = await sql.all<InputRow>(`SELECT ${INPUT_COLUMNS} FROM claw_child_inputs WHERE child_id = :id AND lane = :lane AND status = 'accepted' ORDER BY ${INPUT_ORDER}`, { id, lane: row.lane });
+    const neighbour = lane[lane.findIndex((candidate) => Number(candidate.id) === Number(row.id)) + by];
+    if (!neighbour) {
+      const laneName = row.lane === 'steer' ? 'steers' : 'follow-ups';
+      throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `input #${Number(row.id)} is already the ${by < 0 ? 'first' : 'last'} of child ${id}'s queued ${laneName}`, {
+        hint: `move it ${by < 0 ? 'down' : 'up'} instead; see the queue with xdog claw agents inspect ${id}`,
+      });
+    }
+    return neighbour;
+  }
+
+  /** Undoes `reviseInput`: texts and places back, and a removal taken back unless the input was marked consumed since. */
+  async restoreInput(id: string, previous: ChildInputRevision): Promise<void> {
     await this.#store.withTransaction(async (sql) => {
-      await sql.run('UPDATE claw_child_inputs SET text = :text WHERE child_id = :id AND id = :input', { id, input: previous.id, text: previous.text });
-      await sql.run(`UPDATE claw_child_inputs SET status = 'accepted' WHERE child_id = :id AND id = :input AND status = 'removed'`, { id, input: previous.id });
+      for (const row of previous.rows) {
+        await sql.run('UPDATE claw_child_inputs SET text = :text WHERE child_id = :id AND id = :input', { id, input: row.id, text: row.text });
+        await setPosition(sql, row.id, row.position);
+        if (row.status === 'accepted') await sql.run(`UPDATE claw_child_inputs SET status = 'accepted' WHERE child_id = :id AND id = :input AND status = 'removed'`, { id, input: row.id });
+      }
     });
   }
 
@@ -206,7 +245,7 @@ export class ChildRecordStore {
 
   async inputs(group: string, id: string): Promise<ChildInputRecord[]> {
     await this.get(group, id);
-    const rows = await this.#store.withRead((sql) => sql.all<InputRow>('SELECT id, lane, text, status, created_at, consumed_at FROM claw_child_inputs WHERE child_id = :id ORDER BY id', { id }));
+    const rows = await this.#store.withRead((sql) => sql.all<InputRow>(`SELECT ${INPUT_COLUMNS} FROM claw_child_inputs WHERE child_id = :id ORDER BY ${INPUT_ORDER}`, { id }));
     return rows.map(toInput);
   }
 
@@ -308,6 +347,17 @@ export class ChildRecordStore {
 }
 
 /** An input the child's model already took in (or that was removed or is uncertain) cannot be changed. */
+function setPosition(sql: Sql, inputId: number, position: number): Promise<unknown> {
+  return sql.run('UPDATE claw_child_inputs SET position = :position WHERE id = :input', { input: inputId, position });
+}
+
+/** A move the live queue refused: the input it would pass was taken in meanwhile. */
+export function neighbourTaken(id: string, inputId: number): XdogError {
+  return new XdogError(ErrorCodes.INVALID_STATE, `input #${inputId} of child ${id} cannot move past an input the child is taking in; nothing changed`, {
+    hint: 'see the queue again with xdog claw agents inspect, then move it if it still needs to',
+  });
+}
+
 export function inputTaken(id: string, inputId: number, status: string): XdogError {
   return new XdogError(ErrorCodes.INVALID_STATE, `input #${inputId} of child ${id} is ${status === 'accepted' ? 'being taken in by the child' : status}; it can no longer be changed`, {
     hint: 'send a new steer or follow-up instead',

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCodes, LIMITS, XdogError, describeError, type Agent, type Message, type Usage } from '../../core/index.js';
-import { inputTaken, type ChildInputChange, type ChildRecordStore, type ChildInputRecord, type DurableChildRecord } from './child-records.js';
+import { inputTaken, neighbourTaken, type ChildInputChange, type ChildRecordStore, type ChildInputRecord, type DurableChildRecord } from './child-records.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 import { MemoryChildRuntime, type ChildHost, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
 
@@ -118,9 +118,10 @@ export class DurableChildRuntime {
   }
 
   /**
-   * Edits or removes an input the child's model has not taken in; answers the
-   * child's inputs after it. The journal changes first; if the live queue then
-   * refuses (a checkpoint selected the input meanwhile) the journal is put back.
+   * Edits, removes or moves an input the child's model has not taken in;
+   * answers the child's inputs after it. The journal changes first; if the
+   * live queue then refuses (a checkpoint selected the input, or the one it
+   * would pass, meanwhile) the journal is put back.
    */
   changeInput(id: string, inputId: number, change: ChildInputChange): Promise<ChildInputRecord[]> {
     // One change at a time, so the journal and the live queue see edits in the same order.
@@ -137,8 +138,10 @@ export class DurableChildRuntime {
     } catch (error) {
       await this.#records.restoreInput(id, previous);
       // The queue's refusal means a checkpoint took the input; a child that ended meanwhile says so itself.
-      const refused = error instanceof XdogError && (error.code === ErrorCodes.NOT_FOUND || error.code === ErrorCodes.INVALID_STATE);
-      throw refused && this.#runningHere(id) ? inputTaken(id, inputId, 'accepted') : error;
+      const refused = error instanceof XdogError && (error.code === ErrorCodes.NOT_FOUND || error.code === ErrorCodes.INVALID_STATE || error.code === ErrorCodes.INVALID_ARGUMENT);
+      if (!refused || !this.#runningHere(id)) throw error;
+      if ('move' in change && this.#live.isQueued(id, `${INPUT_ID_PREFIX}${inputId}`)) throw neighbourTaken(id, inputId);
+      throw inputTaken(id, inputId, 'accepted');
     }
     return this.#records.inputs(this.#group, id);
   }

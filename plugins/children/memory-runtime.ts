@@ -143,11 +143,17 @@ export class MemoryChildRuntime {
     return { ...child.record };
   }
 
-  /** Edits or removes a queued identified input of a running child; throws if a checkpoint already selected it. */
-  changeInput(id: string, inputId: string, change: { text: string } | { remove: true }): void {
+  /** Edits, removes or moves a queued identified input of a running child; throws if a checkpoint already selected it (or, for a move, its neighbour). */
+  changeInput(id: string, inputId: string, change: { text: string } | { remove: true } | { move: -1 | 1 }): void {
     const agent = this.#running(id).agent;
     if ('remove' in change) agent.changeInput(inputId, 'remove');
-    else agent.changeInput(inputId, 'edit', change.text);
+    else if ('text' in change) agent.changeInput(inputId, 'edit', change.text);
+    else agent.changeInput(inputId, 'move', change.move);
+  }
+
+  /** True while the identified input waits in the child's queue, not selected by a checkpoint. */
+  isQueued(id: string, inputId: string): boolean {
+    return this.#get(id).agent.pendingInputs().some((input) => input.id === inputId && input.state === 'queued');
   }
 
   pending(id: string): Array<{ id: string; lane: string; text: string }> {

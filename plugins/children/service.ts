@@ -121,6 +121,7 @@ export function createChildrenService(): GatewayService {
       'agents.follow_up': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'followUp', params.text)),
       'agents.edit_input': gatewayMethod(z.object({ ...group, id, input: inputId, text }).strict(), (params) => runtimeOf(params.group).changeInput(params.id, params.input, { text: params.text })),
       'agents.remove_input': gatewayMethod(z.object({ ...group, id, input: inputId }).strict(), (params) => runtimeOf(params.group).changeInput(params.id, params.input, { remove: true })),
+      'agents.move_input': gatewayMethod(z.object({ ...group, id, input: inputId, by: z.union([z.literal(-1), z.literal(1)]) }).strict(), (params) => runtimeOf(params.group).changeInput(params.id, params.input, { move: params.by })),
       'agents.cancel': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).cancel(params.id, 'cancelled by a client (agents.cancel)')),
       'agents.wait': gatewayMethod(
         z.object({ ...group, ids: z.array(id).min(1).max(LIMITS.childRetained).optional(), timeoutSeconds: z.number().positive().max(LIMITS.childTimeoutSeconds * 2).optional() }).strict(),

@@ -94,7 +94,7 @@ describe('claw children', { timeout: 300_000 }, () => {
     expect(raised.stderr).toMatch(/max_model_calls 30 is over the child limit of 16/);
     expect(cli('close', id)).toMatchObject({ status: 0, stdout: `closed ${id}\n` });
   });
-  it('edits and removes a running child\'s queued follow-ups from the CLI; the child sees the edit, never the removed one (M41)', async () => {
+  it('edits, removes and moves a running child\'s queued follow-ups from the CLI; the child sees the edit in the new order, never the removed one (M41)', async () => {
     const sandbox = clawSandbox();
     gateway = await startGateway(sandbox);
     const claw = (...args: string[]) => runCli(['claw', 'agents', ...args], { env: sandbox.env, cwd: sandbox.root });
@@ -117,6 +117,14 @@ describe('claw children', { timeout: 300_000 }, () => {
     const bad = claw('remove-input', id, 'first');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('"first" is not an input number');
+    // The third passes the first (the removed second no longer counts), once; the journal lists the new order.
+    const moved = claw('move-input', id, String(inputs[2]), 'up');
+    expect(moved.status, moved.stderr).toBe(0);
+    expect(moved.stdout.indexOf(`input #${inputs[2]} followUp accepted: third`)).toBeLessThan(moved.stdout.indexOf(`input #${inputs[0]} followUp accepted: first, edited`));
+    const first = claw('move-input', id, String(inputs[2]), 'up');
+    expect(first.status).not.toBe(0);
+    expect(first.stderr).toContain(`input #${inputs[2]} is already the first of child ${id}'s queued follow-ups`);
+    expect(claw('move-input', id, String(inputs[2]), 'sideways').status).toBe(2);
 
     fs.writeFileSync(path.join(sandbox.workspace, 'release'), '');
     expect(claw('wait', id).status).toBe(0);
@@ -124,8 +132,9 @@ describe('claw children', { timeout: 300_000 }, () => {
     expect(userTexts.some((text) => text.includes('first, edited'))).toBe(true);
     expect(userTexts.some((text) => text.includes('third'))).toBe(true);
     expect(userTexts.some((text) => text.includes('second'))).toBe(false);
+    expect(userTexts.findIndex((text) => text.includes('third'))).toBeLessThan(userTexts.findIndex((text) => text.includes('first, edited')));
     const inspected = JSON.parse(claw('inspect', '--json', id).stdout) as { inputs: Array<{ text: string; status: string }> };
-    expect(inspected.inputs.map((input) => [input.text, input.status])).toEqual([['first, edited', 'consumed'], ['second', 'removed'], ['third', 'consumed']]);
+    expect(inspected.inputs.map((input) => [input.text, input.status])).toEqual([['third', 'consumed'], ['second', 'removed'], ['first, edited', 'consumed']]);
   });
   it('a child started from the CLI gets a copy of the active session\'s conversation; --fresh starts it from its task alone (M39)', async () => {
     const sandbox = clawSandbox();

@@ -6,10 +6,11 @@ import { createFauxStreamFn } from '../../../plugins/faux/index.js';
 import { createBuiltinTools } from '../../../plugins/tools/index.js';
 import { ChildRecordStore, DurableChildRuntime, createSdkChildHost, resolveChildSpec } from '../../../plugins/children/index.js';
 import { tempDir } from '../../support/temp.js';
-import { openTestStore } from '../sessions/helpers.js';
+import { describeStores, type StoreKind } from '../../support/stores.js';
+import { openTestStore, openTestStoreOn } from '../sessions/helpers.js';
 
 /** A child greps for the word its task names, then answers with what grep found; "loop" children keep telling the time. */
-async function setup(hold?: { entered(): void; released: Promise<void> }) {
+async function setup(hold?: { entered(): void; released: Promise<void> }, kind: StoreKind = 'sqlite') {
   const workspace = tempDir();
   fs.writeFileSync(path.join(workspace, 'a.txt'), 'alpha marker one\n');
   fs.writeFileSync(path.join(workspace, 'b.txt'), 'beta marker two\n');
@@ -29,7 +30,7 @@ async function setup(hold?: { entered(): void; released: Promise<void> }) {
       return { toolCalls: [{ name: 'grep', arguments: { pattern: task.split(' ')[1]!, path: '.' } }] };
     },
   });
-  const opened = await openTestStore();
+  const opened = kind === 'sqlite' ? await openTestStore() : await openTestStoreOn(kind);
   await opened.store.ensureGroup('main');
   const records = new ChildRecordStore({ store: opened.store, clock: opened.clock });
   const tools = createBuiltinTools({ cwd: workspace });
@@ -114,4 +115,39 @@ describe('DurableChildRuntime', () => {
     await s.runtime.closeAll('cancelled: the test ended');
     expect((await s.records.list('main')).map((child) => child.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
   });
+});
+
+// The journal's order (positions swapped by moves) on both stores.
+describeStores('DurableChildRuntime input moves', (kind) => {
+    it('moves queued follow-ups within their lane, journal and live queue alike, and refuses past the ends or past an input being taken in', async () => {
+      let entered!: () => void;
+      const calling = new Promise<void>((resolve) => (entered = resolve));
+      let release!: () => void;
+      const s = await setup({ entered, released: new Promise<void>((resolve) => (release = resolve)) }, kind);
+      const child = await s.runtime.spawn(spec('hold'));
+      await calling;
+      // Journaled ahead of the others but not in the live queue: what an input a checkpoint is taking in looks like.
+      await s.records.journalInput('main', child.id, 'followUp', 'being taken');
+      const [a, b, c] = [await s.runtime.queue(child.id, 'followUp', 'alpha'), await s.runtime.queue(child.id, 'followUp', 'beta'), await s.runtime.queue(child.id, 'followUp', 'gamma')];
+      const steer = await s.runtime.queue(child.id, 'steer', 'steer one');
+      const order = (inputs: Array<{ text: string }>) => inputs.map((input) => input.text);
+
+      expect(order(await s.runtime.changeInput(child.id, c!.id, { move: -1 }))).toEqual(['being taken', 'alpha', 'gamma', 'beta', 'steer one']);
+      await expect(s.runtime.changeInput(child.id, b!.id, { move: 1 })).rejects.toThrow(`input #${b!.id} is already the last of child ${child.id}'s queued follow-ups`);
+      await expect(s.runtime.changeInput(child.id, steer!.id, { move: -1 })).rejects.toThrow(/already the first of .* queued steers/);
+      // The journal would swap alpha with the input being taken in; the live queue refuses, and the journal is put back.
+      await expect(s.runtime.changeInput(child.id, a!.id, { move: -1 })).rejects.toThrow(`input #${a!.id} of child ${child.id} cannot move past an input the child is taking in; nothing changed`);
+      expect(order(await s.records.inputs('main', child.id))).toEqual(['being taken', 'alpha', 'gamma', 'beta', 'steer one']);
+      expect(order(await s.runtime.changeInput(child.id, a!.id, { move: 1 }))).toEqual(['being taken', 'gamma', 'alpha', 'beta', 'steer one']);
+
+      release();
+      const [ended] = await s.runtime.wait([child.id]);
+      expect(ended!.status).toBe('completed');
+      const seen = (await s.records.transcript('main', child.id)).filter((message) => message.role === 'user').map((message) => String(message.content));
+      // The live queue took them in the order the journal shows.
+      const taken = seen.filter((text) => ['alpha', 'beta', 'gamma'].some((word) => text.includes(word)));
+      expect(taken.map((text) => ['gamma', 'alpha', 'beta'].findIndex((word) => text.includes(word)))).toEqual([0, 1, 2]);
+      expect(order((await s.records.inputs('main', child.id)).filter((input) => input.lane === 'followUp'))).toEqual(['being taken', 'gamma', 'alpha', 'beta']);
+      await s.runtime.closeAll('cancelled: the test ended');
+    });
 });
