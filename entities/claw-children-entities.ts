@@ -34,6 +34,9 @@ export interface ClawChildRow {
   transcriptChunks: number;
   createdAt: number;
   endedAt: number | null;
+  /** The task's images as JSON image parts, and how many (null: none; rows of an older store). */
+  taskImages: string | null;
+  taskImageCount: number | null;
 }
 
 export const ClawChildEntity = new EntitySchema<ClawChildRow>({
@@ -55,6 +58,8 @@ export const ClawChildEntity = new EntitySchema<ClawChildRow>({
     transcriptChunks: { name: 'transcript_chunks', type: 'integer' },
     createdAt: { name: 'created_at', type: 'bigint', transformer: bigintNumber },
     endedAt: { name: 'ended_at', type: 'bigint', nullable: true, transformer: bigintNumber },
+    taskImages: { name: 'task_images', type: 'text', nullable: true },
+    taskImageCount: { name: 'task_image_count', type: 'integer', nullable: true },
   },
   indices: [
     { name: 'idx_claw_children_group', columns: ['groupName', 'createdAt'] },
@@ -75,6 +80,9 @@ export interface ClawChildInputRow {
   consumedAt: number | null;
   /** The order within the child's lane (a client may move an input); null only on rows of a store older than moves. */
   position: number | null;
+  /** The input's images as JSON image parts, and how many (null: none). */
+  images: string | null;
+  imageCount: number | null;
 }
 
 export const ClawChildInputEntity = new EntitySchema<ClawChildInputRow>({
@@ -89,6 +97,8 @@ export const ClawChildInputEntity = new EntitySchema<ClawChildInputRow>({
     createdAt: { name: 'created_at', type: 'bigint', transformer: bigintNumber },
     consumedAt: { name: 'consumed_at', type: 'bigint', nullable: true, transformer: bigintNumber },
     position: { type: 'integer', nullable: true },
+    images: { type: 'text', nullable: true },
+    imageCount: { name: 'image_count', type: 'integer', nullable: true },
   },
   indices: [{ name: 'idx_claw_child_inputs_child', columns: ['childId', 'id'] }],
   foreignKeys: [{ target: 'ClawChild', columnNames: ['child_id'], referencedColumnNames: ['id'], name: 'fk_claw_child_inputs_child', onDelete: 'CASCADE' }],

@@ -23,4 +23,4 @@ export { ClawTodos1765500000000 } from './migrations/1765500000000-claw-todos.js
 export { ClawApprovals1765600000000 } from './migrations/1765600000000-claw-approvals.js';
 export { ClawGoals1765700000000 } from './migrations/1765700000000-claw-goals.js';
 export { ClawApprovalRules1766200000000 } from './migrations/1766200000000-claw-approval-rules.js';
-export { ClawChildInputPositions1766250000000 } from './migrations/1766250000000-claw-child-input-positions.js';
+export { ClawChildQueue1766250000000 } from './migrations/1766250000000-claw-child-queue.js';

@@ -17,7 +17,7 @@ import { ClawTodos1765500000000 } from './1765500000000-claw-todos.js';
 import { ClawApprovals1765600000000 } from './1765600000000-claw-approvals.js';
 import { ClawGoals1765700000000 } from './1765700000000-claw-goals.js';
 import { ClawApprovalRules1766200000000 } from './1766200000000-claw-approval-rules.js';
-import { ClawChildInputPositions1766250000000 } from './1766250000000-claw-child-input-positions.js';
+import { ClawChildQueue1766250000000 } from './1766250000000-claw-child-queue.js';
 
 const groupName = (name = 'group_name'): TableColumnOptions => ({ name, type: 'varchar', length: '64' });
 const uuid = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'varchar', length: '36', isNullable: nullable });
@@ -187,5 +187,5 @@ export const CLAW_MIGRATIONS = [
   ClawApprovals1765600000000,
   ClawGoals1765700000000,
   ClawApprovalRules1766200000000,
-  ClawChildInputPositions1766250000000,
+  ClawChildQueue1766250000000,
 ];

@@ -9,7 +9,7 @@
  * so it becomes "interrupted" (never re-run) and its accepted inputs
  * "uncertain" (the model may or may not have seen them).
  */
-import { ErrorCodes, XdogError, type Clock, type Message, type Usage } from '../../core/index.js';
+import { ErrorCodes, XdogError, type Clock, type ImageContent, type Message, type Usage } from '../../core/index.js';
 import { checkUsage, insertUsage, storedJson, type SessionStore, type Sql } from '../sessions/tokens.js';
 import type { ChildSpec } from './contracts.js';
 import type { ChildRecord, ChildStatus } from './memory-runtime.js';
@@ -36,6 +36,8 @@ export interface DurableChildRecord extends Omit<ChildRecord, 'status'> {
   spec: ChildSpec;
   createdAt: number;
   endedAt: number | null;
+  /** How many images its task carried (the parts: `taskImages`). */
+  taskImages: number;
 }
 
 export interface ChildInputRecord {
@@ -45,6 +47,8 @@ export interface ChildInputRecord {
   status: ChildInputStatus;
   createdAt: number;
   consumedAt: number | null;
+  /** How many images it carries (the parts: `inputImages`). */
+  images: number;
 }
 
 export interface ChildEnd {
@@ -69,6 +73,7 @@ interface ChildRow {
   tokens: number | string;
   created_at: number | string;
   ended_at: number | string | null;
+  task_image_count: number | string | null;
 }
 
 interface InputRow {
@@ -79,10 +84,11 @@ interface InputRow {
   created_at: number | string;
   consumed_at: number | string | null;
   position: number | string | null;
+  image_count: number | string | null;
 }
 
-const CHILD_COLUMNS = 'id, group_name, parent_session_id, label, task, access, config, status, result, error, model_calls, tokens, created_at, ended_at';
-const INPUT_COLUMNS = 'id, lane, text, status, created_at, consumed_at, position';
+const CHILD_COLUMNS = 'id, group_name, parent_session_id, label, task, access, config, status, result, error, model_calls, tokens, created_at, ended_at, task_image_count';
+const INPUT_COLUMNS = 'id, lane, text, status, created_at, consumed_at, position, image_count';
 /** Queue order: rows older than moves have no position and keep their order of arrival. */
 const INPUT_ORDER = 'COALESCE(position, id), id';
 
@@ -102,6 +108,7 @@ function toRecord(row: ChildRow): DurableChildRecord {
     tokens: Number(row.tokens),
     createdAt: Number(row.created_at),
     endedAt: row.ended_at === null ? null : Number(row.ended_at),
+    taskImages: Number(row.task_image_count ?? 0),
   };
 }
 
@@ -117,7 +124,13 @@ function toInput(row: InputRow): ChildInputRecord {
     status: row.status as ChildInputStatus,
     createdAt: Number(row.created_at),
     consumedAt: row.consumed_at === null ? null : Number(row.consumed_at),
+    images: Number(row.image_count ?? 0),
   };
+}
+
+/** Image parts as a column holds them: JSON, or NULL for none. */
+function imagesColumn(images: readonly ImageContent[]): string | null {
+  return images.length === 0 ? null : JSON.stringify(images);
 }
 
 /** Splits text into pieces of at most `size` characters, never between the halves of a surrogate pair. */
@@ -144,13 +157,14 @@ export class ChildRecordStore {
   }
 
   /** Commits a new child as "running" before it starts. */
-  async create(input: { id: string; group: string; parentSessionId: string | null; spec: ChildSpec }): Promise<DurableChildRecord> {
+  async create(input: { id: string; group: string; parentSessionId: string | null; spec: ChildSpec; images?: readonly ImageContent[] }): Promise<DurableChildRecord> {
     const { spec } = input;
+    const images = input.images ?? [];
     return this.#store.withTransaction(async (sql) => {
       const [row] = await sql.all<ChildRow>(
-        `INSERT INTO claw_children (id, group_name, parent_session_id, label, task, access, config, status, result, error, model_calls, tokens, transcript_chunks, created_at, ended_at)
-         VALUES (:id, :group, :parent, :label, :task, :access, :config, 'running', NULL, NULL, 0, 0, 0, :now, NULL) RETURNING ${CHILD_COLUMNS}`,
-        { id: input.id, group: input.group, parent: input.parentSessionId, label: spec.label ?? null, task: spec.task, access: spec.access, config: JSON.stringify(spec), now: this.#clock.now() },
+        `INSERT INTO claw_children (id, group_name, parent_session_id, label, task, access, config, status, result, error, model_calls, tokens, transcript_chunks, created_at, ended_at, task_images, task_image_count)
+         VALUES (:id, :group, :parent, :label, :task, :access, :config, 'running', NULL, NULL, 0, 0, 0, :now, NULL, :images, :imageCount) RETURNING ${CHILD_COLUMNS}`,
+        { id: input.id, group: input.group, parent: input.parentSessionId, label: spec.label ?? null, task: spec.task, access: spec.access, config: JSON.stringify(spec), now: this.#clock.now(), images: imagesColumn(images), imageCount: images.length },
       );
       return toRecord(row!);
     });
@@ -169,13 +183,13 @@ export class ChildRecordStore {
   }
 
   /** Journals an input for a running child; the caller acknowledges it only after this resolves. */
-  async journalInput(group: string, id: string, lane: ChildInputRecord['lane'], text: string): Promise<ChildInputRecord> {
+  async journalInput(group: string, id: string, lane: ChildInputRecord['lane'], text: string, images: readonly ImageContent[] = []): Promise<ChildInputRecord> {
     return this.#store.withTransaction(async (sql) => {
       await this.#requireRunning(sql, group, id);
       const [row] = await sql.all<InputRow>(
-        `INSERT INTO claw_child_inputs (child_id, lane, text, status, created_at, consumed_at) VALUES (:id, :lane, :text, 'accepted', :now, NULL)
+        `INSERT INTO claw_child_inputs (child_id, lane, text, status, created_at, consumed_at, images, image_count) VALUES (:id, :lane, :text, 'accepted', :now, NULL, :images, :imageCount)
          RETURNING ${INPUT_COLUMNS}`,
-        { id, lane, text, now: this.#clock.now() },
+        { id, lane, text, now: this.#clock.now(), images: imagesColumn(images), imageCount: images.length },
       );
       // The id is unique, so positions stay unique however moves swap them.
       await sql.run('UPDATE claw_child_inputs SET position = id WHERE id = :input', { input: row!.id });
@@ -241,6 +255,21 @@ export class ChildRecordStore {
         await sql.run(`UPDATE claw_child_inputs SET status = 'consumed', consumed_at = :now WHERE child_id = :id AND id = :input AND status IN ('accepted', 'removed')`, { id, input: inputId, now: this.#clock.now() });
       }
     });
+  }
+
+  /** The images of the child's task, as the model got them. */
+  async taskImages(group: string, id: string): Promise<ImageContent[]> {
+    await this.get(group, id);
+    const [row] = await this.#store.withRead((sql) => sql.all<{ task_images: string | null }>('SELECT task_images FROM claw_children WHERE id = :id', { id }));
+    return row?.task_images ? storedJson<ImageContent[]>(row.task_images, () => `child ${id}: the stored task images`) : [];
+  }
+
+  /** The images of one journaled input (kept whatever its status, so a removed or uncertain input can be recovered whole). */
+  async inputImages(group: string, id: string, inputId: number): Promise<ImageContent[]> {
+    await this.get(group, id);
+    const [row] = await this.#store.withRead((sql) => sql.all<{ images: string | null }>('SELECT images FROM claw_child_inputs WHERE child_id = :id AND id = :input', { id, input: inputId }));
+    if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `child ${id} has no input #${inputId}`, { hint: `see its inputs with xdog claw agents inspect ${id}` });
+    return row.images ? storedJson<ImageContent[]>(row.images, () => `child ${id}: the stored images of input #${inputId}`) : [];
   }
 
   async inputs(group: string, id: string): Promise<ChildInputRecord[]> {

@@ -7,7 +7,7 @@
  * is recorded (with the transcript) before `wait` answers.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, LIMITS, XdogError, describeError, type Agent, type Message, type Usage } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, type Agent, type ImageContent, type Message, type Usage } from '../../core/index.js';
 import { inputTaken, neighbourTaken, type ChildInputChange, type ChildRecordStore, type ChildInputRecord, type DurableChildRecord } from './child-records.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 import { MemoryChildRuntime, type ChildHost, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
@@ -76,7 +76,7 @@ export class DurableChildRuntime {
     this.#live.assertRoom(this.#starting); // refused over the caps before anything is written
     this.#starting++;
     try {
-      const record = await this.#records.create({ id, group: this.#group, parentSessionId: options.parentSessionId ?? this.#parentSessionId, spec });
+      const record = await this.#records.create({ id, group: this.#group, parentSessionId: options.parentSessionId ?? this.#parentSessionId, spec, ...(options.images ? { images: options.images } : {}) });
       try {
         this.#live.spawn(spec, { ...options, id });
       } catch (error) {
@@ -110,10 +110,10 @@ export class DurableChildRuntime {
   }
 
   /** Journals the input, then queues it; answers once it is journaled. */
-  async queue(id: string, lane: 'steer' | 'followUp', text: string): Promise<ChildInputRecord> {
+  async queue(id: string, lane: 'steer' | 'followUp', text: string, images: readonly ImageContent[] = []): Promise<ChildInputRecord> {
     await this.#assertRunningHere(id);
-    const input = await this.#records.journalInput(this.#group, id, lane, text);
-    this.#live.queue(id, lane, text, `${INPUT_ID_PREFIX}${input.id}`);
+    const input = await this.#records.journalInput(this.#group, id, lane, text, images);
+    this.#live.queue(id, lane, text, `${INPUT_ID_PREFIX}${input.id}`, images);
     return input;
   }
 

@@ -6,7 +6,7 @@
  * contract with durable records.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, LIMITS, XdogError, describeError, zeroUsage, type Agent, type AssistantMessage, type Message, type ModelStreamFn } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, zeroUsage, type Agent, type AssistantMessage, type ImageContent, type Message, type ModelStreamFn } from '../../core/index.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 
 export type ChildStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'timeout' | 'limit';
@@ -60,6 +60,8 @@ export interface SpawnOptions {
   context?: readonly Message[];
   /** The parent's session, where the host has sessions (claw records it). */
   parentSessionId?: string | null;
+  /** Images that go with the task (checked by the child's model admission like any input's). */
+  images?: readonly ImageContent[];
 }
 
 interface LiveChild {
@@ -121,7 +123,7 @@ export class MemoryChildRuntime {
     live.agent = this.#host.createChild(spec, this.#budgeted(live, spec), spec.inheritContext ? options.context : undefined);
     this.#children.set(record.id, live);
     this.#observer.started?.(record.id, live.agent);
-    live.done = this.#run(live, spec);
+    live.done = this.#run(live, spec, options.images ?? []);
     return { ...record };
   }
 
@@ -135,11 +137,11 @@ export class MemoryChildRuntime {
   }
 
   /** Queues a steer or follow-up into a running child. */
-  queue(id: string, lane: 'steer' | 'followUp', text: string, inputId?: string): ChildRecord {
+  queue(id: string, lane: 'steer' | 'followUp', text: string, inputId?: string, images: readonly ImageContent[] = []): ChildRecord {
     const child = this.#running(id);
-    if (inputId !== undefined) child.agent.queueInput(inputId, text, lane);
-    else if (lane === 'steer') child.agent.steer(text);
-    else child.agent.followUp(text);
+    if (inputId !== undefined) child.agent.queueInput(inputId, text, lane, images);
+    else if (lane === 'steer') child.agent.steer(text, images);
+    else child.agent.followUp(text, images);
     return { ...child.record };
   }
 
@@ -213,14 +215,15 @@ export class MemoryChildRuntime {
     return child;
   }
 
-  async #run(live: LiveChild, spec: ChildSpec): Promise<void> {
+  async #run(live: LiveChild, spec: ChildSpec, images: readonly ImageContent[]): Promise<void> {
     const deadline = setTimeout(() => {
       live.stoppedAs = 'timeout';
       live.agent.abort();
     }, spec.timeoutSeconds * 1000);
     deadline.unref();
     try {
-      const result = await live.agent.prompt(spec.task).result();
+      const task = images.length === 0 ? spec.task : { role: 'user' as const, content: [{ type: 'text' as const, text: spec.task }, ...images], timestamp: Date.now() };
+      const result = await live.agent.prompt(task).result();
       live.record.result = lastText(live.agent.messages.slice(live.inherited));
       if (live.stoppedAs) {
         live.record.status = live.stoppedAs;

@@ -13,7 +13,7 @@
  */
 import { ErrorCodes, XdogError, costFunction, textWithin, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
-import { assertSpendAllowed, followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
+import { InputImagesSchema, assertSpendAllowed, followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { ChildRecordStore } from './child-records.js';
 import { ChildConfigSchema, inheritedContext, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
 import { DurableChildRuntime } from './durable-runtime.js';
@@ -98,27 +98,32 @@ export function createChildrenService(): GatewayService {
     return runtime;
   };
   const spawnParams = z
-    .object({ ...group, task: text, access: z.enum(['read-only', 'inherit']).optional(), config: ChildConfigSchema.optional() })
+    .object({ ...group, task: text, images: InputImagesSchema.optional(), access: z.enum(['read-only', 'inherit']).optional(), config: ChildConfigSchema.optional() })
     .strict();
 
   return {
     name: 'children',
     capabilities: ['children:1'],
     methods: {
-      'agents.start': gatewayMethod(spawnParams, async (params) => {
+      'agents.start': gatewayMethod(spawnParams, async (params, connection) => {
         const runtime = runtimeOf(params.group);
+        const images = started().host.inputImages(connection, params.images ?? []);
         // A user's start inherits the active session's conversation unless config.inherit_context is false (--fresh).
         const spec = resolveChildSpec({ action: 'spawn', task: params.task, ...(params.access ? { access: params.access } : {}), ...(params.config ? { config: params.config } : {}) }, runtime.presets, true);
         const sessionId = started().host.group(params.group).activeSessionId;
-        if (!spec.inheritContext) return runtime.spawn(spec, { parentSessionId: sessionId });
+        if (!spec.inheritContext) return runtime.spawn(spec, { parentSessionId: sessionId, images });
         const conversation = sessionId === null ? [] : (await started().host.store.context(sessionId)).messages;
-        return runtime.spawn(spec, { context: inheritedContext(conversation, spec), parentSessionId: sessionId });
+        return runtime.spawn(spec, { context: inheritedContext(conversation, spec), parentSessionId: sessionId, images });
       }),
       'agents.list': gatewayMethod(z.object(group).strict(), (params) => runtimeOf(params.group).list(), READ),
       'agents.inspect': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).inspect(params.id), READ),
       'agents.transcript': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).transcript(params.id), READ),
-      'agents.steer': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'steer', params.text)),
-      'agents.follow_up': gatewayMethod(z.object({ ...group, id, text }).strict(), (params) => runtimeOf(params.group).queue(params.id, 'followUp', params.text)),
+      'agents.steer': gatewayMethod(z.object({ ...group, id, text, images: InputImagesSchema.optional() }).strict(), (params, connection) =>
+        runtimeOf(params.group).queue(params.id, 'steer', params.text, started().host.inputImages(connection, params.images ?? [])),
+      ),
+      'agents.follow_up': gatewayMethod(z.object({ ...group, id, text, images: InputImagesSchema.optional() }).strict(), (params, connection) =>
+        runtimeOf(params.group).queue(params.id, 'followUp', params.text, started().host.inputImages(connection, params.images ?? [])),
+      ),
       'agents.edit_input': gatewayMethod(z.object({ ...group, id, input: inputId, text }).strict(), (params) => runtimeOf(params.group).changeInput(params.id, params.input, { text: params.text })),
       'agents.remove_input': gatewayMethod(z.object({ ...group, id, input: inputId }).strict(), (params) => runtimeOf(params.group).changeInput(params.id, params.input, { remove: true })),
       'agents.move_input': gatewayMethod(z.object({ ...group, id, input: inputId, by: z.union([z.literal(-1), z.literal(1)]) }).strict(), (params) => runtimeOf(params.group).changeInput(params.id, params.input, { move: params.by })),

@@ -43,6 +43,7 @@ import { assertSpendAllowed } from './spend.js';
 import { ClawGroupToken, GatewayServiceContribution, type ClawGroupContext, type GatewayHost, type GatewayService } from './services.js';
 import { Subscriptions } from './subscriptions.js';
 import { TranscriptReader } from './transcript.js';
+import { Uploads } from './uploads.js';
 import { RpcServer, ensureRuntimeDir, readOrCreateToken } from './transport/index.js';
 import { openWakeups, type Wakeups } from './wakeups.js';
 import { WorkerPool } from './worker-pool.js';
@@ -169,6 +170,7 @@ export class Gateway {
     ensureRuntimeDir(this.locations.runtimeRoot, this.locations.runtimeDir);
     const token = readOrCreateToken(this.locations.token);
     const defaultGroup = defaultGroupOf(kernel.config);
+    const uploads = new Uploads();
     const methods = createMethods({
       groups: this.#groups,
       defaultGroup,
@@ -176,6 +178,7 @@ export class Gateway {
       store,
       subscriptions: this.#subscriptions,
       transcripts: new TranscriptReader(store),
+      uploads,
       status: () => this.status(),
       workers: () => workersReport(store, { now: clock.now(), leaseMs: this.#leaseMs, configured: [...configured], self: this.#pool?.worker.id ?? null }),
       sessionResumed: (group, sessionId) => this.hooks.sessionResumed.promise({ group, sessionId, at: clock.now() }),
@@ -194,6 +197,7 @@ export class Gateway {
       followedWith: (group, feature) => this.#subscriptions.followedWith(group, feature) || this.#relay?.followedElsewhere(group) === true,
       log: (line) => this.#log(line),
       locations: this.locations,
+      inputImages: (connection, images) => uploads.resolve(connection, images),
     };
     if (this.#options.worker) await this.#joinPool(methods, services, configured, defaultGroup);
     // The worker's one LISTEN connection, shared with services that wake other workers (the job queue).

@@ -12,7 +12,7 @@ import type { GatewayService, MethodConnection } from './services.js';
 import type { RpcJob } from '../../core/rpc/index.js';
 import type { Subscriptions } from './subscriptions.js';
 import type { TranscriptReader } from './transcript.js';
-import { Uploads } from './uploads.js';
+import type { Uploads } from './uploads.js';
 import { workspaceDiff } from './workspace-diff.js';
 
 /** A protocol method: params, the calling connection, and the request's job (its signal fires when the client cancels it or leaves). */
@@ -24,6 +24,8 @@ export interface MethodContext {
   store: SessionStore;
   subscriptions: Subscriptions;
   transcripts: TranscriptReader;
+  /** The connections' chunked image uploads (shared with services: a child's input may name one). */
+  uploads: Uploads;
   status(): GatewayStatus;
   /** Every configured group (a worker serves some of them). */
   configured?: ReadonlySet<string>;
@@ -79,7 +81,7 @@ export function createMethods(context: MethodContext): Map<string, MethodHandler
     return id;
   };
   const { store } = context;
-  const uploads = new Uploads();
+  const { uploads } = context;
   const expectationFor = (method: string, expected: string | null | undefined): string | null => {
     if (expected === undefined) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `${method}: a change needs expectedSessionId`, { hint: 'pass the active session id you saw (null if none)' });
     return expected;

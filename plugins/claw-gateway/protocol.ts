@@ -24,7 +24,7 @@ const Expected = z.string().uuid().nullable();
 const InputText = textWithin(LIMITS.clawInputBytes);
 const Checkpoint = z.number().int().positive();
 /** An input's image: inline base64, or an upload this connection finished (`upload:1`). */
-const InputImages = z.array(z.union([ImageContentSchema, z.object({ type: z.literal('image'), uploadId: z.string().min(1).max(64) }).strict()])).max(4);
+export const InputImagesSchema = z.array(z.union([ImageContentSchema, z.object({ type: z.literal('image'), uploadId: z.string().min(1).max(64) }).strict()])).max(4);
 /** The caller's W3C trace context (`trace-context:1`): the run joins that trace. A malformed value starts a new trace. */
 const TraceMeta = z.object({ traceparent: z.string().max(128).optional(), tracestate: z.string().max(512).optional() }).strict();
 
@@ -46,7 +46,7 @@ export const MethodParams = {
     .object({
       group: Group,
       text: InputText,
-      images: InputImages.optional(),
+      images: InputImagesSchema.optional(),
       /** A key the client makes up per prompt; a repeated key is acknowledged and never run twice. */
       idempotencyKey: textWithin(LIMITS.clawIdempotencyKeyBytes, { nonEmpty: true }),
       /** When given, the prompt is refused (STALE) unless this is still the active session. */
@@ -54,8 +54,8 @@ export const MethodParams = {
       _meta: TraceMeta.optional(),
     })
     .strict(),
-  steer: z.object({ group: Group, text: InputText, images: InputImages.optional(), expectedSessionId: SessionId.optional() }).strict(),
-  follow_up: z.object({ group: Group, text: InputText, images: InputImages.optional(), expectedSessionId: SessionId.optional() }).strict(),
+  steer: z.object({ group: Group, text: InputText, images: InputImagesSchema.optional(), expectedSessionId: SessionId.optional() }).strict(),
+  follow_up: z.object({ group: Group, text: InputText, images: InputImagesSchema.optional(), expectedSessionId: SessionId.optional() }).strict(),
   /** Starts a chunked image upload owned by this connection (`upload:1`). */
   'upload.begin': z.object({ mimeType: z.enum(['image/png', 'image/jpeg', 'image/webp']), bytes: z.number().int().positive(), sha256: z.string().regex(/^[0-9a-fA-F]{64}$/) }).strict(),
   /** One chunk of an upload, at the offset of the bytes received so far (base64 of at most LIMITS.clawUploadChunkBytes). */

@@ -12,13 +12,14 @@
  */
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
-import { token, type Clock, type GatewayHooks, type Kernel } from '../../core/index.js';
+import { token, type Clock, type GatewayHooks, type ImageContent, type Kernel } from '../../core/index.js';
 import type { SessionStore } from '../sessions/tokens.js';
 import type { GroupRuntime } from './group-runtime.js';
 import type { Subscriber } from './subscriptions.js';
 import type { Wakeups } from './wakeups.js';
 import type { RpcJob } from '../../core/rpc/index.js';
 import type { GatewayLocations } from './locations.js';
+import type { ImageOrUpload } from './uploads.js';
 
 /** The connection a method call came from (for subscriptions and per-client state). */
 export type MethodConnection = Subscriber;
@@ -64,6 +65,8 @@ export interface GatewayHost {
   log(line: string): void;
   /** Where this gateway keeps its socket, token and state (a service that is a client of the gateway connects there). */
   readonly locations: GatewayLocations;
+  /** An input's images as the model gets them: inline ones checked, uploads of `connection` finished and verified, and used up (`upload:1`). */
+  inputImages(connection: MethodConnection, images: readonly ImageOrUpload[]): ImageContent[];
   /** Worker mode: wake-ups to and from the other workers (LISTEN/NOTIFY on PostgreSQL); absent on a single gateway. */
   readonly wakeups?: Wakeups;
 }

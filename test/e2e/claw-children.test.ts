@@ -4,6 +4,7 @@
  * navigation is refused while a child runs; a kill -9 mid-child leaves it
  * "interrupted" after the restart, and it is never run again.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,19 +95,29 @@ describe('claw children', { timeout: 300_000 }, () => {
     expect(raised.stderr).toMatch(/max_model_calls 30 is over the child limit of 16/);
     expect(cli('close', id)).toMatchObject({ status: 0, stdout: `closed ${id}\n` });
   });
-  it('edits, removes and moves a running child\'s queued follow-ups from the CLI; the child sees the edit in the new order, never the removed one (M41)', async () => {
+  it('edits, removes and moves a running child\'s queued follow-ups from the CLI; the child sees the edit in the new order, never the removed one, and the images of its task and inputs (M41)', async () => {
     const sandbox = clawSandbox();
     gateway = await startGateway(sandbox);
     const claw = (...args: string[]) => runCli(['claw', 'agents', ...args], { env: sandbox.env, cwd: sandbox.root });
+    // A small image goes inline; one over the 1 MiB upload chunk goes as a chunked upload first.
+    const header = Buffer.from('89504e470d0a1a0a0000000d49484452000000100000001008060000001ff3ff61', 'hex');
+    const small = Buffer.concat([header, crypto.randomBytes(2000)]);
+    const big = Buffer.concat([header, crypto.randomBytes(3 * 1024 * 1024)]);
+    fs.writeFileSync(path.join(sandbox.root, 'small.png'), small);
+    fs.writeFileSync(path.join(sandbox.root, 'big.png'), big);
     // The child's bash call holds its turn until the test writes `release`, so its follow-ups wait in its queue.
-    const started = claw('start', '--inherit', '--fresh', '--json', 'progress for i in $(seq 900); do [ -e release ] && break; sleep 0.1; done');
+    const started = claw('start', '--inherit', '--fresh', '--json', '--image', 'small.png', 'progress for i in $(seq 900); do [ -e release ] && break; sleep 0.1; done');
     expect(started.status, started.stderr).toBe(0);
+    expect(JSON.parse(started.stdout)).toMatchObject({ taskImages: 1 });
     const id = JSON.parse(started.stdout).id as string;
     const inputs = ['first', 'second', 'third'].map((text) => {
-      const sent = claw('follow-up', '--json', id, text);
+      const sent = claw('follow-up', '--json', ...(text === 'third' ? ['--image', 'big.png'] : []), id, text);
       expect(sent.status, sent.stderr).toBe(0);
       return JSON.parse(sent.stdout).id as number;
     });
+    const notImage = claw('steer', '--image', 'nowhere.png', id, 'never sent');
+    expect(notImage.status).not.toBe(0);
+    expect(notImage.stderr).toContain('nowhere.png');
     const edited = claw('edit-input', id, String(inputs[0]), 'first,', 'edited');
     expect(edited.status, edited.stderr).toBe(0);
     expect(edited.stdout).toContain(`input #${inputs[0]} followUp accepted: first, edited`);
@@ -120,7 +131,7 @@ describe('claw children', { timeout: 300_000 }, () => {
     // The third passes the first (the removed second no longer counts), once; the journal lists the new order.
     const moved = claw('move-input', id, String(inputs[2]), 'up');
     expect(moved.status, moved.stderr).toBe(0);
-    expect(moved.stdout.indexOf(`input #${inputs[2]} followUp accepted: third`)).toBeLessThan(moved.stdout.indexOf(`input #${inputs[0]} followUp accepted: first, edited`));
+    expect(moved.stdout.indexOf(`input #${inputs[2]} followUp accepted (1 image): third`)).toBeLessThan(moved.stdout.indexOf(`input #${inputs[0]} followUp accepted: first, edited`));
     const first = claw('move-input', id, String(inputs[2]), 'up');
     expect(first.status).not.toBe(0);
     expect(first.stderr).toContain(`input #${inputs[2]} is already the first of child ${id}'s queued follow-ups`);
@@ -133,8 +144,15 @@ describe('claw children', { timeout: 300_000 }, () => {
     expect(userTexts.some((text) => text.includes('third'))).toBe(true);
     expect(userTexts.some((text) => text.includes('second'))).toBe(false);
     expect(userTexts.findIndex((text) => text.includes('third'))).toBeLessThan(userTexts.findIndex((text) => text.includes('first, edited')));
+    expect(userTexts.some((text) => text.includes('never sent'))).toBe(false);
+    // Byte for byte: the task's image, and the follow-up's (uploaded in chunks).
+    const imagesWith = (word: string) =>
+      sandbox.requests().flatMap((request) => request.messages).filter((message) => message.role === 'user' && JSON.stringify(message.content).includes(word)).flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((part) => part.type === 'image').map((part) => Buffer.from((part as { data: string }).data, 'base64'));
+    expect(imagesWith('progress for i')[0]?.equals(small)).toBe(true);
+    expect(imagesWith('third')[0]?.equals(big)).toBe(true);
     const inspected = JSON.parse(claw('inspect', '--json', id).stdout) as { inputs: Array<{ text: string; status: string }> };
     expect(inspected.inputs.map((input) => [input.text, input.status])).toEqual([['third', 'consumed'], ['second', 'removed'], ['first, edited', 'consumed']]);
+    expect(inspected.inputs.map((input) => (input as { images: number }).images)).toEqual([1, 0, 0]);
   });
   it('a child started from the CLI gets a copy of the active session\'s conversation; --fresh starts it from its task alone (M39)', async () => {
     const sandbox = clawSandbox();

@@ -1,19 +1,40 @@
 /** What the `xdog claw agents` commands share: reaching the gateway's children service, and showing child records. */
+import { Flags } from '@oclif/core';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
-import type { GatewayConnection } from '../../../plugins/claw-gateway/index.js';
+import type { ImageContent } from '../../../core/index.js';
+import { prepareImages, type GatewayConnection } from '../../../plugins/claw-gateway/index.js';
 import type { ChildInputRecord, DurableChildRecord } from '../../../plugins/children/index.js';
 import { withGateway } from './gateway.js';
 import { clean } from './render.js';
 
 const CHILDREN_CAPABILITY = 'children:1';
 
-/** Connects, checks that the gateway runs children, calls `method` with `params`. */
-export function callAgents<T>(method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<T> {
+/** `--image FILE` (repeatable) of the commands that send a child its task or an input. */
+// Non-greedy: the words after `--image FILE` are the message, not more files (repeat --image for each).
+export const imageFlag = Flags.string({ description: 'attach a PNG, JPEG or WebP image (repeat for more: up to 4; 10 MiB each; big ones go as chunked uploads)', multiple: true, multipleNonGreedy: true });
+
+/** The files of `--image`, checked as the TUI checks attachments (the type from the bytes, 4 images, 10 MiB each, 100 megapixels). */
+export async function readImages(files: readonly string[] | undefined): Promise<ImageContent[]> {
+  if (!files?.length) return [];
+  // Loaded only when images are given: the checks bring the terminal-image decoder.
+  const { Attachments } = await import('../../../plugins/claw-tui/attachments.js');
+  const attachments = new Attachments();
+  for (const file of files ?? []) attachments.add(file);
+  return attachments.take();
+}
+
+/**
+ * Connects, checks that the gateway runs children, calls `method` with
+ * `params`; `images` go as the call's `images`, big ones uploaded first on
+ * the same connection (an upload belongs to the connection that made it).
+ */
+export function callAgents<T>(method: string, params: Record<string, unknown>, options: { timeoutMs?: number; images?: readonly ImageContent[] } = {}): Promise<T> {
   return withGateway(async (gateway: GatewayConnection) => {
     if (!gateway.hello.capabilities.includes(CHILDREN_CAPABILITY)) {
       throw new XdogError(ErrorCodes.UNSUPPORTED, 'the running gateway has no children service', { hint: 'restart it with this xdog version (xdog claw gateway stop, then xdog claw gateway start)' });
     }
-    return (await gateway.callService(method, params, timeoutMs === undefined ? undefined : { timeoutMs })) as T;
+    const images = options.images?.length ? { images: await prepareImages(gateway, options.images) } : {};
+    return (await gateway.callService(method, { ...params, ...images }, options.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs })) as T;
   });
 }
 
@@ -30,14 +51,14 @@ export function renderChildren(children: readonly DurableChildRecord[]): string 
 }
 
 /** Sends a steer or follow-up to a running child; answered only once the gateway journaled it. */
-export function sendChildInput(method: 'agents.steer' | 'agents.follow_up', group: string | undefined, id: string, argv: readonly string[]): Promise<ChildInputRecord> {
+export function sendChildInput(method: 'agents.steer' | 'agents.follow_up', group: string | undefined, id: string, argv: readonly string[], images: readonly ImageContent[] = []): Promise<ChildInputRecord> {
   // The message is every argument after the id, so it needs no quoting.
-  return callAgents<ChildInputRecord>(method, { group, id, text: argv.slice(1).join(' ') });
+  return callAgents<ChildInputRecord>(method, { group, id, text: argv.slice(1).join(' ') }, { images });
 }
 
 /** One line per journaled input of a child: `input #N lane status: text`. */
 export function renderInputs(inputs: readonly ChildInputRecord[]): string {
-  return inputs.map((input) => `  input #${input.id} ${input.lane} ${input.status}: ${clean(input.text, 200)}`).join('\n');
+  return inputs.map((input) => `  input #${input.id} ${input.lane} ${input.status}${input.images ? ` (${input.images} image${input.images === 1 ? '' : 's'})` : ''}: ${clean(input.text, 200)}`).join('\n');
 }
 
 /** An input number as `xdog claw agents inspect` shows it (`#3` or `3`). */

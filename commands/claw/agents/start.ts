@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import type { DurableChildRecord } from '../../../plugins/children/index.js';
 import { XdogCommand } from '../../base-command.js';
-import { callAgents, renderChildren } from '../_lib/agents.js';
+import { callAgents, imageFlag, readImages, renderChildren } from '../_lib/agents.js';
 import { groupFlag } from '../_lib/gateway.js';
 
 export default class ClawAgentsStart extends XdogCommand {
@@ -21,6 +21,7 @@ export default class ClawAgentsStart extends XdogCommand {
     tokens: Flags.integer({ description: 'at most this many input plus output tokens (at most 32000)', min: 1 }),
     timeout: Flags.integer({ description: 'seconds before the child is stopped (at most 120)', min: 1 }),
     inherit: Flags.boolean({ description: "the group's tools under the group's current gates, instead of read-only", default: false }),
+    image: imageFlag,
     fresh: Flags.boolean({ description: "start from the task alone, without a copy of the active session's conversation (which a child gets by default)", default: false }),
   };
   static override examples = ['<%= config.bin %> claw agents start "find where the config is parsed"', '<%= config.bin %> claw agents start --inherit --calls 4 "run the tests and summarize failures"', '<%= config.bin %> claw agents start --label Reviewer --instructions "Inspect only; report file:line" -- "review the config parser"', '<%= config.bin %> claw agents start --fresh "list the TODO comments under src/"'];
@@ -42,7 +43,8 @@ export default class ClawAgentsStart extends XdogCommand {
       }).filter(([, value]) => value !== undefined),
     );
     const task = (argv as string[]).join(' ');
-    const child = await callAgents<DurableChildRecord>('agents.start', { group: flags.group, task, access: flags.inherit ? 'inherit' : 'read-only', ...(Object.keys(config).length ? { config } : {}) });
+    const images = await readImages(flags.image);
+    const child = await callAgents<DurableChildRecord>('agents.start', { group: flags.group, task, access: flags.inherit ? 'inherit' : 'read-only', ...(Object.keys(config).length ? { config } : {}) }, { images });
     if (!this.jsonEnabled()) this.log(renderChildren([child]));
     return child;
   }

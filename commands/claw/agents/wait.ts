@@ -17,7 +17,7 @@ export default class ClawAgentsWait extends XdogCommand {
   async run(): Promise<DurableChildRecord[]> {
     const { argv, flags } = await this.parse(ClawAgentsWait);
     const ids = argv as string[];
-    const children = await callAgents<DurableChildRecord[]>('agents.wait', { group: flags.group, ...(ids.length ? { ids } : {}), timeoutSeconds: flags.timeout }, (flags.timeout + 10) * 1000);
+    const children = await callAgents<DurableChildRecord[]>('agents.wait', { group: flags.group, ...(ids.length ? { ids } : {}), timeoutSeconds: flags.timeout }, { timeoutMs: (flags.timeout + 10) * 1000 });
     if (!this.jsonEnabled()) this.log(renderChildren(children));
     return children;
   }
