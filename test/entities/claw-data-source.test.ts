@@ -28,7 +28,7 @@ const MIGRATIONS = [
   'ClawApprovals1765600000000',
   'ClawGoals1765700000000',
   'ClawApprovalRules1766200000000',
-  'ClawChildInputPositions1766250000000',
+  'ClawChildQueue1766250000000',
 ];
 
 /** A fresh, empty location of the kind (a new database on PostgreSQL, dropped after the test). */
