@@ -247,6 +247,10 @@ export class ClawInspectors {
         this.app.notice(`${verb} #${input.id} accepted by child ${id}`);
         return;
       }
+      case 'edit-input':
+      case 'remove-input':
+      case 'move-input':
+        return this.#changeChildInput(verb, id, text ?? '');
       case 'cancel': {
         const child = (await this.app.call('agents.cancel', { id })) as ChildView;
         this.app.notice(`child ${child.id}: ${child.status}`);
@@ -263,8 +267,27 @@ export class ClawInspectors {
         this.app.notice(`child ${id} closed (its record and transcript are gone)`);
         return;
       default:
-        throw usage(`unknown /agents ${verb}`, '/agents, /agents start TASK, /agents inspect|steer|follow-up|cancel|wait|close ID [TEXT]');
+        throw usage(`unknown /agents ${verb}`, '/agents, /agents start TASK, /agents inspect|steer|follow-up|cancel|wait|close ID [TEXT], /agents edit-input|remove-input|move-input ID N [TEXT|up|down]');
     }
+  }
+
+  /** `/agents edit-input ID N TEXT`, `remove-input ID N`, `move-input ID N up|down`: a queued input the child has not taken in. */
+  async #changeChildInput(verb: 'edit-input' | 'remove-input' | 'move-input', id: string, rest: string): Promise<void> {
+    const [, number, argument = ''] = /^#?(\d+)\s*([\s\S]*)$/.exec(rest.trim()) ?? [];
+    const form = { 'edit-input': 'N TEXT', 'remove-input': 'N', 'move-input': 'N up|down' }[verb];
+    if (!number) throw usage(`/agents ${verb} needs ID ${form}`, `N is the input's number (#N in /agents inspect ${id})`);
+    const input = Number(number);
+    let inputs: Array<{ id: number; lane: string; status: string; text: string }>;
+    if (verb === 'edit-input') {
+      if (!argument) throw usage(`/agents edit-input needs ID N TEXT`, `e.g. /agents edit-input ${id} ${input} look in lib/ instead`);
+      inputs = (await this.app.call('agents.edit_input', { id, input, text: argument })) as typeof inputs;
+    } else if (verb === 'remove-input') inputs = (await this.app.call('agents.remove_input', { id, input })) as typeof inputs;
+    else {
+      if (argument !== 'up' && argument !== 'down') throw usage('/agents move-input needs ID N up|down', `e.g. /agents move-input ${id} ${input} up`);
+      inputs = (await this.app.call('agents.move_input', { id, input, by: argument === 'up' ? -1 : 1 })) as typeof inputs;
+    }
+    const queued = inputs.filter((row) => row.status === 'accepted');
+    this.app.notice(`child ${id}: input #${input} ${verb === 'edit-input' ? 'edited' : verb === 'remove-input' ? 'removed' : `moved ${argument}`}; queued now: ${queued.map((row) => `#${row.id} ${row.lane}`).join(', ') || 'none'}`);
   }
 
   async #openRoster(): Promise<void> {

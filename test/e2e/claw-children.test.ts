@@ -150,9 +150,9 @@ describe('claw children', { timeout: 300_000 }, () => {
       sandbox.requests().flatMap((request) => request.messages).filter((message) => message.role === 'user' && JSON.stringify(message.content).includes(word)).flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((part) => part.type === 'image').map((part) => Buffer.from((part as { data: string }).data, 'base64'));
     expect(imagesWith('progress for i')[0]?.equals(small)).toBe(true);
     expect(imagesWith('third')[0]?.equals(big)).toBe(true);
-    const inspected = JSON.parse(claw('inspect', '--json', id).stdout) as { inputs: Array<{ text: string; status: string }> };
+    const inspected = JSON.parse(claw('inspect', '--json', id).stdout) as { inputs: Array<{ text: string; status: string; images: number }> };
     expect(inspected.inputs.map((input) => [input.text, input.status])).toEqual([['third', 'consumed'], ['second', 'removed'], ['first, edited', 'consumed']]);
-    expect(inspected.inputs.map((input) => (input as { images: number }).images)).toEqual([1, 0, 0]);
+    expect(inspected.inputs.map((input) => input.images)).toEqual([1, 0, 0]);
   });
   it('a child started from the CLI gets a copy of the active session\'s conversation; --fresh starts it from its task alone (M39)', async () => {
     const sandbox = clawSandbox();

@@ -124,12 +124,25 @@ describe.skipIf(!hasTmux)('xdog claw tui: inspectors and commands of the claw fe
     await shows(/skills: none loaded \(\d+ available\)/);
   });
 
-  it('/agents: a live roster of the children, cancel from it, and a finished child\'s transcript', async () => {
+  it('/agents: a live roster of the children, changes to a child\'s queued inputs, cancel from it, and a finished child\'s transcript', async () => {
     await openTui();
     tty.keys('/agents start --inherit slow 60', 'Enter');
-    await shows(/started child \S+ \(inherit\)/);
+    const id = /started child (\S+) \(inherit\)/.exec(await shows(/started child \S+ \(inherit\)/))![1]!;
+    // Its model call holds its turn, so follow-ups wait in its queue: move, remove and edit them from the TUI.
+    const [one, two] = ['one', 'two'].map((text) => JSON.parse(claw('agents', 'follow-up', '--json', id, text).stdout).id as number);
+    tty.keys(`/agents move-input ${id} ${two} up`, 'Enter');
+    await shows(`child ${id}: input #${two} moved up; queued now: #${two} followUp, #${one} followUp`);
+    tty.keys(`/agents remove-input ${id} #${one}`, 'Enter');
+    await shows(`child ${id}: input #${one} removed; queued now: #${two} followUp`);
+    tty.keys(`/agents edit-input ${id} ${two} two, edited`, 'Enter');
+    await shows(`child ${id}: input #${two} edited`);
+    tty.keys(`/agents move-input ${id} ${two} sideways`, 'Enter');
+    await shows('/agents move-input needs ID N up|down');
+    tty.keys('C-u'); // a refused command stays in the editor
+    const journal = JSON.parse(claw('agents', 'inspect', '--json', id).stdout) as { inputs: Array<{ text: string; status: string }> };
+    expect(journal.inputs.map((input) => [input.text, input.status])).toEqual([['two, edited', 'accepted'], ['one', 'removed']]);
     tty.keys('/agents start say hi to the child', 'Enter');
-    await until(() => (tty.screen().match(/started child/g) ?? []).length === 2, 'the second child to start');
+    await until(() => (history().match(/started child/g) ?? []).length === 2, 'the second child to start');
     tty.keys('/agents', 'Enter');
     await shows(/child agents .*\n(?:.*\n)*.*running .*slow 60/);
     // Live: the second child completes while the roster is open.
