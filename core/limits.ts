@@ -308,6 +308,13 @@ export const LIMITS = Object.freeze({
   childInputBytes: 16 * KiB,
   /** Children: the parent's conversation a child may inherit (inherit_context), in estimated tokens; also at most half the child's token cap. */
   childContextTokens: 8_000,
+  /**
+   * Children: the JSON of one compaction archive (a child's complete history
+   * saved before a compaction), in bytes. Over it the compaction fails and
+   * the child goes on with its full history; every archive kept fits one
+   * `agents.compaction_archive` answer (under clawFrameBytes).
+   */
+  childCompactionArchiveBytes: 4 * MiB,
   /** Children: a `child_presets` catalog, entries and JSON bytes. */
   childPresets: 32,
   childPresetsBytes: 256 * KiB,

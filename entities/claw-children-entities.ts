@@ -2,7 +2,8 @@
  * Durable child agents of a claw group (plugins/children). A child's row is
  * committed before it starts; each input is journaled before the caller is
  * told it was accepted and marked consumed before the next model call; the
- * final transcript is stored in chunks (no size cap). After a crash a
+ * final transcript is stored in chunks (no size cap); the complete history
+ * before each compaction is archived (claw_child_compaction_archives). After a crash a
  * "running" child is marked interrupted, never re-run, and its accepted but
  * unconsumed inputs become "uncertain".
  */
@@ -143,4 +144,31 @@ export const ClawChildUsageEntity = new EntitySchema<ClawChildUsageRow>({
   ],
 });
 
-export const CLAW_CHILDREN_ENTITIES = [ClawChildEntity, ClawChildInputEntity, ClawChildTranscriptChunkEntity, ClawChildUsageEntity];
+export interface ClawChildCompactionArchiveRow {
+  childId: string;
+  /** The number of the compaction it preceded (1 for the first); a failed compaction's retry replaces its archive. */
+  generation: number;
+  /** The complete history before that compaction, as JSON (messages), at most LIMITS.childCompactionArchiveBytes. */
+  messages: string;
+  messageCount: number;
+  /** UTF-8 bytes of `messages`. */
+  bytes: number;
+  createdAt: number;
+}
+
+/** A child's complete history saved before each of its compactions (before the summary request). */
+export const ClawChildCompactionArchiveEntity = new EntitySchema<ClawChildCompactionArchiveRow>({
+  name: 'ClawChildCompactionArchive',
+  tableName: 'claw_child_compaction_archives',
+  columns: {
+    childId: { name: 'child_id', type: 'varchar', length: CHILD_ID_CHARS, primary: true },
+    generation: { type: 'integer', primary: true },
+    messages: { type: 'text' },
+    messageCount: { name: 'message_count', type: 'integer' },
+    bytes: { type: 'integer' },
+    createdAt: { name: 'created_at', type: 'bigint', transformer: bigintNumber },
+  },
+  foreignKeys: [{ target: 'ClawChild', columnNames: ['child_id'], referencedColumnNames: ['id'], name: 'fk_claw_child_archives_child', onDelete: 'CASCADE' }],
+});
+
+export const CLAW_CHILDREN_ENTITIES = [ClawChildEntity, ClawChildInputEntity, ClawChildTranscriptChunkEntity, ClawChildUsageEntity, ClawChildCompactionArchiveEntity];

@@ -174,6 +174,7 @@ function checkCompactionConfig(config: CompactionConfig | undefined): Compaction
   }
   if (config.contextWindow === 0) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'compaction.contextWindow must be positive');
   if (config.persist !== undefined && typeof config.persist !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'compaction.persist must be a function');
+  if (config.archive !== undefined && typeof config.archive !== 'function') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, 'compaction.archive must be a function');
   return { ...config };
 }
 
@@ -963,6 +964,7 @@ export class Agent {
       ...(this.#config.thinking === undefined ? {} : { reasoning: this.#config.thinking }),
       signal,
       now: Date.now,
+      ...(this.#compactionConfig.archive ? { archive: this.#compactionConfig.archive } : {}),
       // The summary request is a model call like the loop's: the same wrapper (a chat span inside the compaction's).
       ...(this.#instrumentation?.modelCall ? { modelCall: this.#instrumentation.modelCall.bind(this.#instrumentation) } : {}),
     });

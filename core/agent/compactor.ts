@@ -14,7 +14,7 @@ import type { AgentInstrumentation } from './instrumentation.js';
 import type { Message } from './messages.js';
 import { summarizeMessages } from './summarizer.js';
 import { snapshotTaps } from './tap-dispatch.js';
-import type { CompactionState } from './types.js';
+import type { CompactionConfig, CompactionState } from './types.js';
 
 /** What one compaction works on. */
 export interface CompactionInput {
@@ -32,6 +32,8 @@ export interface CompactionInput {
   reasoning?: string;
   signal: AbortSignal;
   now(): number;
+  /** Archives the complete history before the summary request (CompactionConfig.archive). */
+  archive?: CompactionConfig['archive'];
   /** Wraps the summary request (the agent instrumentation's model-call wrapper). */
   modelCall?: AgentInstrumentation['modelCall'];
 }
@@ -122,6 +124,18 @@ async function askTaps(hooks: AgentHooks, preparation: CompactionPreparation, va
   return custom ?? { kind: 'continue' };
 }
 
+/** Hands the complete history to the host's archive; its failure fails the compaction before any summary is asked for. */
+async function archiveHistory(archive: NonNullable<CompactionConfig['archive']>, input: CompactionInput, generation: number): Promise<void> {
+  try {
+    await archive({ generation, reason: input.reason, automatic: input.reason !== 'manual', messages: structuredClone(input.messages as Message[]), tokensBefore: input.tokensBefore });
+  } catch (error) {
+    throw new XdogError(XdogError.is(error) ? error.code : ErrorCodes.INTERNAL, `archiving the history before compaction #${generation} failed: ${describeError(error)}`, {
+      cause: error,
+      hint: XdogError.is(error) && error.hint ? `${error.hint}; the history was left unchanged` : 'the history was left unchanged',
+    });
+  }
+}
+
 /** Plans, consults the hooks and summarizes; throws XdogError on any failure (nothing has changed then). */
 export async function prepareCompaction(input: CompactionInput): Promise<PreparedCompaction> {
   const { messages, previous } = input;
@@ -145,6 +159,11 @@ export async function prepareCompaction(input: CompactionInput): Promise<Prepare
   const decision = await askTaps(input.hooks, preparation, validCuts);
   if (decision.kind === 'veto') return { kind: 'skip', reason: 'vetoed', message: `a beforeCompact hook vetoed the compaction${decision.reason ? `: ${decision.reason}` : ''}` };
   if (input.signal.aborted) throw new XdogError(ErrorCodes.ABORTED, 'the compaction was cancelled', { hint: 'the history was left unchanged' });
+  if (input.archive) {
+    await archiveHistory(input.archive, input, (previous?.count ?? 0) + 1);
+    // Cancellation waited for the archive (it is never cut short), and stops here, before the summary.
+    if (input.signal.aborted) throw new XdogError(ErrorCodes.ABORTED, 'the compaction was cancelled', { hint: 'the history was left unchanged (its archive was kept)' });
+  }
 
   let summary: string;
   let details: unknown;

@@ -79,6 +79,26 @@ export interface CompactionConfig {
    * return where the full history can be restored from.
    */
   persist?(record: CompactionRecord): Promise<{ recoveryBranchId?: string } | void>;
+  /**
+   * Archives the complete history before the summary is asked for (a
+   * supervisor keeping every pre-compaction snapshot of a child). Called once
+   * per compaction that goes ahead (after the plan and the `beforeCompact`
+   * taps, before any summary request) and always awaited, even when the
+   * compaction is cancelled meanwhile. If it throws, the compaction fails and
+   * the history stays as it was.
+   */
+  archive?(archive: CompactionArchive): Promise<void>;
+}
+
+/** What `CompactionConfig.archive` receives: the whole history a compaction is about to summarize. */
+export interface CompactionArchive {
+  /** The number this compaction will have if it commits (1 for the first); a failed one is retried under the same number. */
+  generation: number;
+  reason: CompactionReason;
+  automatic: boolean;
+  /** The complete history (a copy), paired: every tool call has its result. */
+  messages: Message[];
+  tokensBefore: number;
 }
 
 /** The compaction state of a history: the summary its first message carries. Snapshots save it. */

@@ -18,6 +18,7 @@ import { ClawApprovals1765600000000 } from './1765600000000-claw-approvals.js';
 import { ClawGoals1765700000000 } from './1765700000000-claw-goals.js';
 import { ClawApprovalRules1766200000000 } from './1766200000000-claw-approval-rules.js';
 import { ClawChildQueue1766250000000 } from './1766250000000-claw-child-queue.js';
+import { ClawChildArchives1766300000000 } from './1766300000000-claw-child-archives.js';
 
 const groupName = (name = 'group_name'): TableColumnOptions => ({ name, type: 'varchar', length: '64' });
 const uuid = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'varchar', length: '36', isNullable: nullable });
@@ -188,4 +189,5 @@ export const CLAW_MIGRATIONS = [
   ClawGoals1765700000000,
   ClawApprovalRules1766200000000,
   ClawChildQueue1766250000000,
+  ClawChildArchives1766300000000,
 ];

@@ -7,10 +7,11 @@
  * by `inheritGates`. A child that inherits the parent's context starts with
  * a copy of it (seedChild).
  */
-import { Agent, ErrorCodes, XdogError, buildMetadata, withArticle, zeroUsage, type AgentHooks, type AgentTool, type Message, type ModelStreamFn } from '../../core/index.js';
+import { Agent, ErrorCodes, XdogError, buildMetadata, withArticle, zeroUsage, type AgentHooks, type AgentTool, type CompactionConfig, type Message, type ModelStreamFn } from '../../core/index.js';
 import { MemoryAccessScope, tapReadOnlyGate } from '../access/index.js';
 import { MemoryTodoStore, createTodoTools, renderTodos } from '../todos/index.js';
 import { isLocalReadOnlyTool } from '../tools/index.js';
+import { childCompaction } from './compaction.js';
 import { PARENT_ONLY_TOOLS, type ChildPresets, type ChildSpec } from './contracts.js';
 import type { ChildHost } from './memory-runtime.js';
 
@@ -23,6 +24,8 @@ export interface SdkChildHostOptions {
   presets?: ChildPresets;
   /** Taps the parent's current gates into a child that inherits them. */
   inheritGates?: (hooks: AgentHooks) => void;
+  /** The automatic compaction policy children follow against their model's capacity (default none: children never compact). */
+  compaction?: CompactionConfig;
   /** Told of each child agent before its first prompt (the CLI sets the parent's telemetry on it). */
   onCreated?: (agent: Agent) => void;
 }
@@ -63,9 +66,11 @@ export function createSdkChildHost(options: SdkChildHostOptions): ChildHost {
   return {
     streamFn: options.streamFn,
     presets: options.presets ?? {},
-    createChild(spec, streamFn, context) {
+    createChild(spec, streamFn, context, wiring) {
       const tools = childTools(spec, options.parentTools());
-      const agent = new Agent(streamFn, { model: spec.model ?? options.model, systemPrompt: childPrompt(spec), ...(spec.thinking ? { thinking: spec.thinking } : {}) }, { tools });
+      const model = spec.model ?? options.model;
+      const compaction = childCompaction(options.compaction, streamFn, model, wiring.archive);
+      const agent = new Agent(streamFn, { model, systemPrompt: childPrompt(spec), ...(spec.thinking ? { thinking: spec.thinking } : {}) }, { tools, ...(compaction ? { compaction } : {}) });
       if (spec.access === 'read-only') tapReadOnlyGate(agent.hooks, new MemoryAccessScope('read-only'), () => undefined);
       else options.inheritGates?.(agent.hooks);
       seedChild(agent, context);

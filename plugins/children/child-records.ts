@@ -4,12 +4,14 @@
  * it runs; an input is journaled ("accepted") before the caller hears it was
  * queued and marked "consumed" before the model call that sees it; usage rows
  * go into the group's usage ledger, linked to the child; the final transcript
- * is stored in chunks, however long. `recoverInterrupted` runs at start: a
+ * is stored in chunks, however long; before each compaction the complete
+ * history is archived (one row per generation, at most
+ * LIMITS.childCompactionArchiveBytes). `recoverInterrupted` runs at start: a
  * child still "running" in the store was running in a process that is gone,
  * so it becomes "interrupted" (never re-run) and its accepted inputs
  * "uncertain" (the model may or may not have seen them).
  */
-import { ErrorCodes, XdogError, type Clock, type ImageContent, type Message, type Usage } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, type Clock, type ImageContent, type Message, type Usage } from '../../core/index.js';
 import { checkUsage, insertUsage, storedJson, type SessionStore, type Sql } from '../sessions/tokens.js';
 import type { ChildSpec } from './contracts.js';
 import type { ChildRecord, ChildStatus } from './memory-runtime.js';
@@ -56,6 +58,25 @@ export interface ChildEnd {
   result: string | null;
   error: string | null;
   transcript: readonly Message[];
+}
+
+/** One compaction archive as listed: what it holds, not its messages. */
+export interface ChildCompactionArchive {
+  generation: number;
+  messageCount: number;
+  bytes: number;
+  createdAt: number;
+}
+
+interface ArchiveRow {
+  generation: number | string;
+  message_count: number | string;
+  bytes: number | string;
+  created_at: number | string;
+}
+
+function toArchive(row: ArchiveRow): ChildCompactionArchive {
+  return { generation: Number(row.generation), messageCount: Number(row.message_count), bytes: Number(row.bytes), createdAt: Number(row.created_at) };
 }
 
 interface ChildRow {
@@ -326,7 +347,60 @@ export class ChildRecordStore {
     });
   }
 
-  /** Forgets an ended child with its inputs, transcript and usage links (the ledger rows stay). */
+  /**
+   * Keeps a running child's complete history before its compaction number
+   * `generation`; the compaction asks for its summary only after this
+   * resolves. A failed compaction's retry has the same number and replaces
+   * that archive (its history only grew). Over the size limit nothing is
+   * written and the compaction fails (LIMIT_EXCEEDED).
+   */
+  async archiveCompaction(id: string, generation: number, messages: readonly Message[]): Promise<ChildCompactionArchive> {
+    const json = JSON.stringify(messages);
+    const bytes = Buffer.byteLength(json);
+    if (bytes > LIMITS.childCompactionArchiveBytes) {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `child ${id}: its history before compaction #${generation} is ${bytes} bytes of JSON, over the ${LIMITS.childCompactionArchiveBytes}-byte archive limit, so it was not archived and not compacted`, {
+        hint: 'the child goes on with its full history; give it a smaller task, or fewer tools with large results',
+      });
+    }
+    return this.#store.withTransaction(async (sql) => {
+      const [row] = await sql.all<{ status: string }>('SELECT status FROM claw_children WHERE id = :id', { id });
+      if (!row) throw new XdogError(ErrorCodes.NOT_FOUND, `no child "${id}" to archive a compaction of`);
+      if (row.status !== 'running') throw new XdogError(ErrorCodes.INVALID_STATE, `child ${id} is ${row.status}; only a running child compacts`);
+      await sql.run('DELETE FROM claw_child_compaction_archives WHERE child_id = :id AND generation = :generation', { id, generation });
+      const [stored] = await sql.all<ArchiveRow>(
+        `INSERT INTO claw_child_compaction_archives (child_id, generation, messages, message_count, bytes, created_at) VALUES (:id, :generation, :json, :count, :bytes, :now)
+         RETURNING generation, message_count, bytes, created_at`,
+        { id, generation, json, count: messages.length, bytes, now: this.#clock.now() },
+      );
+      return toArchive(stored!);
+    });
+  }
+
+  /** The child's compaction archives, oldest first (what they hold, without the messages). */
+  async compactionArchives(group: string, id: string): Promise<ChildCompactionArchive[]> {
+    await this.get(group, id);
+    const rows = await this.#store.withRead((sql) =>
+      sql.all<ArchiveRow>('SELECT generation, message_count, bytes, created_at FROM claw_child_compaction_archives WHERE child_id = :id ORDER BY generation', { id }),
+    );
+    return rows.map(toArchive);
+  }
+
+  /** One archive with the complete history it kept; a missing generation is NOT_FOUND naming those kept. */
+  async compactionArchive(group: string, id: string, generation: number): Promise<ChildCompactionArchive & { messages: Message[] }> {
+    await this.get(group, id);
+    const [found] = await this.#store.withRead(async (sql) =>
+      (
+        await sql.all<ArchiveRow & { messages: string }>('SELECT generation, message_count, bytes, created_at, messages FROM claw_child_compaction_archives WHERE child_id = :id AND generation = :generation', { id, generation })
+      ).map((row) => ({ ...toArchive(row), messages: storedJson<Message[]>(row.messages, () => `child ${id}: compaction archive #${generation}`) })),
+    );
+    if (!found) {
+      const kept = (await this.compactionArchives(group, id)).map((archive) => archive.generation);
+      throw new XdogError(ErrorCodes.NOT_FOUND, `child ${id} has no compaction archive #${generation}`, { hint: kept.length ? `its archives: ${kept.map((n) => `#${n}`).join(', ')}` : 'it has not compacted' });
+    }
+    return found;
+  }
+
+  /** Forgets an ended child with its inputs, transcript, compaction archives and usage links (the ledger rows stay). */
   async close(group: string, id: string): Promise<void> {
     await this.#store.withTransaction(async (sql) => {
       const [row] = await sql.all<{ status: string }>('SELECT status FROM claw_children WHERE group_name = :group AND id = :id', { group, id });
@@ -393,10 +467,11 @@ export function inputTaken(id: string, inputId: number, status: string): XdogErr
   });
 }
 
-/** Deletes a child's record with its inputs, transcript and usage links (the ledger rows stay). */
+/** Deletes a child's record with its inputs, transcript, compaction archives and usage links (the ledger rows stay). */
 async function removeChild(sql: Sql, id: string): Promise<void> {
   await sql.run('DELETE FROM claw_child_usage WHERE child_id = :id', { id });
   await sql.run('DELETE FROM claw_child_transcript_chunks WHERE child_id = :id', { id });
+  await sql.run('DELETE FROM claw_child_compaction_archives WHERE child_id = :id', { id });
   await sql.run('DELETE FROM claw_child_inputs WHERE child_id = :id', { id });
   await sql.run('DELETE FROM claw_children WHERE id = :id', { id });
 }

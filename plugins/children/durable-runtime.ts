@@ -4,11 +4,12 @@
  * committed before it starts; an input is journaled before the caller is
  * answered and marked consumed before the model call after the one that took
  * it in; each model call goes into the usage ledger as the child's; the end
- * is recorded (with the transcript) before `wait` answers.
+ * is recorded (with the transcript) before `wait` answers; before each
+ * compaction's summary request the complete history is archived.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, LIMITS, XdogError, describeError, type Agent, type ImageContent, type Message, type Usage } from '../../core/index.js';
-import { inputTaken, neighbourTaken, type ChildInputChange, type ChildRecordStore, type ChildInputRecord, type DurableChildRecord } from './child-records.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, type Agent, type CompactionEndEvent, type ImageContent, type Message, type Usage } from '../../core/index.js';
+import { inputTaken, neighbourTaken, type ChildCompactionArchive, type ChildInputChange, type ChildRecordStore, type ChildInputRecord, type DurableChildRecord } from './child-records.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 import { MemoryChildRuntime, type ChildHost, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
 
@@ -26,6 +27,7 @@ export class DurableChildRuntime {
   readonly #consumed = new Map<string, number[]>();
   /** Spawns admitted under the caps whose record is being written: they count as running, so concurrent spawns cannot pass the cap together. */
   #starting = 0;
+  readonly #log: (line: string) => void;
   /** The tail of the input changes, run one after another. */
   #changes: Promise<unknown> = Promise.resolve();
 
@@ -40,6 +42,7 @@ export class DurableChildRuntime {
     spendCheck?(childId: string): Promise<void>;
   }) {
     this.#records = options.records;
+    this.#log = options.log ?? (() => undefined);
     this.#group = options.group;
     this.#parentSessionId = options.parentSessionId ?? null;
     this.#live = new MemoryChildRuntime(options.host, {
@@ -47,6 +50,10 @@ export class DurableChildRuntime {
       beforeModelCall: async (id) => {
         await options.spendCheck?.(id);
         await this.#flushConsumed(id);
+      },
+      // The complete history is in the store before the summary request starts.
+      archiveCompaction: async (id, archive) => {
+        await this.#records.archiveCompaction(id, archive.generation, archive.messages);
       },
       modelCalled: async (id, call) => this.#records.recordUsage(await this.#records.get(this.#group, id), { ...call, cost: options.cost?.(call.model, call.usage) ?? null }),
       ended: async (record, transcript) => {
@@ -107,6 +114,16 @@ export class DurableChildRuntime {
       throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the transcript of child ${id} is ${bytes} bytes, over the ${LIMITS.childTranscriptAnswerBytes}-byte answer limit`, { hint: 'read its result with `xdog claw agents inspect`' });
     }
     return { id, status: record.status, messages };
+  }
+
+  /** The child's compaction archives (what each holds; its full history before that compaction). */
+  async compactionArchives(id: string): Promise<{ id: string; archives: ChildCompactionArchive[] }> {
+    return { id, archives: await this.#records.compactionArchives(this.#group, id) };
+  }
+
+  /** One archive's complete history (every kept archive fits one answer: LIMITS.childCompactionArchiveBytes). */
+  async compactionArchive(id: string, generation: number): Promise<{ id: string } & ChildCompactionArchive & { messages: Message[] }> {
+    return { id, ...(await this.#records.compactionArchive(this.#group, id, generation)) };
   }
 
   /** Journals the input, then queues it; answers once it is journaled. */
@@ -186,11 +203,19 @@ export class DurableChildRuntime {
 
   #follow(id: string, agent: Agent): void {
     agent.subscribe((event) => {
+      if (event.type === 'compaction_end') return this.#logCompaction(id, event);
       if (event.type !== 'input_consumed' || !event.id?.startsWith(INPUT_ID_PREFIX)) return;
       const pending = this.#consumed.get(id) ?? [];
       pending.push(Number(event.id.slice(INPUT_ID_PREFIX.length)));
       this.#consumed.set(id, pending);
     });
+  }
+
+  /** A child's compaction says what happened in the gateway log; a failed one left its history whole. */
+  #logCompaction(id: string, event: CompactionEndEvent): void {
+    const where = `group ${this.#group}: child ${id}`;
+    if (event.error) this.#log(`${where}: compaction failed, the child goes on with its full history: ${event.error.message}`);
+    else if (event.result?.compacted) this.#log(`${where}: compacted (#${event.result.count}, ${event.result.tokensBefore} → ${event.result.tokensAfter} tokens); its full history is archived`);
   }
 
   async #flushConsumed(id: string): Promise<void> {

@@ -13,10 +13,11 @@ import { GroupChildren, GroupChildrenToken } from './group-children.js';
 import { createChildrenService } from './service.js';
 
 export { AgentToolArgsSchema, ChildConfigSchema, PARENT_ONLY_TOOLS, inheritedContext, parseChildPresets, resolveChildSpec, type AgentToolArgs, type ChildConfig, type ChildPresets, type ChildSpec } from './contracts.js';
-export { MemoryChildRuntime, type ChildHost, type ChildObserver, type ChildRecord, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
+export { MemoryChildRuntime, type ChildHost, type ChildObserver, type ChildWiring, type ChildRecord, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
 export { ParentContexts, createAgentTool, type AgentToolOptions, type ChildRuntime } from './agent-tool.js';
 export { DurableChildRuntime } from './durable-runtime.js';
-export { ChildRecordStore, TRANSCRIPT_CHUNK_CHARS, chunkText, type ChildEnd, type ChildInputRecord, type ChildInputStatus, type DurableChildRecord, type DurableChildStatus } from './child-records.js';
+export { ChildRecordStore, TRANSCRIPT_CHUNK_CHARS, chunkText, type ChildCompactionArchive, type ChildEnd, type ChildInputRecord, type ChildInputStatus, type DurableChildRecord, type DurableChildStatus } from './child-records.js';
+export { childCompaction } from './compaction.js';
 export { childPrompt, childTools, createSdkChildHost, seedChild, type SdkChildHostOptions } from './chat-host.js';
 export { GroupChildren, GroupChildrenToken } from './group-children.js';
 export { createGroupChildHost, type GroupChildHostOptions } from './group-host.js';

@@ -6,7 +6,7 @@
  * contract with durable records.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, LIMITS, XdogError, describeError, zeroUsage, type Agent, type AssistantMessage, type ImageContent, type Message, type ModelStreamFn } from '../../core/index.js';
+import { ErrorCodes, LIMITS, XdogError, describeError, zeroUsage, type Agent, type AssistantMessage, type CompactionArchive, type ImageContent, type Message, type ModelStreamFn } from '../../core/index.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 
 export type ChildStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'timeout' | 'limit';
@@ -32,10 +32,20 @@ export interface ChildHost {
    * the parent; never with parent-only tools. `context` is the parent's
    * conversation the child inherits (inheritedContext), when it asked to.
    */
-  createChild(spec: ChildSpec, streamFn: ModelStreamFn, context?: readonly Message[]): Agent;
+  createChild(spec: ChildSpec, streamFn: ModelStreamFn, context: readonly Message[] | undefined, wiring: ChildWiring): Agent;
   /** The model access children share with their parent (the runtime budgets it per child). */
   readonly streamFn: ModelStreamFn;
   readonly presets: ChildPresets;
+}
+
+/** What the runtime gives the host for each child it builds. */
+export interface ChildWiring {
+  /**
+   * Archives the child's complete history before a compaction's summary
+   * request (the host passes it as `compaction.archive`). It rejects when the
+   * runtime keeps no archives, so a child never compacts without one.
+   */
+  archive(archive: CompactionArchive): Promise<void>;
 }
 
 /** A host that keeps children durably observes them (plugins/children/durable-runtime.ts); each awaited step is done before the child goes on. */
@@ -46,6 +56,8 @@ export interface ChildObserver {
   beforeModelCall?(id: string): Promise<void>;
   /** After each model call of the child. */
   modelCalled?(id: string, call: { model: string; usage: AssistantMessage['usage']; durationMs: number }): Promise<void>;
+  /** Before each compaction's summary request: keeps the complete history durably; a rejection fails that compaction (no cut). */
+  archiveCompaction?(id: string, archive: CompactionArchive): Promise<void>;
   /** Once, when the child ended, before `wait` answers. */
   ended?(record: ChildRecord, transcript: readonly Message[]): Promise<void>;
   /** Told when `ended` failed (the child's end may not be recorded); the run itself has ended either way. */
@@ -120,7 +132,8 @@ export class MemoryChildRuntime {
     const id = options.id ?? `c-${randomUUID().slice(0, 8)}`;
     const record: ChildRecord = { id, label: spec.label ?? null, task: spec.task, access: spec.access, status: 'running', result: null, error: null, modelCalls: 0, tokens: 0 };
     const live = { record, inherited: spec.inheritContext ? options.context!.length : 0 } as LiveChild;
-    live.agent = this.#host.createChild(spec, this.#budgeted(live, spec), spec.inheritContext ? options.context : undefined);
+    live.agent = this.#host.createChild(spec, this.#budgeted(live, spec), spec.inheritContext ? options.context : undefined, { archive: (archive) => this.#archive(id, archive) });
+    this.#followCompactions(live);
     this.#children.set(record.id, live);
     this.#observer.started?.(record.id, live.agent);
     live.done = this.#run(live, spec, options.images ?? []);
@@ -240,6 +253,24 @@ export class MemoryChildRuntime {
       clearTimeout(deadline);
     }
     await this.#observer.ended?.({ ...live.record }, live.agent.messages).catch((error: unknown) => this.#observer.endFailed?.(live.record.id, error));
+  }
+
+  #archive(id: string, archive: CompactionArchive): Promise<void> {
+    const keep = this.#observer.archiveCompaction;
+    if (!keep) {
+      return Promise.reject(new XdogError(ErrorCodes.UNAVAILABLE, `child ${id} needs a compaction, but this host keeps no compaction archives`, { hint: 'the child goes on with its full history; run children where a store keeps their archives (claw)' }));
+    }
+    return keep(id, archive);
+  }
+
+  /** After a compaction the child's own messages start elsewhere: its answer is still found after what it inherited. */
+  #followCompactions(live: LiveChild): void {
+    live.agent.subscribe((event) => {
+      if (event.type !== 'compaction_end' || !event.result?.compacted) return;
+      // The kept messages follow the summary (index 1 on); a cut past the inherited part leaves only the child's own.
+      const cut = event.result.firstKeptIndex;
+      live.inherited = live.inherited >= cut ? live.inherited - cut + 1 : 1;
+    });
   }
 
   /** The host's stream, refusing the call past the model-call or token cap (the child then ends as "limit"). */

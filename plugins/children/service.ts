@@ -86,6 +86,7 @@ export function createChildrenService(): GatewayService {
         streamFn: group.streamFn,
         tools: () => group.tools(),
         model: (spec) => group.resolveModel(spec.model ?? group.newSessionOptions().model).qualified,
+        compaction: () => group.compactionPolicy(),
         presets,
       }),
     });
@@ -118,6 +119,8 @@ export function createChildrenService(): GatewayService {
       'agents.list': gatewayMethod(z.object(group).strict(), (params) => runtimeOf(params.group).list(), READ),
       'agents.inspect': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).inspect(params.id), READ),
       'agents.transcript': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).transcript(params.id), READ),
+      'agents.compaction_archives': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).compactionArchives(params.id), READ),
+      'agents.compaction_archive': gatewayMethod(z.object({ ...group, id, generation: z.number().int().positive() }).strict(), (params) => runtimeOf(params.group).compactionArchive(params.id, params.generation), READ),
       'agents.steer': gatewayMethod(z.object({ ...group, id, text, images: InputImagesSchema.optional() }).strict(), (params, connection) =>
         runtimeOf(params.group).queue(params.id, 'steer', params.text, started().host.inputImages(connection, params.images ?? [])),
       ),

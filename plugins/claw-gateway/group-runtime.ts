@@ -25,6 +25,7 @@ import {
   type Agent,
   type AgentEvent,
   type AgentTool,
+  type CompactionConfig,
   type CompactionRecord,
   type CompactionResult,
   type ClawGroupConfig,
@@ -45,6 +46,7 @@ import {
 import { LIMITS } from '../../core/limits.js';
 import { backoffMs } from './wakeups.js';
 import type { GroupRecord, SessionRecord, SessionStore, SystemInputSource } from '../sessions/tokens.js';
+import { compactionPolicy } from './compaction-policy.js';
 import { groupSandboxLine } from './group-sandbox.js';
 import { describeMemoryFlush, runMemoryFlush } from './memory-flush.js';
 import { Notifications, type CompactionReceipt, type GroupStatus, type PromptReceipt, type QueueItem } from './protocol.js';
@@ -275,6 +277,11 @@ export class GroupRuntime {
   get skills(): SkillRepo {
     this.#skills ??= SkillRepo.fromConfig(this.#options.kernel.config, this.#options.workspace);
     return this.#skills;
+  }
+
+  /** The group's automatic compaction policy (its `compaction` settings), without its sessions' persist; children compact by it. */
+  compactionPolicy(): CompactionConfig {
+    return compactionPolicy(this.#options.config.compaction);
   }
 
   /** The model access the group's agent uses (children share it). */
@@ -895,7 +902,6 @@ export class GroupRuntime {
     const turnWrites = new TurnWrites();
     const model = this.resolveModel(context.state.model);
     const thinking = context.state.thinking ?? undefined;
-    const compaction = config.compaction;
     // Filled once the agent exists: its barrier before each model call waits for the writer first.
     const stored: { writer?: SessionWriter } = {};
     const agent = kernel.createAgent(
@@ -913,11 +919,7 @@ export class GroupRuntime {
         },
         compaction: {
           // Within a run (between tool turns) and on a provider overflow; before a turn the runtime compacts itself, with the memory flush.
-          auto: compaction?.auto !== false,
-          retryOnOverflow: compaction?.auto !== false,
-          ...(compaction?.reserve_tokens === undefined ? {} : { reserveTokens: compaction.reserve_tokens }),
-          ...(compaction?.keep_recent_tokens === undefined ? {} : { keepRecentTokens: compaction.keep_recent_tokens }),
-          ...(compaction?.context_window === undefined ? {} : { contextWindow: compaction.context_window }),
+          ...this.compactionPolicy(),
           persist: (record) => this.#persistCompaction(this.#liveOf(agent), record),
         },
       },

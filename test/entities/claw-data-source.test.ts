@@ -29,6 +29,7 @@ const MIGRATIONS = [
   'ClawGoals1765700000000',
   'ClawApprovalRules1766200000000',
   'ClawChildQueue1766250000000',
+  'ClawChildArchives1766300000000',
 ];
 
 /** A fresh, empty location of the kind (a new database on PostgreSQL, dropped after the test). */
@@ -107,6 +108,7 @@ describe('the claw store on SQLite', () => {
       'claw_approval_rules',
       'claw_approvals',
       'claw_channel_state',
+      'claw_child_compaction_archives',
       'claw_child_inputs',
       'claw_child_transcript_chunks',
       'claw_child_usage',

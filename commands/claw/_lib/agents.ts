@@ -1,11 +1,11 @@
 /** What the `xdog claw agents` commands share: reaching the gateway's children service, and showing child records. */
 import { Flags } from '@oclif/core';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
-import type { ImageContent } from '../../../core/index.js';
+import type { ImageContent, Message } from '../../../core/index.js';
 import { prepareImages, type GatewayConnection } from '../../../plugins/claw-gateway/index.js';
-import type { ChildInputRecord, DurableChildRecord } from '../../../plugins/children/index.js';
+import type { ChildCompactionArchive, ChildInputRecord, DurableChildRecord } from '../../../plugins/children/index.js';
 import { withGateway } from './gateway.js';
-import { clean } from './render.js';
+import { clean, table } from './render.js';
 
 const CHILDREN_CAPABILITY = 'children:1';
 
@@ -68,4 +68,26 @@ export function inputNumber(raw: string): number {
     throw new XdogError(ErrorCodes.USAGE, `"${raw}" is not an input number`, { hint: 'give the N of "input #N" in xdog claw agents inspect' });
   }
   return value;
+}
+
+function time(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A child's compaction archives, one row each (`--generation N` shows one). */
+export function renderArchives(id: string, archives: readonly ChildCompactionArchive[]): string {
+  if (archives.length === 0) return `child ${id} has no compaction archives (it has not compacted)`;
+  const rows = archives.map((archive) => [`#${archive.generation}`, String(archive.messageCount), String(archive.bytes), time(archive.createdAt)]);
+  return table(['GENERATION', 'MESSAGES', 'BYTES', 'ARCHIVED'], rows);
+}
+
+/** One message per line, `role: text` (tool calls and results named), cleaned and cut for the terminal. */
+export function renderMessages(messages: readonly Message[]): string {
+  return messages
+    .map((message) => {
+      const parts = typeof message.content === 'string' ? [message.content] : message.content.map((part) => (part.type === 'text' ? part.text : part.type === 'toolCall' ? `[call ${part.name}]` : `[${part.type}]`));
+      const who = message.role === 'toolResult' ? `toolResult ${message.toolName}` : message.role;
+      return `${who}: ${clean(parts.join(' '), 200)}`;
+    })
+    .join('\n');
 }

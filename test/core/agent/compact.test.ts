@@ -1,6 +1,6 @@
 /** Agent.compact(), automatic compaction, overflow recovery, the compaction hooks and snapshots of a compacted agent. */
 import { describe, expect, it } from 'vitest';
-import { Agent, isContextOverflow, summaryFromMessage, tapHook, type AssistantMessage, type ModelStreamFn, type AgentEvent, type CompactionCommitted, type CompactionPreparation, type Message } from '../../../core/index.js';
+import { Agent, ErrorCodes, XdogError, isContextOverflow, summaryFromMessage, tapHook, type AssistantMessage, type ModelStreamFn, type AgentEvent, type CompactionCommitted, type CompactionPreparation, type Message } from '../../../core/index.js';
 import { createFauxStreamFn } from '../../../plugins/faux/index.js';
 import { deferred, recordingTool, requestTexts, scripted } from './helpers.js';
 
@@ -248,6 +248,62 @@ describe('automatic compaction', () => {
     const result = await agent.prompt(long('3')).result();
     expect(result).toMatchObject({ status: 'error', errorMessage: expect.stringContaining('context_length_exceeded') });
     expect(model.callCount).toBe(5);
+  });
+});
+
+describe('compaction.archive', () => {
+  it('archives the complete history before the summary request, numbered by generation', async () => {
+    const archived: Array<{ generation: number; messages: Message[]; callsSoFar: number }> = [];
+    const holder: { model?: { callCount: number } } = {};
+    const archive = async (entry: { generation: number; messages: Message[] }) => {
+      archived.push({ generation: entry.generation, messages: entry.messages, callsSoFar: holder.model!.callCount });
+    };
+    const { agent, model } = await withHistory([{ text: 'S1' }, { text: long('answer four') }, { text: 'S2' }], { compaction: { keepRecentTokens: 50, archive } });
+    holder.model = model;
+    const before = agent.messages;
+    await agent.compact();
+    // Archived before the 5th model call (the summary request) was made.
+    expect(archived).toEqual([{ generation: 1, messages: before, callsSoFar: 4 }]);
+    await agent.prompt(long('fourth')).result();
+    const second = agent.messages;
+    await agent.compact();
+    expect(archived.map((entry) => entry.generation)).toEqual([1, 2]);
+    expect(archived[1]!.messages).toEqual(second);
+  });
+
+  it('fails the compaction, with no summary request and the history unchanged, when the archive throws', async () => {
+    const archive = async () => {
+      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, 'the history is too big to archive', { hint: 'keep less' });
+    };
+    const { agent, model } = await withHistory([{ text: 'NEVER' }], { compaction: { keepRecentTokens: 50, archive } });
+    const before = agent.messages;
+    await expect(agent.compact()).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED', message: expect.stringContaining('archiving the history before compaction #1 failed: the history is too big to archive') });
+    expect(model.callCount).toBe(4);
+    expect(agent.messages).toEqual(before);
+    expect(agent.compactionState).toBeUndefined();
+  });
+
+  it('waits for the archive when cancelled meanwhile, then stops before the summary', async () => {
+    const gate = deferred();
+    let finished = false;
+    const archive = async () => {
+      await gate.promise;
+      finished = true;
+    };
+    const { agent, model } = await withHistory([{ text: 'NEVER' }], { compaction: { keepRecentTokens: 50, archive } });
+    const before = agent.messages;
+    const compaction = agent.compact();
+    await new Promise((resolve) => setImmediate(resolve));
+    agent.abort();
+    gate.resolve();
+    await expect(compaction).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(finished).toBe(true);
+    expect(model.callCount).toBe(4);
+    expect(agent.messages).toEqual(before);
+  });
+
+  it('refuses an archive that is not a function', () => {
+    expect(() => new Agent(createFauxStreamFn({ responses: [] }), { model: 'faux/test' }, { compaction: { archive: 'no' as never } })).toThrow(/compaction.archive must be a function/);
   });
 });
 
