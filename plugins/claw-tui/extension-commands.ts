@@ -170,7 +170,8 @@ export class TuiExtensions {
 
   /** Completion in the editor for extension commands on the first line; nothing for other text (the other commands keep their behaviour). */
   autocomplete(): AutocompleteProvider {
-    /** Where each suggested line puts the cursor (the token at the cursor is what a suggestion replaces). */
+    /** The draft line and cursor the suggestions were made for, and where each suggested line puts the cursor. */
+    let asked = { line: '', cursor: -1 };
     let cursors = new Map<string, number>();
     return {
       getSuggestions: async (lines, cursorLine, cursorCol) => {
@@ -178,11 +179,14 @@ export class TuiExtensions {
         if (cursorLine !== 0 || lines.length > 1 || !this.owns(line) || !this.app.connection) return null;
         // The editor has the whole draft: the callback gets the argument context.
         const found = await completeExtensionSlash(this.control, line, { cursor: cursorCol, full: true, publicNames: new Set(this.#publicNames.keys()) }).catch(() => []);
+        asked = { line, cursor: cursorCol };
         cursors = new Map(found.map((item) => [item.line, item.cursor]));
         const items: AutocompleteItem[] = found.map((item) => ({ value: item.line, label: item.label }));
         return items.length ? { items, prefix: line.slice(0, cursorCol) } : null;
       },
-      applyCompletion: (lines, cursorLine, _cursorCol, item) => {
+      applyCompletion: (lines, cursorLine, cursorCol, item) => {
+        // A suggestion made for another draft or cursor never overwrites the editor (Tab asks again).
+        if (lines[cursorLine] !== asked.line || cursorCol !== asked.cursor || !cursors.has(item.value)) return { lines, cursorLine, cursorCol };
         const next = [...lines];
         next[cursorLine] = item.value;
         return { lines: next, cursorLine, cursorCol: cursors.get(item.value) ?? item.value.length };
