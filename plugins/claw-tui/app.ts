@@ -571,7 +571,7 @@ export class ClawTui {
    */
   async submit(text: string, draft = text): Promise<void> {
     try {
-      if (this.#extensions.owns(text)) await this.#asJob(text, () => this.#extensions.run(text));
+      if (this.#extensions.owns(text) || (await this.#extensions.claims(text))) await this.#asJob(text, () => this.#extensions.run(text));
       else if (isCommand(text)) {
         const parsed = parseCommand(text);
         const refusal = unsupported(parsed.command, this.methods);

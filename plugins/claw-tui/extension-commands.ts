@@ -46,6 +46,17 @@ export class TuiExtensions {
   #publicNames = new Map<string, string>();
   readonly #refusalsSaid = new Set<string>();
 
+  /**
+   * For a `/word` that is no TUI command and no public name known yet: starts
+   * the extensions (they may register it), then whether one has it as its public name.
+   */
+  async claims(text: string): Promise<boolean> {
+    const word = /^\/([a-z][a-z0-9-]*)(\s|$)/.exec(text.trimStart())?.[1];
+    if (!word || SLASH_COMMANDS.some((command) => command.name === word) || !this.app.methods.has('extensions.list')) return false;
+    this.#learn(await this.control.list(true), false);
+    return this.owns(text);
+  }
+
   /** True for text an extension command runs: `/ext…`, `/extensions`, `/artifact` or a public name. */
   owns(text: string): boolean {
     return isExtensionSlash(text) || this.#publicNames.has(/^\/(\S+)/.exec(text.trimStart())?.[1] ?? '');
@@ -150,22 +161,25 @@ export class TuiExtensions {
   #refresh(withStatus: boolean): void {
     if (!this.app.methods.has('extensions.list')) return;
     this.control.list(false).then(
-      (infos) => {
-        const shortcuts = new Map<string, string>();
-        const { names, refused } = publicCommands(infos, new Set(SLASH_COMMANDS.map((command) => command.name)));
-        this.#publicNames = names;
-        for (const reason of refused.filter((reason) => !this.#refusalsSaid.has(reason))) {
-          this.#refusalsSaid.add(reason);
-          this.app.notice(reason);
-        }
-        for (const info of infos) {
-          for (const [key, command] of Object.entries(info.shortcuts ?? {})) if (!shortcuts.has(key)) shortcuts.set(key, command);
-          if (withStatus) this.#setStatus(info.id, info.status);
-        }
-        this.#shortcuts = shortcuts;
-      },
+      (infos) => this.#learn(infos, withStatus),
       (error: unknown) => this.app.error(error),
     );
+  }
+
+  /** Takes the extensions' shortcuts and public names (the TUI's own commands refused to them, said once each). */
+  #learn(infos: readonly ExtensionInfo[], withStatus: boolean): void {
+    const shortcuts = new Map<string, string>();
+    const { names, refused } = publicCommands(infos, new Set(SLASH_COMMANDS.map((command) => command.name)));
+    this.#publicNames = names;
+    for (const reason of refused.filter((reason) => !this.#refusalsSaid.has(reason))) {
+      this.#refusalsSaid.add(reason);
+      this.app.notice(reason);
+    }
+    for (const info of infos) {
+      for (const [key, command] of Object.entries(info.shortcuts ?? {})) if (!shortcuts.has(key)) shortcuts.set(key, command);
+      if (withStatus) this.#setStatus(info.id, info.status);
+    }
+    this.#shortcuts = shortcuts;
   }
 
   /** Completion in the editor for extension commands on the first line; nothing for other text (the other commands keep their behaviour). */

@@ -57,24 +57,7 @@ afterAll(async () => {
 });
 
 describe('rich extension command results', { timeout: 180_000 }, () => {
-  it('the gateway carries a rich result whole to a client that asks, and a summary without image bytes to one that does not', async () => {
-    client = await connect(sandbox);
-    expect(client.hello.capabilities).toEqual(expect.arrayContaining(['extension-command-results:1', 'extension-argument-context:1']));
-    const rich = (await client.callService('extensions.command', { command: '/show-state', results: true })) as { text: string; result: Record<string, any> };
-    expect(rich.result).toMatchObject({ type: 'extension-command-result', extension: 'reporter', command: 'report', publicName: 'show-state' });
-    expect(rich.result.content).toEqual({ text: 'Command report /quit', image: { data: PNG, mimeType: 'image/png' }, structured: [false, 0, null], details: { enabled: false } });
-    const older = (await client.callService('extensions.command', { command: '/ext-reporter-report' })) as { text: string; result?: unknown };
-    expect(older.result).toBeUndefined();
-    expect(older.text).toMatch(/^Command report \/quit\n\[image image\/png, 70 bytes, sha256 [0-9a-f]{16}\][\s\S]*this client shows only its summary/);
-    expect(older.text).not.toContain(PNG.slice(0, 24));
-    // Completion from a prefix-only client: no context.
-    expect(await client.callService('extensions.complete', { command: '/pick', prefix: 'al' })).toEqual({ items: ['no-context'] });
-    await expect(client.callService('extensions.complete', { command: '/pick', prefix: 'zz', context: { arguments: 'al gamma', cursor: 2, start: 0, end: 2 } })).rejects.toThrow(/argument context of a completion is refused/);
-    // Nothing reached the model.
-    expect(sandbox.requests()).toHaveLength(0);
-  });
-
-  it.skipIf(!hasTmux)('the TUI shows it by its public name, saves it as an artifact and reads it back; Tab completes with the argument context', async () => {
+  it.skipIf(!hasTmux)('the TUI shows it by its public name (starting the extensions), saves it as an artifact and reads it back; Tab completes with the argument context', async () => {
     const onScreen = async (test: (screen: string) => boolean, what: string, deadlineMs = 60_000): Promise<void> => {
       const end = Date.now() + deadlineMs;
       while (!test(tty.screen())) {
@@ -136,6 +119,22 @@ describe('rich extension command results', { timeout: 180_000 }, () => {
     await onScreen((screen) => screen.includes('picked alpha gamma'), 'the completed command run');
     tty.keys('q');
     // Nothing of this reached the model.
+    expect(sandbox.requests()).toHaveLength(0);
+  });
+  it('the gateway carries a rich result whole to a client that asks, and a summary without image bytes to one that does not', async () => {
+    client = await connect(sandbox);
+    expect(client.hello.capabilities).toEqual(expect.arrayContaining(['extension-command-results:1', 'extension-argument-context:1']));
+    const rich = (await client.callService('extensions.command', { command: '/show-state', results: true })) as { text: string; result: Record<string, any> };
+    expect(rich.result).toMatchObject({ type: 'extension-command-result', extension: 'reporter', command: 'report', publicName: 'show-state' });
+    expect(rich.result.content).toEqual({ text: 'Command report /quit', image: { data: PNG, mimeType: 'image/png' }, structured: [false, 0, null], details: { enabled: false } });
+    const older = (await client.callService('extensions.command', { command: '/ext-reporter-report' })) as { text: string; result?: unknown };
+    expect(older.result).toBeUndefined();
+    expect(older.text).toMatch(/^Command report \/quit\n\[image image\/png, 70 bytes, sha256 [0-9a-f]{16}\][\s\S]*this client shows only its summary/);
+    expect(older.text).not.toContain(PNG.slice(0, 24));
+    // Completion from a prefix-only client: no context.
+    expect(await client.callService('extensions.complete', { command: '/pick', prefix: 'al' })).toEqual({ items: ['no-context'] });
+    await expect(client.callService('extensions.complete', { command: '/pick', prefix: 'zz', context: { arguments: 'al gamma', cursor: 2, start: 0, end: 2 } })).rejects.toThrow(/argument context of a completion is refused/);
+    // Nothing reached the model.
     expect(sandbox.requests()).toHaveLength(0);
   });
 });

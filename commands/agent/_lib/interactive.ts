@@ -50,15 +50,13 @@ export async function runInteractive(
   /** Extension commands' public names (`/NAME`); the chat's own command names are refused to them, said once. */
   let publicNames = new Set<string>();
   const said = new Set<string>();
+  const learn = (infos: Parameters<typeof publicCommands>[0]): void => {
+    const { names, refused } = publicCommands(infos, new Set([...CHAT_COMMANDS.map((entry) => entry.name), 'exit']));
+    publicNames = new Set(names.keys());
+    for (const reason of refused.filter((reason) => !said.has(reason))) output.stderr(`xdog: notice: ${(said.add(reason), reason)}\n`);
+  };
   const refreshPublicNames = (): void => {
-    extensions?.list(false).then(
-      (infos) => {
-        const { names, refused } = publicCommands(infos, new Set([...CHAT_COMMANDS.map((entry) => entry.name), 'exit']));
-        publicNames = new Set(names.keys());
-        for (const reason of refused.filter((reason) => !said.has(reason))) output.stderr(`xdog: notice: ${(said.add(reason), reason)}\n`);
-      },
-      () => undefined,
-    );
+    extensions?.list(false).then(learn, () => undefined);
   };
   refreshPublicNames();
   const completer = (line: string, done: (error: null, result: [string[], string]) => void): void => {
@@ -220,7 +218,20 @@ export async function runInteractive(
           if (!running) rl.prompt();
         });
       } else if (running) output.stderr('a run is streaming: use /steer TEXT or /follow-up TEXT, or Ctrl+C to abort it\n');
-      else start(line);
+      else if (extensions && /^\/[a-z][a-z0-9-]*$/.test(command!)) {
+        // An unknown /word may be a public name of an extension not started yet: start them (lazy activation), then decide.
+        working = 'extensions';
+        extensions.list(true).then(learn, () => undefined).finally(() => {
+          working = undefined;
+          try {
+            if (publicNames.has(command!.slice(1))) onLine(line);
+            else start(line);
+          } catch (error) {
+            output.stderr(errorLine(error));
+            rl.prompt(true);
+          }
+        });
+      } else start(line);
     };
     rl.prompt();
   });
