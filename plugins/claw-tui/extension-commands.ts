@@ -53,7 +53,9 @@ export class TuiExtensions {
   async claims(text: string): Promise<boolean> {
     const word = /^\/([a-z][a-z0-9-]*)(\s|$)/.exec(text.trimStart())?.[1];
     if (!word || SLASH_COMMANDS.some((command) => command.name === word) || !this.app.methods.has('extensions.list')) return false;
-    this.#learn(await this.control.list(true), false);
+    // A group without extensions answers an error: then the word is simply not an extension's.
+    const infos = await this.control.list(true).catch(() => undefined);
+    if (infos) this.#learn(infos, false);
     return this.owns(text);
   }
 
