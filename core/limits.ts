@@ -539,6 +539,22 @@ export const LIMITS = Object.freeze({
   extensionCompletionItems: 32,
   /** extensions: the prefix a completion request sends, in UTF-8 bytes. */
   extensionCompletionPrefixBytes: 4 * KiB,
+  /** extensions: a rich command result's image, in decoded bytes (PNG, JPEG or WebP by magic bytes). */
+  extensionCommandImageBytes: 2 * MiB,
+  /** extensions: a rich command result's structured JSON and its details, each in bytes of JSON. */
+  extensionCommandStructuredBytes: 64 * KiB,
+  /** extensions: a rich command result's text, in UTF-8 bytes (also the limit of a plain string answer). */
+  extensionCommandTextBytes: 1 * MiB,
+  /** extensions: nesting depth of a rich command result's structured JSON and details. */
+  extensionCommandJsonDepth: 64,
+  /** extensions: the lines of structured JSON or details a front end shows of a rich result (the artifact keeps all of it). */
+  extensionCommandShownLines: 200,
+  /** extensions: a whole rich command result, in bytes of JSON (image base64 included), so that its artifact always fits extensionArtifactBytes. */
+  extensionCommandResultBytes: 3.5 * MiB,
+  /** extensions: an `xdog.extension-command/v1` artifact file, in bytes. */
+  extensionArtifactBytes: 4 * MiB,
+  /** extensions: a public command name (`publicName`): a lower-case letter, then letters, digits or "-". */
+  extensionPublicNameChars: 32,
   /** extensions: tools one extension registers. */
   extensionTools: 32,
   /** extensions: durable entries per session (all extensions together). */

@@ -37,7 +37,6 @@ import { TuiApprovals } from './approvals-view.js';
 import { TuiElicitations } from './elicitations-view.js';
 import { isCommand, parseCommand, unsupported } from './slash-commands.js';
 import { TuiExtensions } from './extension-commands.js';
-import { isExtensionSlash } from '../extensions/index.js';
 import { installFastLayout } from './fast-editor.js';
 import { tuiCompletion } from './completion.js';
 import { repaintViewport, suspend } from './repaint.js';
@@ -144,7 +143,7 @@ export class ClawTui {
     this.attachments = new Attachments(() => this.queue.list().reduce((sum, turn) => sum + turn.images.reduce((bytes, image) => bytes + Buffer.byteLength(image.data, 'base64'), 0), 0));
     this.#commands = new SessionCommands(this);
     this.#extensions = new TuiExtensions(this);
-    this.editor.setAutocompleteProvider(tuiCompletion(() => this.group?.workspace, this.#extensions.autocomplete()));
+    this.editor.setAutocompleteProvider(tuiCompletion(() => this.group?.workspace, this.#extensions.autocomplete(), (text) => this.#extensions.owns(text)));
     // Enter while a completion list shows: the editor applies the item, then submits here.
     this.editor.onSubmit = (text) => {
       if (!text.trim()) return;
@@ -572,7 +571,7 @@ export class ClawTui {
    */
   async submit(text: string, draft = text): Promise<void> {
     try {
-      if (isExtensionSlash(text)) await this.#asJob(text, () => this.#extensions.run(text));
+      if (this.#extensions.owns(text) || (await this.#extensions.claims(text))) await this.#asJob(text, () => this.#extensions.run(text));
       else if (isCommand(text)) {
         const parsed = parseCommand(text);
         const refusal = unsupported(parsed.command, this.methods);

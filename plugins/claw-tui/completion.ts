@@ -75,8 +75,8 @@ export function fileSuggestions(files: readonly string[], query: string, max = 2
   return hits.sort((a, b) => starts(a) - starts(b) || a.length - b.length || a.localeCompare(b)).slice(0, max);
 }
 
-/** The editor's provider: `/ext…` goes to `extensions`, other slash text and `@file` are handled here. */
-export function tuiCompletion(workspace: () => string | undefined, extensions: AutocompleteProvider): AutocompleteProvider {
+/** The editor's provider: extension commands (`/ext…`, public names: `isExtension`) go to `extensions`, other slash text and `@file` are handled here. */
+export function tuiCompletion(workspace: () => string | undefined, extensions: AutocompleteProvider, isExtension: (line: string) => boolean = (line) => /^\/ext-/.test(line)): AutocompleteProvider {
   const indexes = new Map<string, Promise<string[]>>();
   const filesOf = (root: string): Promise<string[]> => {
     let index = indexes.get(root);
@@ -94,11 +94,11 @@ export function tuiCompletion(workspace: () => string | undefined, extensions: A
         return items.length ? { items, prefix: `@${at[1]}` } : null;
       }
       if (cursorLine !== 0) return null;
-      if (/^\/ext-/.test(typed)) return extensions.getSuggestions(lines, cursorLine, cursorCol, options);
+      if (/^\/ext-/.test(typed) || (/^\/\S+\s/.test(typed) && isExtension(lines[cursorLine] ?? ''))) return extensions.getSuggestions(lines, cursorLine, cursorCol, options);
       return slashSuggestions(typed) ?? null;
     },
     applyCompletion: (lines, cursorLine, cursorCol, item, prefix) => {
-      if (prefix.startsWith('/ext-')) return extensions.applyCompletion(lines, cursorLine, cursorCol, item, prefix);
+      if (prefix.startsWith('/ext-') || (/^\/\S+\s/.test(prefix) && isExtension(lines[cursorLine] ?? ''))) return extensions.applyCompletion(lines, cursorLine, cursorCol, item, prefix);
       const line = lines[cursorLine] ?? '';
       const start = cursorCol - prefix.length;
       const value = item.value.startsWith('/') || item.value.startsWith('@') || !prefix.startsWith('/') ? `${item.value} ` : item.value;

@@ -2,7 +2,9 @@
  * The TUI's extension commands: `/extensions [list|reload ID|unload ID]` and
  * `/ext-ID-NAME ARGS` through the gateway's `extensions.*` methods (the same
  * front-end logic as `xdog agent chat`), with completion in the editor for
- * text that starts with `/ext`. Reload and unload need an idle group (the
+ * text that starts with `/ext` or a command's public name (the token at the
+ * cursor is replaced; the callback gets the whole argument context), and
+ * `/artifact [save] PATH` for rich results. Reload and unload need an idle group (the
  * gateway refuses them with BUSY otherwise). The extensions' dialogs
  * (`extension.dialog`) open one at a time over the chat, oldest first; their
  * status lines (`extension.status`) show above the editor, one per key.
@@ -10,7 +12,8 @@
 import { matchesKey, Text, type AutocompleteItem, type AutocompleteProvider } from '@mariozechner/pi-tui';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { style } from './chat-view.js';
-import { completeExtensionSlash, runExtensionSlash, type ExtensionControl, type ExtensionInfo } from '../extensions/index.js';
+import { completeExtensionSlash, isExtensionSlash, publicCommands, runExtensionSlash, type ExtensionCommandResult, type ExtensionControl, type ExtensionInfo, type ResultShelf } from '../extensions/index.js';
+import { SLASH_COMMANDS } from './slash-commands.js';
 import type { GatewayConnection } from '../claw-gateway/index.js';
 import type { ClawTui } from './app.js';
 import { redrawEverySecond } from './dialog-parts.js';
@@ -24,9 +27,41 @@ export class TuiExtensions {
       list: (activate) => this.app.call('extensions.list', { activate }) as Promise<ExtensionInfo[]>,
       reload: (id) => this.app.call('extensions.reload', { id }) as Promise<ExtensionInfo>,
       unload: (id) => this.app.call('extensions.unload', { id }) as Promise<ExtensionInfo>,
-      run: async (command, args) => ((await this.app.call('extensions.command', { command, args })) as { text: string }).text,
-      complete: async (command, prefix) => ((await this.app.call('extensions.complete', { command, prefix })) as { items: string[] }).items,
+      // A gateway without extension-command-results:1 refuses `results`; it answers the text alone.
+      run: async (command, args) => {
+        const answer = (await this.app.call('extensions.command', { command, args, ...(this.#can('extension-command-results:1') && { results: true }) })) as { text: string; result?: ExtensionCommandResult };
+        return answer.result ?? answer.text;
+      },
+      complete: async (command, prefix, context) => ((await this.app.call('extensions.complete', { command, prefix, ...(context && this.#can('extension-argument-context:1') && { context }) })) as { items: string[] }).items,
     };
+  }
+
+  #can(capability: string): boolean {
+    return this.app.connection?.hello.capabilities.includes(capability) ?? false;
+  }
+
+  /** The latest rich result (what `/artifact save PATH` writes). */
+  readonly #shelf: ResultShelf = {};
+  /** Public command names to their aliases; the TUI's own commands are refused to them (said once each). */
+  #publicNames = new Map<string, string>();
+  readonly #refusalsSaid = new Set<string>();
+
+  /**
+   * For a `/word` that is no TUI command and no public name known yet: starts
+   * the extensions (they may register it), then whether one has it as its public name.
+   */
+  async claims(text: string): Promise<boolean> {
+    const word = /^\/([a-z][a-z0-9-]*)(\s|$)/.exec(text.trimStart())?.[1];
+    if (!word || SLASH_COMMANDS.some((command) => command.name === word) || !this.app.methods.has('extensions.list')) return false;
+    // A group without extensions answers an error: then the word is simply not an extension's.
+    const infos = await this.control.list(true).catch(() => undefined);
+    if (infos) this.#learn(infos, false);
+    return this.owns(text);
+  }
+
+  /** True for text an extension command runs: `/ext…`, `/extensions`, `/artifact` or a public name. */
+  owns(text: string): boolean {
+    return isExtensionSlash(text) || this.#publicNames.has(/^\/(\S+)/.exec(text.trimStart())?.[1] ?? '');
   }
 
   /** The extensions' status lines, drawn above the editor. */
@@ -106,10 +141,10 @@ export class TuiExtensions {
     this.#showNext();
   }
 
-  /** Runs one command and shows its text in a pager. */
+  /** Runs one command and shows its text (or rich result) in a pager: shown only, never sent to the model. */
   async run(text: string): Promise<void> {
     try {
-      this.app.page(text.trim().split(/\s+/)[0]!, await runExtensionSlash(this.control, text));
+      this.app.page(text.trim().split(/\s+/)[0]!, (await runExtensionSlash(this.control, text, this.#shelf)).text);
     } finally {
       // Running a command starts the extensions, which may register shortcuts.
       this.#refresh(false);
@@ -128,32 +163,49 @@ export class TuiExtensions {
   #refresh(withStatus: boolean): void {
     if (!this.app.methods.has('extensions.list')) return;
     this.control.list(false).then(
-      (infos) => {
-        const shortcuts = new Map<string, string>();
-        for (const info of infos) {
-          for (const [key, command] of Object.entries(info.shortcuts ?? {})) if (!shortcuts.has(key)) shortcuts.set(key, command);
-          if (withStatus) this.#setStatus(info.id, info.status);
-        }
-        this.#shortcuts = shortcuts;
-      },
+      (infos) => this.#learn(infos, withStatus),
       (error: unknown) => this.app.error(error),
     );
   }
 
-  /** Completion in the editor for `/ext…` on the first line; nothing for other text (the other commands keep their behaviour). */
+  /** Takes the extensions' shortcuts and public names (the TUI's own commands refused to them, said once each). */
+  #learn(infos: readonly ExtensionInfo[], withStatus: boolean): void {
+    const shortcuts = new Map<string, string>();
+    const { names, refused } = publicCommands(infos, new Set(SLASH_COMMANDS.map((command) => command.name)));
+    this.#publicNames = names;
+    for (const reason of refused.filter((reason) => !this.#refusalsSaid.has(reason))) {
+      this.#refusalsSaid.add(reason);
+      this.app.notice(reason);
+    }
+    for (const info of infos) {
+      for (const [key, command] of Object.entries(info.shortcuts ?? {})) if (!shortcuts.has(key)) shortcuts.set(key, command);
+      if (withStatus) this.#setStatus(info.id, info.status);
+    }
+    this.#shortcuts = shortcuts;
+  }
+
+  /** Completion in the editor for extension commands on the first line; nothing for other text (the other commands keep their behaviour). */
   autocomplete(): AutocompleteProvider {
+    /** The draft line and cursor the suggestions were made for, and where each suggested line puts the cursor. */
+    let asked = { line: '', cursor: -1 };
+    let cursors = new Map<string, number>();
     return {
       getSuggestions: async (lines, cursorLine, cursorCol) => {
-        const typed = (lines[cursorLine] ?? '').slice(0, cursorCol);
-        if (cursorLine !== 0 || !typed.startsWith('/ext') || !this.app.connection) return null;
-        const items: AutocompleteItem[] = (await completeExtensionSlash(this.control, typed).catch(() => [])).map((value) => ({ value, label: value }));
-        return items.length ? { items, prefix: typed } : null;
+        const line = lines[cursorLine] ?? '';
+        if (cursorLine !== 0 || lines.length > 1 || !this.owns(line) || !this.app.connection) return null;
+        // The editor has the whole draft: the callback gets the argument context.
+        const found = await completeExtensionSlash(this.control, line, { cursor: cursorCol, full: true, publicNames: new Set(this.#publicNames.keys()) }).catch(() => []);
+        asked = { line, cursor: cursorCol };
+        cursors = new Map(found.map((item) => [item.line, item.cursor]));
+        const items: AutocompleteItem[] = found.map((item) => ({ value: item.line, label: item.label }));
+        return items.length ? { items, prefix: line.slice(0, cursorCol) } : null;
       },
       applyCompletion: (lines, cursorLine, cursorCol, item) => {
-        const line = lines[cursorLine] ?? '';
+        // A suggestion made for another draft or cursor never overwrites the editor (Tab asks again).
+        if (lines[cursorLine] !== asked.line || cursorCol !== asked.cursor || !cursors.has(item.value)) return { lines, cursorLine, cursorCol };
         const next = [...lines];
-        next[cursorLine] = item.value + line.slice(cursorCol);
-        return { lines: next, cursorLine, cursorCol: item.value.length };
+        next[cursorLine] = item.value;
+        return { lines: next, cursorLine, cursorCol: cursors.get(item.value) ?? item.value.length };
       },
     };
   }

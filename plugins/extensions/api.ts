@@ -15,12 +15,47 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** A message as extensions see it (the agent's message shape, as plain JSON). */
 export type ExtensionMessage = { role: 'user' | 'assistant' | 'toolResult'; content: unknown; [key: string]: unknown };
 
+/** The parts of a rich command result (`api.result`): at least one; structured and details are any JSON (false, 0 and null included). */
+export interface CommandContent {
+  /** At most 1 MiB. */
+  text?: string;
+  /** Base64 of a PNG, JPEG or WebP image of at most 2 MiB; the host checks its bytes match mimeType. */
+  image?: { data: string; mimeType: 'image/png' | 'image/jpeg' | 'image/webp' | string };
+  /** JSON of at most 64 KiB, nested at most 64 deep. */
+  structured?: Json;
+  details?: Json;
+}
+
+/** What `api.result` returns: return it from a command's run. */
+export type CommandResult = Readonly<{ kind: 'xdog.command-result' } & CommandContent>;
+
+/**
+ * The whole argument a completion callback may see, when the caller has the
+ * whole draft (the TUI's editor); prefix-only callers give undefined. Offsets
+ * are Unicode code points into `arguments` (the text after the command):
+ * the token being completed is `[start, end)`, and the prefix is
+ * `[start, cursor)`. It is the callback's own copy: the host replaces that
+ * token whatever the callback does with it.
+ */
+export interface ArgumentContext {
+  arguments: string;
+  cursor: number;
+  start: number;
+  end: number;
+}
+
 export interface CommandSpec {
   description?: string;
-  /** Runs `/ext-ID-NAME ARGS`; returns the text shown to the user (never a message or tool result). */
-  run(args: string): string | void | Promise<string | void>;
-  /** Completions for the argument prefix: at most 32 items. */
-  complete?(prefix: string): string[] | Promise<string[]>;
+  /** Runs `/ext-ID-NAME ARGS` (or `/PUBLIC ARGS`); returns the text shown to the user, or a rich result from `api.result` (never a message or tool result). */
+  run(args: string): string | void | CommandResult | Promise<string | void | CommandResult>;
+  /** Completions for the token at the cursor (at most 32 items); each replaces that token. */
+  complete?(prefix: string, context?: ArgumentContext): string[] | Promise<string[]>;
+  /**
+   * Also typed as `/NAME` (1-32 lower-case letters, digits or "-", starting with a letter, not "ext-");
+   * the command keeps its identity (`/ext-ID-NAME` still runs it). A name a front end or another
+   * extension already has is refused, never shadowed.
+   */
+  publicName?: string;
   /** Replace a command of the same name (names compare case-insensitively) instead of failing. */
   replace?: boolean;
   /** A key that runs the command with no arguments in `xdog claw tui`: "alt+" and a lower-case letter or digit (not b, f, d or y). */
@@ -213,6 +248,8 @@ export interface ExtensionAPI {
   /** `extension_settings.ID` from the user's config (undefined when none). */
   readonly settings: Json | undefined;
   command(name: string, spec: CommandSpec): Disposer;
+  /** A rich command result: text, an image, structured JSON and details (checked here, and again by the host). */
+  result(content: CommandContent): CommandResult;
   /** Follows agent events; callbacks run in event order but never hold up the run (each still has the callback deadline). */
   on(event: LifecycleEvent, callback: (info: LifecycleInfo) => void | Promise<void>): Disposer;
   /**
@@ -246,8 +283,8 @@ export interface ExtensionAPI {
   getSessionName(): Promise<string | Unavailable>;
   /** Every tool the agent has (local and MCP), and whether the model sees it now. */
   getToolInventory(): Promise<Array<{ name: string; description: string; active: boolean }> | Unavailable>;
-  /** The commands of every active extension, as typed (`/ext-ID-NAME`). */
-  getCommandCatalog(): Promise<Array<{ command: string; extension: string; description: string; completes: boolean }>>;
+  /** The commands of every active extension, as typed (`/ext-ID-NAME`), with the public name each one has. */
+  getCommandCatalog(): Promise<Array<{ command: string; extension: string; description: string; completes: boolean; publicName?: string }>>;
   /** True while steering or follow-up input waits for the agent's next checkpoint. */
   hasPendingMessages(): Promise<boolean | Unavailable>;
   /** This extension's own `appendEntry` entries on the current session's path, oldest first ('unavailable' without a session store). */

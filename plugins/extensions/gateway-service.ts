@@ -18,16 +18,22 @@ import type { ExtensionEntrySink, ExtensionHost } from './host.js';
 import { inspectorOf } from './inspector.js';
 import { syncExtensionTools } from './provider.js';
 import { DialogRelay } from './dialog-relay.js';
+import { ArgumentContextSchema } from './protocol.js';
+import { olderClientText } from './command-result.js';
 import { sessionCatalog } from './session-catalog.js';
 import { ENTRY_TYPE_PREFIX, extensionEntriesOn } from './entries.js';
 
 export { ENTRY_TYPE_PREFIX } from './entries.js';
 
 const Target = z.object({ group: z.string().optional(), id: z.string().min(1) }).strict();
-const CommandName = z.string().regex(/^\/?ext-[\w.-]{1,200}$/, 'an extension command is /ext-ID-NAME');
-const CommandCall = z.object({ group: z.string().optional(), command: CommandName, args: textWithin(LIMITS.messageTextBytes).default('') }).strict();
+const CommandName = z.string().regex(/^\/?(ext-[\w.-]{1,200}|[a-z][a-z0-9-]{0,63})$/, 'an extension command is /ext-ID-NAME or a public name /NAME');
+/** `results: true` (extension-command-results:1): a rich result comes whole as `result`; without it, only its text summary. */
+const CommandCall = z.object({ group: z.string().optional(), command: CommandName, args: textWithin(LIMITS.messageTextBytes).default(''), results: z.boolean().optional() }).strict();
 const AnswerCall = z.object({ group: z.string().optional(), dialogId: z.string().min(1).max(64), answer: z.union([z.string().max(LIMITS.messageTextBytes), z.boolean(), z.null()]) }).strict();
-const CompleteCall = z.object({ group: z.string().optional(), command: CommandName, prefix: textWithin(LIMITS.extensionCompletionPrefixBytes).default('') }).strict();
+/** `context` (extension-argument-context:1): the whole argument, cursor and token span, from a client with the whole draft. */
+const CompleteCall = z
+  .object({ group: z.string().optional(), command: CommandName, prefix: textWithin(LIMITS.extensionCompletionPrefixBytes).default(''), context: ArgumentContextSchema.extend({ arguments: textWithin(LIMITS.messageTextBytes) }).optional() })
+  .strict();
 
 export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | undefined): GatewayService {
   let gateway: GatewayHost | undefined;
@@ -40,7 +46,7 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
   };
   return {
     name: 'extensions',
-    capabilities: ['extensions:1'],
+    capabilities: ['extensions:1', 'extension-command-results:1', 'extension-argument-context:1'],
     methods: {
       // `activate: true` is `/extensions`: it starts the enabled extensions (lazy activation), then lists them.
       'extensions.list': gatewayMethod(z.object({ group: z.string().optional(), activate: z.boolean().optional() }).strict(), async (params) => {
@@ -49,8 +55,17 @@ export function extensionsService(hostOf: (kernel: unknown) => ExtensionHost | u
         return host.list();
       }),
       // A person may stop waiting for a command (Escape in the TUI): the gateway answers ABORTED, the callback runs to its own end.
-      'extensions.command': gatewayMethod(CommandCall, async (params) => ({ text: await hostIn(params.group).host.runCommand(params.command, params.args) }), { cancellable: true }),
-      'extensions.complete': gatewayMethod(CompleteCall, async (params) => ({ items: await hostIn(params.group).host.completeCommand(params.command, params.prefix) }), { cancellable: true }),
+      // A rich result stays below clawFrameBytes (LIMITS.extensionCommandResultBytes): it goes in the one response.
+      'extensions.command': gatewayMethod(
+        CommandCall,
+        async (params) => {
+          const answer = await hostIn(params.group).host.runCommandResult(params.command, params.args);
+          if (typeof answer === 'string') return { text: answer };
+          return params.results ? { text: answer.summary, result: answer } : { text: olderClientText(answer) };
+        },
+        { cancellable: true },
+      ),
+      'extensions.complete': gatewayMethod(CompleteCall, async (params) => ({ items: await hostIn(params.group).host.completeCommand(params.command, params.prefix, params.context) }), { cancellable: true }),
       // Extension dialogs (dialog-relay.ts): the ones waiting (a client that connects later shows them), and a client's answer.
       'extensions.dialogs': gatewayMethod(z.object({ group: z.string().optional() }).strict(), (params) => dialogs!.pendingIn(gateway!.group(params.group).name)),
       'extensions.answer': gatewayMethod(AnswerCall, (params) => {

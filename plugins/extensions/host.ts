@@ -13,11 +13,13 @@ import { ErrorCodes, XdogError, describeError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { inSpanStream, type Telemetry } from '../../core/telemetry.js';
 import type { Json } from './api.js';
-import { AGENT_INSPECTIONS, AppendEntrySchema, CatalogSchema, CommandAnswerSchema, CompleteAnswerSchema, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
+import { AGENT_INSPECTIONS, AppendEntrySchema, ArgumentContextSchema, CatalogSchema, CompleteAnswerSchema, contentOf, DialogSchema, InspectSchema, RegisterSchema, StatusSchema, StreamEventSchema, UnregisterSchema, type Registration } from './protocol.js';
 import { SANDBOX_OFF, type Launch, type SandboxPolicy } from '../sandbox/index.js';
 import { ExtensionWorker, workerLaunch } from './worker.js';
 import { TransferInbox, packPayload } from './transfer.js';
 import type { ExtensionSessionCatalog } from './session-catalog.js';
+import { CheckedCommandAnswerSchema, commandResult, type CommandContent, type ExtensionCommandResult } from './command-result.js';
+import type { ArgumentContext } from './protocol.js';
 import { randomUUID } from 'node:crypto';
 
 /** The registrations whose kind can be K. */
@@ -40,7 +42,14 @@ export interface ExtensionInfo {
   status: Record<string, string>;
   /** Its commands' shortcuts: key (such as "alt+k") to the command as typed, without the slash. */
   shortcuts: Record<string, string>;
+  /** Its commands' public names in effect: the name (typed `/NAME`) to the command's alias. */
+  publicNames: Record<string, string>;
+  /** Public names it asked for and did not get, each with the reason (naming who has it). */
+  refusedNames: string[];
 }
+
+/** Names no extension may take as a public name: the extension front-end commands themselves. */
+export const RESERVED_PUBLIC_NAMES: readonly string[] = ['extensions', 'artifact'];
 
 /** A dialog answer: `undefined` for select/input cancelled, false for confirm. */
 export interface ExtensionUi {
@@ -74,6 +83,8 @@ export interface ExtensionHostOptions {
   sandboxOf?(id: string): SandboxPolicy;
   /** The telemetry callbacks are traced with (an `extension` span each), when there is one. */
   telemetry?(): Telemetry | undefined;
+  /** More names (lower case) no public command name may take, besides RESERVED_PUBLIC_NAMES, with what has them. */
+  reservedCommands?: Readonly<Record<string, string>>;
 }
 
 interface Pending {
@@ -108,6 +119,8 @@ let nextStreamId = 1;
 export class ExtensionHost {
   readonly #options: ExtensionHostOptions;
   readonly #records = new Map<string, ExtensionRecord>();
+  /** Public-name refusals already told (each once per host). */
+  readonly #refusalsSaid = new Set<string>();
   ui?: ExtensionUi;
   entries?: ExtensionEntrySink;
   inspector?: ExtensionInspector;
@@ -149,6 +162,7 @@ export class ExtensionHost {
   }
 
   list(): ExtensionInfo[] {
+    const publicNames = this.#publicNames();
     return [...this.#records.values()].map((record) => {
       const names = (kind: Registration['kind']) => [...record.registrations.values()].filter((r) => r.kind === kind).map((r) => ('name' in r ? r.name : ''));
       return {
@@ -162,8 +176,37 @@ export class ExtensionHost {
         providers: names('provider').map((name) => providerAlias(record.id, name)),
         status: Object.fromEntries(record.status),
         shortcuts: Object.fromEntries([...record.registrations.values()].flatMap((r) => (r.kind === 'command' && r.meta.shortcut ? [[r.meta.shortcut, commandAlias(record.id, r.name)]] : []))),
+        publicNames: Object.fromEntries([...publicNames.granted].filter(([, owner]) => owner.id === record.id).map(([name, owner]) => [name, commandAlias(owner.id, owner.registration.name)])),
+        refusedNames: publicNames.refused.filter((refusal) => refusal.id === record.id).map((refusal) => refusal.reason),
       };
     });
+  }
+
+  /**
+   * Who has each public name: the first claim in enabling order (then
+   * registration order) gets it; a reserved name, or one already granted,
+   * is refused with a reason naming both, never shadowed.
+   */
+  #publicNames(): { granted: Map<string, { id: string; registration: RegistrationOf<'command'> }>; refused: Array<{ id: string; handle: number; reason: string }> } {
+    const granted = new Map<string, { id: string; registration: RegistrationOf<'command'> }>();
+    const refused: Array<{ id: string; handle: number; reason: string }> = [];
+    const reserved: Record<string, string> = { ...this.#options.reservedCommands, ...Object.fromEntries(RESERVED_PUBLIC_NAMES.map((name) => [name, `the builtin /${name}`])) };
+    for (const { id, registration } of this.registrations('command')) {
+      const name = registration.meta.publicName;
+      if (name === undefined) continue;
+      const alias = commandAlias(id, registration.name);
+      const holder = granted.get(name);
+      if (reserved[name]) refused.push({ id, handle: registration.handle, reason: `/${name} of ${alias} is refused: /${name} is ${reserved[name]}` });
+      else if (holder) refused.push({ id, handle: registration.handle, reason: `/${name} of ${alias} is refused: /${name} is already ${commandAlias(holder.id, holder.registration.name)} (extension "${holder.id}")` });
+      else granted.set(name, { id, registration });
+    }
+    return { granted, refused };
+  }
+
+  /** The command typed as `/ext-ID-NAME` or by its public name `/NAME`. */
+  #command(typed: string): { id: string; registration: RegistrationOf<'command'> } | undefined {
+    const word = typed.replace(/^\//, '');
+    return this.registrations('command').find(({ id, registration }) => commandAlias(id, registration.name) === word) ?? this.#publicNames().granted.get(word);
   }
 
   /** Activates every enabled extension not yet active (lazy: the first turn, `/extensions`, an extension command). */
@@ -233,16 +276,29 @@ export class ExtensionHost {
   }
 
   /** The commands active extensions offer, as the user types them. */
-  commandCatalog(): Array<{ command: string; extension: string; description: string; completes: boolean }> {
-    return this.registrations('command').map(({ id, registration }) => ({ command: `/${commandAlias(id, registration.name)}`, extension: id, description: registration.meta.description, completes: registration.meta.completes }));
+  commandCatalog(): Array<{ command: string; extension: string; description: string; completes: boolean; publicName?: string }> {
+    const granted = new Map([...this.#publicNames().granted].map(([name, owner]) => [owner.registration, name]));
+    return this.registrations('command').map(({ id, registration }) => ({
+      command: `/${commandAlias(id, registration.name)}`,
+      extension: id,
+      description: registration.meta.description,
+      completes: registration.meta.completes,
+      ...(granted.has(registration) && { publicName: granted.get(registration) }),
+    }));
   }
 
-  /** Runs `/ext-ID-NAME ARGS` (activating extensions first); the text it shows. */
+  /** Runs `/ext-ID-NAME ARGS` or `/PUBLIC ARGS` (activating extensions first): the text it shows (a rich result's summary). */
   async runCommand(alias: string, args: string): Promise<string> {
+    const answer = await this.runCommandResult(alias, args);
+    return typeof answer === 'string' ? answer : answer.summary;
+  }
+
+  /** Like runCommand, with a rich result whole (validated, with the command's identity) instead of its summary. */
+  async runCommandResult(alias: string, args: string): Promise<string | ExtensionCommandResult> {
     await this.activateAll();
-    const found = this.registrations('command').find(({ id, registration }) => commandAlias(id, registration.name) === alias.replace(/^\//, ''));
+    const found = this.#command(alias);
     if (!found) {
-      const known = this.registrations('command').map(({ id, registration }) => `/${commandAlias(id, registration.name)}`);
+      const known = this.commandCatalog().map((entry) => entry.command + (entry.publicName ? ` (/${entry.publicName})` : ''));
       throw new XdogError(ErrorCodes.NOT_FOUND, `no extension command ${alias}`, { hint: `extension commands: ${known.join(', ') || 'none'}` });
     }
     // The call's own id goes with it: reads the worker makes while it runs name it, and only those get session catalogs.
@@ -250,18 +306,26 @@ export class ExtensionHost {
     const call = randomUUID();
     record.commandCalls.add(call);
     try {
-      return (await this.invoke(found.id, 'invoke', { handle: found.registration.handle, input: args, invocation: call }, CommandAnswerSchema, `command ${alias}`)) ?? '';
+      const answer = await this.invoke(found.id, 'invoke', { handle: found.registration.handle, input: args, invocation: call }, CheckedCommandAnswerSchema, `command ${alias}`);
+      if (answer === null || typeof answer === 'string') return answer ?? '';
+      const publicName = this.#publicNames().granted.get(found.registration.meta.publicName ?? '')?.registration === found.registration ? found.registration.meta.publicName : undefined;
+      return commandResult(found.id, found.registration.name, publicName, contentOf(answer) as CommandContent);
     } finally {
       record.commandCalls.delete(call);
     }
   }
 
-  /** Completions of an extension command's argument. */
-  async completeCommand(alias: string, prefix: string): Promise<string[]> {
+  /**
+   * Completions of the token at the cursor of an extension command's argument.
+   * `context` (from a caller with the whole draft) must agree with `prefix`;
+   * prefix-only callers give none, and the callback gets undefined.
+   */
+  async completeCommand(alias: string, prefix: string, context?: ArgumentContext): Promise<string[]> {
+    if (context !== undefined) checkArgumentContext(prefix, context);
     await this.activateAll();
-    const found = this.registrations('command').find(({ id, registration }) => commandAlias(id, registration.name) === alias.replace(/^\//, ''));
+    const found = this.#command(alias);
     if (!found?.registration.meta.completes) return [];
-    return (await this.invoke(found.id, 'complete', { handle: found.registration.handle, prefix }, CompleteAnswerSchema, `completion of ${alias}`)).items;
+    return (await this.invoke(found.id, 'complete', { handle: found.registration.handle, prefix, context: context ?? null }, CompleteAnswerSchema, `completion of ${alias}`)).items;
   }
 
   /** Why tool calls must fail closed now, or undefined. */
@@ -529,6 +593,15 @@ export class ExtensionHost {
     }
     if (registration.kind === 'beforeToolCall') record.failClosed = false;
     record.registrations.set(registration.handle, registration);
+    if (registration.kind === 'command' && registration.meta.publicName !== undefined) {
+      // A refused public name is said once, naming both sides (whichever registered first); the command still runs by its alias.
+      for (const refusal of this.#publicNames().refused) {
+        const key = `${refusal.id}\0${refusal.reason}`;
+        if (this.#refusalsSaid.has(key)) continue;
+        this.#refusalsSaid.add(key);
+        this.#notice(`extension "${refusal.id}": ${refusal.reason}`);
+      }
+    }
   }
 
   async #request(record: ExtensionRecord, worker: ExtensionWorker, method: string, params: Record<string, unknown>, timeoutMs: number, what: string): Promise<unknown> {
@@ -597,6 +670,21 @@ function unavailable(record: { id: string; state: ExtensionState; reason?: strin
   return new XdogError(ErrorCodes.UNAVAILABLE, `extension "${record.id}" is ${record.state}${record.reason ? `: ${record.reason}` : ''}`, {
     hint: `reload it with \`xdog claw extensions reload ${record.id}\``,
   });
+}
+
+/** Refuses an argument context that does not match its prefix (before any callback runs). */
+function checkArgumentContext(prefix: string, context: ArgumentContext): void {
+  const parsed = ArgumentContextSchema.safeParse(context);
+  const points = parsed.success ? [...parsed.data.arguments] : [];
+  const { cursor, start, end } = parsed.success ? parsed.data : { cursor: -1, start: -1, end: -1 };
+  const problem = !parsed.success
+    ? 'it is not {arguments, cursor, start, end}'
+    : !(start <= cursor && cursor <= end && end <= points.length)
+      ? `its offsets need start <= cursor <= end <= ${points.length} (code points), not ${start}, ${cursor}, ${end}`
+      : points.slice(start, cursor).join('') !== prefix
+        ? 'its arguments[start:cursor] is not the prefix'
+        : undefined;
+  if (problem) throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `the argument context of a completion is refused: ${problem}`, { hint: 'send the text after the command with the cursor and the token span in Unicode code points, or no context' });
 }
 
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {

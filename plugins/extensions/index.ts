@@ -23,9 +23,11 @@ import { resolvePolicy } from '../sandbox/index.js';
 import { ClawGroupToken, GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import type { AgentTool } from '../../core/agent/tool-types.js';
 
-export { ExtensionHost, commandAlias, providerAlias, toolAlias, extensionSlug, type ExtensionInfo, type ExtensionState, type ExtensionUi, type ExtensionEntrySink, type ExtensionInspector } from './host.js';
+export { ExtensionHost, RESERVED_PUBLIC_NAMES, commandAlias, providerAlias, toolAlias, extensionSlug, type ExtensionInfo, type ExtensionState, type ExtensionUi, type ExtensionEntrySink, type ExtensionInspector } from './host.js';
 export { BRIDGE_TAP } from './bridge.js';
-export { changesExtensions, completeExtensionSlash, isExtensionSlash, localControl, renderExtensions, runExtensionSlash, type ExtensionControl } from './slash.js';
+export { changesExtensions, completeExtensionSlash, isExtensionSlash, localControl, publicCommands, renderExtensions, runExtensionSlash, type ExtensionControl, type ResultShelf, type SlashCompletion, type SlashOutput } from './slash.js';
+export { isCommandResult, renderCommandResult, type ExtensionCommandResult } from './command-result.js';
+export { ARTIFACT_FORMAT, artifactBytes, artifactFromBytes, readArtifact, writeArtifact } from './artifact.js';
 export { syncExtensionTools } from './provider.js';
 export { ENTRY_TYPE_PREFIX, sessionEntries } from './gateway-service.js';
 export { sessionCatalog, type ExtensionSessionCatalog } from './session-catalog.js';

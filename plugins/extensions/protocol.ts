@@ -6,6 +6,9 @@ import { z } from 'zod';
 import { LIMITS } from '../../core/limits.js';
 import { SHORTCUT_PATTERN } from './shortcuts.js';
 
+/** A public command name (`publicName`): typed as `/NAME`, so it never starts with `ext-`. */
+export const PUBLIC_NAME_PATTERN = new RegExp(`^(?!ext-)[a-z][a-z0-9-]{0,${LIMITS.extensionPublicNameChars - 1}}$`);
+
 export const REGISTRATION_KINDS = ['command', 'event', 'beforeToolCall', 'afterToolCall', 'context', 'input', 'tool', 'provider'] as const;
 export type RegistrationKind = (typeof REGISTRATION_KINDS)[number];
 
@@ -45,7 +48,7 @@ export const ModelSpecSchema = z
 export type WireModelSpec = z.infer<typeof ModelSpecSchema>;
 
 export const RegisterSchema = z.discriminatedUnion('kind', [
-  z.object({ handle: z.number().int(), kind: z.literal('command'), name: z.string(), meta: z.object({ description: z.string().max(1024), completes: z.boolean(), shortcut: z.string().regex(SHORTCUT_PATTERN).optional() }) }),
+  z.object({ handle: z.number().int(), kind: z.literal('command'), name: z.string(), meta: z.object({ description: z.string().max(1024), completes: z.boolean(), shortcut: z.string().regex(SHORTCUT_PATTERN).optional(), publicName: z.string().regex(PUBLIC_NAME_PATTERN).optional() }) }),
   z.object({ handle: z.number().int(), kind: z.literal('event'), meta: z.object({ event: z.enum(EXTENSION_EVENTS) }) }),
   z.object({ handle: z.number().int(), kind: z.enum(['beforeToolCall', 'afterToolCall', 'context', 'input']), meta: z.object({}) }),
   z.object({ handle: z.number().int(), kind: z.literal('tool'), name: z.string(), meta: z.object({ description: z.string().max(8192), parameters: z.record(z.string(), z.unknown()) }) }),
@@ -120,7 +123,41 @@ export const BeforeCompactAnswerSchema = z.union([
   z.object({ summary: z.string(), firstKeptIndex: z.number().int().nonnegative().optional(), details: z.unknown().optional() }).strict(),
 ]);
 export const ContextAnswerSchema = z.union([z.null(), z.array(z.record(z.string(), z.unknown()))]);
-export const CommandAnswerSchema = z.union([z.null(), z.string().max(1024 * 1024)]);
+/** The tag of a rich answer on the channel (a plain string answer stays a string). */
+export const RICH_RESULT_KIND = 'xdog.command-result';
+
+/** A rich command answer (`api.result`); the host checks its parts' limits and image bytes too (command-result.ts). */
+export const RichAnswerSchema = z
+  .object({
+    kind: z.literal(RICH_RESULT_KIND),
+    text: z.string().optional(),
+    image: z.object({ data: z.string(), mimeType: z.string().max(64) }).strict().optional(),
+    structured: z.json().optional(),
+    details: z.json().optional(),
+  })
+  .strict();
+export const CommandAnswerSchema = z.union([z.null(), z.string().max(LIMITS.extensionCommandTextBytes), RichAnswerSchema]);
+
+/** The content of a rich answer, without its tag (absent parts stay absent: false, 0 and null are kept). */
+export function contentOf<T extends { kind?: string }>(answer: T): Omit<T, 'kind'> {
+  const { kind: _kind, ...content } = answer;
+  return content;
+}
+
+/**
+ * What a completion callback may get besides its prefix when the caller has
+ * the whole draft: the text after the command, the cursor and the token's
+ * span, as Unicode code point offsets into that text.
+ */
+export const ArgumentContextSchema = z
+  .object({
+    arguments: z.string(),
+    cursor: z.number().int().nonnegative(),
+    start: z.number().int().nonnegative(),
+    end: z.number().int().nonnegative(),
+  })
+  .strict();
+export type ArgumentContext = z.infer<typeof ArgumentContextSchema>;
 export const ToolAnswerSchema = z.string().max(1024 * 1024);
 export const CompleteAnswerSchema = z.object({ items: z.array(z.string().max(1024)).max(LIMITS.extensionCompletionItems) });
 export const NullAnswerSchema = z.null();

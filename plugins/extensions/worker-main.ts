@@ -9,10 +9,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { LIMITS } from '../../core/limits.js';
-import type { CommandSpec, Disposer, ExtensionAPI, Json, ProviderSpec, ToolSpec } from './api.js';
+import type { ArgumentContext, CommandContent, CommandResult, CommandSpec, Disposer, ExtensionAPI, Json, ProviderSpec, ToolSpec } from './api.js';
 import { Channel } from './channel.js';
 import { shortcutProblem } from './shortcuts.js';
-import { EXTENSION_EVENTS, ModelSpecSchema, type RegistrationKind } from './protocol.js';
+import { EXTENSION_EVENTS, ModelSpecSchema, PUBLIC_NAME_PATTERN, RICH_RESULT_KIND, type RegistrationKind } from './protocol.js';
 import { TransferInbox, packPayload } from './transfer.js';
 
 const socket = new net.Socket({ fd: 3, readable: true, writable: true });
@@ -28,7 +28,9 @@ const commandCall = new AsyncLocalStorage<string>();
 
 /** Callbacks by handle. */
 const callbacks = new Map<number, (input: any) => unknown>();
-const completers = new Map<number, (prefix: string) => unknown>();
+const completers = new Map<number, (prefix: string, context: ArgumentContext | undefined) => unknown>();
+/** Public command names in use, lower-cased, to their command's name. */
+const publicNames = new Map<string, { handle: number; command: string }>();
 const providers = new Map<number, ProviderSpec>();
 /** Live registrations by kind and lower-cased name, for the author-side limits and duplicate checks. */
 const named = new Map<string, { handle: number; dispose: Disposer }>();
@@ -93,14 +95,27 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
       if (typeof spec?.run !== 'function') fail(`command "${name}" needs a run(args) function`);
       const problem = spec.shortcut === undefined ? undefined : shortcutProblem(spec.shortcut);
       if (problem) fail(`command "${name}": ${problem}`);
-      const meta = { description: spec.description ?? '', completes: typeof spec.complete === 'function', ...(spec.shortcut !== undefined && { shortcut: spec.shortcut }) };
-      const dispose = register('command', name, meta, (args: string) => spec.run(args), {
+      const publicName = spec.publicName;
+      if (publicName !== undefined) {
+        if (typeof publicName !== 'string' || !PUBLIC_NAME_PATTERN.test(publicName)) fail(`command "${name}": publicName ${JSON.stringify(publicName)}: use 1-${LIMITS.extensionPublicNameChars} lower-case letters, digits or "-", starting with a letter and not with "ext-"`);
+        const taken = publicNames.get(publicName);
+        // A replacement of the same command may keep its public name; another command may not take it.
+        if (taken && !(spec.replace && taken.command.toLowerCase() === name.toLowerCase())) fail(`command "${name}": the public name /${publicName} is already command "${taken.command}"'s; public names are not shadowed`);
+      }
+      const meta = { description: spec.description ?? '', completes: typeof spec.complete === 'function', ...(spec.shortcut !== undefined && { shortcut: spec.shortcut }), ...(publicName !== undefined && { publicName }) };
+      const disposeRegistration = register('command', name, meta, (args: string) => spec.run(args), {
         limit: LIMITS.extensionCommands,
         replace: spec.replace,
       });
-      if (spec.complete) completers.set(nextHandle - 1, spec.complete);
-      return dispose;
+      const handle = nextHandle - 1;
+      if (spec.complete) completers.set(handle, spec.complete);
+      if (publicName !== undefined) publicNames.set(publicName, { handle, command: name });
+      return () => {
+        if (publicName !== undefined && publicNames.get(publicName)?.handle === handle) publicNames.delete(publicName);
+        disposeRegistration();
+      };
     },
+    result: (content: CommandContent): CommandResult => richResult(content),
     on(event, callback) {
       if (!(EXTENSION_EVENTS as readonly string[]).includes(event)) fail(`no lifecycle event ${JSON.stringify(event)}: use one of ${EXTENSION_EVENTS.join(', ')}`);
       if (typeof callback !== 'function') fail(`on('${event}') needs a callback function`);
@@ -155,6 +170,34 @@ function makeApi(id: string, settings: Json | undefined): ExtensionAPI {
   return Object.freeze(api);
 }
 
+/** Checks rich content in the author's code (the host checks it all again, image bytes too) and tags it. */
+function richResult(content: CommandContent): CommandResult {
+  if (typeof content !== 'object' || content === null) fail('api.result takes an object: {text?, image?, structured?, details?}');
+  const unknown = Object.keys(content).filter((key) => !['text', 'image', 'structured', 'details'].includes(key));
+  if (unknown.length) fail(`api.result: unknown part ${unknown.map((key) => JSON.stringify(key)).join(', ')} (use text, image, structured, details)`);
+  const parts = Object.keys(content).filter((key) => (content as Record<string, unknown>)[key] !== undefined);
+  if (parts.length === 0) fail('api.result needs at least one of text, image, structured or details');
+  if (content.text !== undefined && (typeof content.text !== 'string' || Buffer.byteLength(content.text) > LIMITS.extensionCommandTextBytes)) fail(`api.result: text is a string of at most ${LIMITS.extensionCommandTextBytes} bytes`);
+  if (content.image !== undefined) {
+    const { data, mimeType } = content.image ?? ({} as never);
+    if (typeof data !== 'string' || typeof mimeType !== 'string' || !/^image\/(png|jpeg|webp)$/.test(mimeType)) fail('api.result: image is {data: base64, mimeType: "image/png" | "image/jpeg" | "image/webp"}');
+    if (data.length > Math.ceil(LIMITS.extensionCommandImageBytes / 3) * 4) fail(`api.result: the image is over ${LIMITS.extensionCommandImageBytes} bytes`);
+  }
+  for (const part of ['structured', 'details'] as const) {
+    if (content[part] === undefined) continue;
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(content[part]);
+    } catch (error) {
+      fail(`api.result: ${part} is not JSON (${(error as Error).message})`);
+    }
+    if (text === undefined || Buffer.byteLength(text) > LIMITS.extensionCommandStructuredBytes) fail(`api.result: ${part} is JSON of at most ${LIMITS.extensionCommandStructuredBytes} bytes`);
+  }
+  // Parts left undefined are omitted; false, 0 and null are kept as they are.
+  const tagged = { kind: RICH_RESULT_KIND, ...Object.fromEntries(parts.map((key) => [key, (content as Record<string, unknown>)[key]])) };
+  return Object.freeze(JSON.parse(JSON.stringify(tagged))) as CommandResult;
+}
+
 function callbackOf(handle: number): (input: any) => unknown {
   const callback = callbacks.get(handle);
   if (!callback) throw new Error(`no live registration ${handle}`);
@@ -178,7 +221,9 @@ peer.addMethod('invoke', async (params: any) => {
 
 peer.addMethod('complete', async (params: any) => {
   const complete = completers.get(params.handle);
-  return { items: complete ? ((await complete(params.prefix)) ?? []) : [] };
+  // The callback gets its own copy: what it does to it changes nothing the host replaces.
+  const context = params.context ? { ...params.context } : undefined;
+  return { items: complete ? ((await complete(params.prefix, context)) ?? []) : [] };
 });
 
 peer.addMethod('stream', async (params: any) => {

@@ -209,7 +209,8 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
   { name: 'sessions', usage: '', summary: 'the saved chats: name, model, messages, last use', run: (host) => sessions(host) },
   { name: 'export', usage: 'PATH.md|PATH.jsonl [--all] [--force]', summary: 'write the conversation (user and assistant text; --all: with tools) to a new 0600 file', words: ['--all', '--force'], run: exportChat },
   { name: 'draft', usage: '[save TEXT|load|clear]', summary: 'the draft kept on disk between chats (Ctrl+C with a line typed keeps it)', words: ['save', 'load', 'clear'], run: (host, argument) => draft(host, argument) },
-  { name: 'extensions', usage: '[list|reload ID|unload ID]', summary: 'the enabled extensions; /ext-ID-NAME ARGS runs an extension command' },
+  { name: 'extensions', usage: '[list|reload ID|unload ID]', summary: 'the enabled extensions; /ext-ID-NAME ARGS (or its public name /NAME) runs an extension command' },
+  { name: 'artifact', usage: '[save] PATH', summary: "save the latest rich extension result to a new 0600 file, or show a saved one (read-only)", words: ['save'] },
   { name: 'quit', usage: '', summary: 'leave the chat (also /exit; Ctrl+C aborts a run, twice exits)' },
 ];
 

@@ -2,18 +2,20 @@
  * The interactive chat on a TTY: each line is a prompt; while a run streams,
  * `/steer TEXT` and `/follow-up TEXT` queue input into it. Ctrl+C aborts the
  * running run; a second Ctrl+C (or one while idle) exits. `/quit` exits.
- * With enabled extensions, `/extensions` and `/ext-ID-NAME ARGS` run their
- * commands (Tab completes them); their text is shown, never sent to the model.
+ * With enabled extensions, `/extensions` and `/ext-ID-NAME ARGS` (or a public
+ * name `/NAME ARGS`) run their commands (Tab completes them); their text or
+ * rich result is shown, never sent to the model; `/artifact [save] PATH`
+ * saves the latest rich result or shows a saved one.
  * The host commands (/readonly, /tools, /model, /compact, ...) are in
  * chat-commands.ts; one that changes state is refused while a run streams, and
  * the line is put back for later.
  */
 import readline from 'node:readline';
 import { ErrorCodes, XdogError, type Agent, type RunResult } from '../../../core/index.js';
-import { changesExtensions, completeExtensionSlash, isExtensionSlash, runExtensionSlash, type ExtensionControl } from '../../../plugins/extensions/index.js';
+import { changesExtensions, completeExtensionSlash, isExtensionSlash, publicCommands, runExtensionSlash, type ExtensionControl, type ResultShelf } from '../../../plugins/extensions/index.js';
 import type { TtyApprovals } from './approval-prompt.js';
 import type { TtyElicitation } from './elicitation-prompt.js';
-import { completeCommand, findCommand, helpText, saveChat, type ChatHost } from './chat-commands.js';
+import { CHAT_COMMANDS, completeCommand, findCommand, helpText, saveChat, type ChatHost } from './chat-commands.js';
 import type { EventRenderer, Output } from './render.js';
 
 const HELP = '/help lists the commands (Tab completes them); Ctrl+C aborts a run, twice exits';
@@ -43,11 +45,26 @@ export async function runInteractive(
   elicitation?: TtyElicitation,
   host?: ChatHost,
 ): Promise<void> {
+  /** The latest rich extension result (`/artifact save PATH` writes it). */
+  const shelf: ResultShelf = {};
+  /** Extension commands' public names (`/NAME`); the chat's own command names are refused to them, said once. */
+  let publicNames = new Set<string>();
+  const said = new Set<string>();
+  const learn = (infos: Parameters<typeof publicCommands>[0]): void => {
+    const { names, refused } = publicCommands(infos, new Set([...CHAT_COMMANDS.map((entry) => entry.name), 'exit']));
+    publicNames = new Set(names.keys());
+    for (const reason of refused.filter((reason) => !said.has(reason))) output.stderr(`xdog: notice: ${(said.add(reason), reason)}\n`);
+  };
+  const refreshPublicNames = (): void => {
+    extensions?.list(false).then(learn, () => undefined);
+  };
+  refreshPublicNames();
   const completer = (line: string, done: (error: null, result: [string[], string]) => void): void => {
     const own = completeCommand(line, host?.registry);
     if (!extensions || (own.length && !line.startsWith('/ext'))) return done(null, [own, line]);
-    completeExtensionSlash(extensions, line).then(
-      (items) => done(null, [[...own, ...items], line]),
+    // Readline gives the line up to the cursor: a prefix-only query (no argument context).
+    completeExtensionSlash(extensions, line, { publicNames }).then(
+      (items) => done(null, [[...own, ...items.map((item) => item.line)], line]),
       () => done(null, [[], line]),
     );
   };
@@ -190,16 +207,31 @@ export async function runInteractive(
             throw queueRefusal(error);
           }
         }
-      } else if (extensions && isExtensionSlash(text)) {
+      } else if (extensions && (isExtensionSlash(text) || publicNames.has(command!.slice(1)))) {
         if (running && changesExtensions(text)) throw new XdogError(ErrorCodes.BUSY, 'extensions are reloaded or unloaded between runs', { hint: 'wait for the run to end, or Ctrl+C to abort it' });
-        runExtensionSlash(extensions, text).then(
-          (shown) => output.stderr(`${shown}\n`),
+        // A result is shown, never sent to the model; /artifact only reads and displays a file.
+        runExtensionSlash(extensions, text, shelf).then(
+          (shown) => output.stderr(`${shown.text}\n`),
           (error: unknown) => output.stderr(errorLine(error)),
         ).finally(() => {
+          refreshPublicNames();
           if (!running) rl.prompt();
         });
       } else if (running) output.stderr('a run is streaming: use /steer TEXT or /follow-up TEXT, or Ctrl+C to abort it\n');
-      else start(line);
+      else if (extensions && /^\/[a-z][a-z0-9-]*$/.test(command!)) {
+        // An unknown /word may be a public name of an extension not started yet: start them (lazy activation), then decide.
+        working = 'extensions';
+        extensions.list(true).then(learn, () => undefined).finally(() => {
+          working = undefined;
+          try {
+            if (publicNames.has(command!.slice(1))) onLine(line);
+            else start(line);
+          } catch (error) {
+            output.stderr(errorLine(error));
+            rl.prompt(true);
+          }
+        });
+      } else start(line);
     };
     rl.prompt();
   });
