@@ -340,8 +340,20 @@ export const LIMITS = Object.freeze({
   todoItemBytes: 500,
   /** claw: an idempotency key, in UTF-8 bytes. */
   clawIdempotencyKeyBytes: 128,
-  /** claw: one transcript chunk the gateway returns, in bytes of JSON. */
-  clawTranscriptChunkBytes: 64 * KiB,
+  /** claw: one chunk of a chunked read (transcript.read, agents.source, mcp.read, mcp.prompt), in bytes before base64. */
+  clawSnapshotChunkBytes: 64 * KiB,
+  /** claw: a whole session transcript `transcript.read` serves (one snapshot), in bytes. */
+  clawTranscriptBytes: 256 * MiB,
+  /** claw: snapshots one chunked-read server keeps for later chunks (least recently used go first). */
+  clawSnapshotsCached: 8,
+  /** claw: bytes of snapshots one chunked-read server keeps (least recently used go first; the newest always stays). */
+  clawSnapshotCacheBytes: 256 * MiB,
+  /** claw: how long a snapshot nobody reads stays for its later chunks, in milliseconds (then a later chunk is NOT_FOUND: start again). */
+  clawSnapshotIdleMs: 5 * 60_000,
+  /** claw: how long a client waits for one chunk of a chunked read, in milliseconds. */
+  clawChunkDeadlineMs: 60_000,
+  /** claw: a chunked read a client keeps in memory while it arrives; a larger one goes to a private (0600) temp file. */
+  clawChunkedMemoryBytes: 4 * MiB,
   /** claw: sessions one list or search answers. */
   clawSessionsPerPage: 200,
   /** claw: entries one `session.tree` page answers (at most). */
@@ -493,8 +505,10 @@ export const LIMITS = Object.freeze({
   workspaceDiffBytes: 1 * MiB,
   /** claw: how long `workspace.diff` lets git run, in milliseconds. */
   workspaceDiffMs: 15_000,
-  /** claw: `agents.transcript`, a child's stored transcript one answer carries, in bytes of JSON. */
-  childTranscriptAnswerBytes: 4 * MiB,
+  /** claw: `agents.source`, a child's stored transcript as JSONL, read in chunks (one snapshot), in bytes. */
+  childSourceBytes: 128 * MiB,
+  /** claw: `mcp.read` and `mcp.prompt`, one document as JSON, read in chunks (one snapshot), in bytes. */
+  mcpPreviewBytes: 64 * MiB,
   /** claw TUI: text copied through the terminal (OSC 52), in bytes; more goes to a private file (terminals drop longer sequences). */
   tuiOsc52Bytes: 100 * KiB,
   /** claw TUI and `agent chat`: a draft kept in the draft file between runs, in bytes. */

@@ -13,3 +13,5 @@ export type { JobCancelResult, JobInfo, RpcJob } from './connection-jobs.js';
 export { RpcClient, type RpcClientOptions, type CallOptions } from './rpc-client.js';
 export { RpcErrorCodes, fromRpcError, toRpcError, type RpcErrorData } from './rpc-errors.js';
 export { probeSocket } from './socket-path.js';
+export { ChunkedSnapshots, type ChunkedSnapshotsOptions, type SnapshotChunk, type TakenSnapshot } from './chunked-snapshots.js';
+export { readChunks, readSnapshot, type ChunkedReadOptions, type ChunkedReadResult, type FetchChunk, type SnapshotBody } from './chunked-read.js';

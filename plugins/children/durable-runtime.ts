@@ -8,7 +8,7 @@
  * compaction's summary request the complete history is archived.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, LIMITS, XdogError, describeError, type Agent, type CompactionEndEvent, type ImageContent, type Message, type Usage } from '../../core/index.js';
+import { ErrorCodes, XdogError, describeError, type Agent, type CompactionEndEvent, type ImageContent, type Message, type Usage } from '../../core/index.js';
 import { inputTaken, neighbourTaken, type ChildCompactionArchive, type ChildInputChange, type ChildRecordStore, type ChildInputRecord, type DurableChildRecord } from './child-records.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 import { MemoryChildRuntime, type ChildHost, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
@@ -105,14 +105,10 @@ export class DurableChildRuntime {
     return { ...(await this.#records.get(this.#group, id)), inputs: await this.#records.inputs(this.#group, id) };
   }
 
-  /** The child's final transcript (stored when it ended; empty while it runs). Over the answer bound it is refused, never cut. */
+  /** The child's final transcript (stored when it ended; empty while it runs); `agents.source` serves it in chunks. */
   async transcript(id: string): Promise<{ id: string; status: DurableChildRecord['status']; messages: Message[] }> {
     const record = await this.#records.get(this.#group, id);
     const messages = await this.#records.transcript(this.#group, id);
-    const bytes = Buffer.byteLength(JSON.stringify(messages));
-    if (bytes > LIMITS.childTranscriptAnswerBytes) {
-      throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the transcript of child ${id} is ${bytes} bytes, over the ${LIMITS.childTranscriptAnswerBytes}-byte answer limit`, { hint: 'read its result with `xdog claw agents inspect`' });
-    }
     return { id, status: record.status, messages };
   }
 

@@ -14,7 +14,9 @@
 import { ErrorCodes, XdogError, costFunction, textWithin, z } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { InputImagesSchema, assertSpendAllowed, followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
+import { ChunkedSnapshots } from '../../core/rpc/index.js';
 import { ChildRecordStore } from './child-records.js';
+import { childSourceBytes } from './child-source.js';
 import { ChildConfigSchema, inheritedContext, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
 import { DurableChildRuntime } from './durable-runtime.js';
 import { GroupChildrenToken } from './group-children.js';
@@ -65,6 +67,7 @@ export function createChildrenService(): GatewayService {
   let records: ChildRecordStore | undefined;
   let presets: ChildPresets = {};
   const runtimes = new Map<string, DurableChildRuntime>();
+  const sources = new ChunkedSnapshots({ what: "the child's transcript", maxBytes: LIMITS.childSourceBytes, hint: 'read its result with `xdog claw agents inspect`' });
 
   const started = (): { host: GatewayHost; records: ChildRecordStore } => {
     if (!host || !records) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the children service has not started', { hint: 'retry once the gateway is ready' });
@@ -118,7 +121,17 @@ export function createChildrenService(): GatewayService {
       }),
       'agents.list': gatewayMethod(z.object(group).strict(), (params) => runtimeOf(params.group).list(), READ),
       'agents.inspect': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).inspect(params.id), READ),
-      'agents.transcript': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).transcript(params.id), READ),
+      // The child's stored transcript as JSONL in chunks of one snapshot (child-source.ts); later chunks name it.
+      'agents.source': gatewayMethod(
+        z.object({ ...group, id, offset: z.number().int().nonnegative(), snapshot: textWithin(64, { nonEmpty: true }).optional() }).strict(),
+        async (params) => {
+          const runtime = runtimeOf(params.group);
+          const scope = `${started().host.group(params.group).name}\0${params.id}`;
+          const chunk = await sources.read(scope, params.snapshot, params.offset, async (snapshot) => (snapshot === undefined ? { bytes: childSourceBytes(await runtime.transcript(params.id)) } : undefined));
+          return { id: params.id, ...chunk };
+        },
+        READ,
+      ),
       'agents.compaction_archives': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).compactionArchives(params.id), READ),
       'agents.compaction_archive': gatewayMethod(z.object({ ...group, id, generation: z.number().int().positive() }).strict(), (params) => runtimeOf(params.group).compactionArchive(params.id, params.generation), READ),
       'agents.steer': gatewayMethod(z.object({ ...group, id, text, images: InputImagesSchema.optional() }).strict(), (params, connection) =>

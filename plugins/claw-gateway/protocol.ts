@@ -10,6 +10,7 @@ import { ClawGroupNameSchema } from '../../core/config.js';
 import { ImageContentSchema } from '../../core/agent/messages.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
+import type { SnapshotChunk } from '../../core/rpc/index.js';
 import type { UsageDimension } from '../sessions/index.js';
 
 export { ClientFeatures, Notifications, PROTOCOL_VERSION } from './protocol-names.js';
@@ -226,16 +227,8 @@ export interface GatewayStatus {
   groups: GroupStatus[];
 }
 
-/** One chunk of a transcript read (JSONL of the session's entries, oldest first). */
-export interface TranscriptChunk {
+/** One chunk of a transcript read (JSONL of the session's entries, oldest first); `snapshot` is `untilEntryId` as text. */
+export interface TranscriptChunk extends SnapshotChunk {
   sessionId: string;
   untilEntryId: number;
-  offset: number;
-  /** Base64 of bytes [offset, nextOffset) of the JSONL (at most LIMITS.clawTranscriptChunkBytes). */
-  data: string;
-  nextOffset: number;
-  totalBytes: number;
-  done: boolean;
-  /** SHA-256 (hex) of the whole transcript, on the last chunk only. */
-  sha256?: string;
 }

@@ -14,6 +14,7 @@ export { assertSpendAllowed, budgetExceeded, spendRefusal, tellGroup } from './s
 export type { Wakeups, WakeupTargets } from './wakeups.js';
 export { CLAW_TURN_WRITES_TOOL_CTX, TurnWrites, turnWritesOf, turnWritesOfAgent, type TurnWrite } from './turn-writes.js';
 export * from './protocol.js';
+export { chunksOf, transcriptChunks, transcriptDiffers, type ChunkCall } from './chunked-client.js';
 export { GroupJobs } from './group-jobs.js';
 export type { GroupJob, GroupJobHandler, GroupJobQueue, GroupJobRequest, SendOptions, SendOutcome } from './job-queue.js';
 export type { GroupRuntime, ModelCatalog, ControlGuard, ControlKind, ControlRefusal, RunObserver, SystemInput, SystemRunResult } from './group-runtime.js';

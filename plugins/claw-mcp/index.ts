@@ -11,6 +11,7 @@ import { GatewayServiceContribution } from '../claw-gateway/tokens.js';
 import { createClawMcpService } from './service.js';
 
 export { McpNotifications, createClawMcpService, type GroupMcpTool } from './service.js';
+export { readMcpPreview } from './preview-client.js';
 export { groupServerIds, type GroupMcpServer } from './group-servers.js';
 export type { GroupElicitation } from './group-elicitation.js';
 

@@ -9,9 +9,11 @@
  */
 import { ErrorCodes, XdogError, z, type XdogConfig } from '../../core/index.js';
 import { ClawGroupNameSchema } from '../../core/config.js';
+import { ChunkedSnapshots, type SnapshotChunk } from '../../core/rpc/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { textWithin } from '../../core/text-limit.js';
 import { ClientFeatures, followGroups, gatewayMethod, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
+import type { McpDocument, McpRegistry } from '../mcp/index.js';
 import { followChanges } from './group-changes.js';
 import { ElicitationNotifications, GroupElicitations } from './group-elicitation.js';
 import { GroupLogins } from './group-logins.js';
@@ -57,8 +59,10 @@ const ControlParams = z.object({ group: Group, server: Server, expectedSessionId
 const ServerParams = z.object({ group: Group, server: Server }).strict();
 const ToolsParams = z.object({ group: Group, server: Server.optional() }).strict();
 const ResourcesParams = z.object({ group: Group, server: Server, templates: z.boolean().optional() }).strict();
-const ReadParams = z.object({ group: Group, server: Server, uri: textWithin(LIMITS.mcpMessageBytes, { nonEmpty: true }) }).strict();
-const PromptParams = z.object({ group: Group, server: Server, name: z.string().min(1), arguments: z.record(z.string(), z.string()).optional() }).strict();
+/** Previews are read in chunks of one snapshot (docs/protocol.md, "Chunked reads"): `offset`, then the first answer's `snapshot`. */
+const Chunk = { offset: z.number().int().nonnegative(), snapshot: textWithin(64, { nonEmpty: true }).optional() };
+const ReadParams = z.object({ group: Group, server: Server, uri: textWithin(LIMITS.mcpMessageBytes, { nonEmpty: true }), ...Chunk }).strict();
+const PromptParams = z.object({ group: Group, server: Server, name: z.string().min(1), arguments: z.record(z.string(), z.string()).optional(), ...Chunk }).strict();
 const SubscribeParams = z.object({ group: Group, server: Server, uri: textWithin(LIMITS.mcpMessageBytes, { nonEmpty: true }) }).strict();
 const AnswerParams = z
   .object({
@@ -106,6 +110,13 @@ export function createClawMcpService(): GatewayService {
     const status = registry.status(params.server)[0]!;
     started().publish(runtime.name, null, McpNotifications.changed, { group: runtime.name, server: params.server, state: status.state });
     return status;
+  };
+
+  const previews = new ChunkedSnapshots({ what: 'the MCP preview', maxBytes: LIMITS.mcpPreviewBytes, hint: 'ask the server for a smaller resource or prompt' });
+  /** The chunk the client asked for of a preview's JSON: the first one fetches the document, later ones read its snapshot. */
+  const preview = (params: { group?: string; server: string; offset: number; snapshot?: string }, fetch: (registry: McpRegistry) => Promise<McpDocument>): Promise<SnapshotChunk> => {
+    const { runtime, registry } = resolve(params.group, params.server);
+    return previews.read(`${runtime.name}\0${params.server}`, params.snapshot, params.offset, async (snapshot) => (snapshot === undefined ? { bytes: Buffer.from(JSON.stringify(await fetch(registry))) } : undefined));
   };
 
   const logins = new GroupLogins();
@@ -161,8 +172,8 @@ export function createClawMcpService(): GatewayService {
         return params.templates ? registry.catalog(params.server, 'template') : registry.catalog(params.server, 'resource');
       }, READ),
       'mcp.prompts': gatewayMethod(ServerParams, (params) => resolve(params.group, params.server).registry.catalog(params.server, 'prompt'), READ),
-      'mcp.read': gatewayMethod(ReadParams, (params, _connection, job) => resolve(params.group, params.server).registry.resource(params.server, params.uri, { signal: job.signal }), READ),
-      'mcp.prompt': gatewayMethod(PromptParams, (params, _connection, job) => resolve(params.group, params.server).registry.prompt(params.server, params.name, params.arguments ?? {}, { signal: job.signal }), READ),
+      'mcp.read': gatewayMethod(ReadParams, (params, _connection, job) => preview(params, (registry) => registry.resource(params.server, params.uri, { signal: job.signal })), READ),
+      'mcp.prompt': gatewayMethod(PromptParams, (params, _connection, job) => preview(params, (registry) => registry.prompt(params.server, params.name, params.arguments ?? {}, { signal: job.signal })), READ),
       // Starts a login on this (the owning) host and answers the URL to open; its end is announced.
       'mcp.authorize': gatewayMethod(ServerParams, (params) => {
         const runtime = started().group(params.group);

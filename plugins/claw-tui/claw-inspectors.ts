@@ -10,8 +10,10 @@
  */
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import { environmentSecrets } from '../../core/redact.js';
-import type { Message } from '../../core/index.js';
-import type { GatewayConnection } from '../claw-gateway/index.js';
+import { LIMITS } from '../../core/limits.js';
+import { readSnapshot } from '../../core/rpc/index.js';
+import { chunksOf, type GatewayConnection } from '../claw-gateway/index.js';
+import { parseChildSource } from '../children/index.js';
 import type { PlanView } from '../plan/index.js';
 import type { ClawTui } from './app.js';
 import { ActionView } from './action-view.js';
@@ -367,8 +369,10 @@ export class ClawInspectors {
       '',
     ].filter((line, index) => line || index > 3);
     let transcript = '(the transcript is stored when the child ends)';
-    if (this.app.methods.has('agents.transcript') && child.status !== 'running') {
-      const { messages } = (await this.app.call('agents.transcript', { id })) as { messages: Message[] };
+    if (this.app.methods.has('agents.source') && child.status !== 'running') {
+      // In chunks of one snapshot, verified: a failed or cancelled read shows nothing of it (the error says why).
+      const call = (method: string, params: Record<string, unknown>) => this.app.call(method, params);
+      const { messages } = await readSnapshot(chunksOf(call, 'agents.source', { id }), { what: `the transcript of child ${id}`, maxBytes: LIMITS.childSourceBytes, overHint: 'read its result with `xdog claw agents inspect`' }, (body) => parseChildSource(body.bytes()));
       transcript = messages.length ? renderConversation(messages.map((message, index) => ({ index: index + 1, entryId: 0, message })), 'text', environmentSecrets()) : '(no transcript was stored)';
     }
     this.app.page(`child ${child.id.slice(0, 8)} (redacted)`, `${head.join('\n')}\ntranscript:\n${transcript}`);

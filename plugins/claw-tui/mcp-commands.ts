@@ -6,7 +6,7 @@
  * server text, and it is never sent by itself: the person reads and sends it.
  */
 import { ErrorCodes, XdogError } from '../../core/errors.js';
-import type { GroupMcpServer, GroupMcpTool } from '../claw-mcp/index.js';
+import { readMcpPreview, type GroupMcpServer, type GroupMcpTool } from '../claw-mcp/index.js';
 import { draftText, formatDocument, type McpDocument, type McpPromptEntry, type McpResourceEntry, type McpTemplateEntry } from '../mcp/index.js';
 
 /** What `/mcp` needs of the TUI. */
@@ -116,6 +116,8 @@ export async function runMcpCommand(host: McpCommandHost, args: string): Promise
 
 async function fetchDocument(host: McpCommandHost, verb: 'read' | 'prompt', server: string, target: string | undefined, json: string | undefined): Promise<McpDocument> {
   if (!target) throw usage(verb === 'read' ? '/mcp read needs SERVER URI' : '/mcp prompt needs SERVER NAME');
-  if (verb === 'read') return (await host.call('mcp.read', { server, uri: target })) as McpDocument;
-  return (await host.call('mcp.prompt', { server, name: target, arguments: promptArguments(json) })) as McpDocument;
+  // In chunks, verified before anything is shown or drafted: a failed or cancelled read leaves the view as it was.
+  const call = (method: string, params: Record<string, unknown>) => host.call(method, params);
+  if (verb === 'read') return readMcpPreview(call, 'mcp.read', { server, uri: target });
+  return readMcpPreview(call, 'mcp.prompt', { server, name: target, arguments: promptArguments(json) });
 }

@@ -2,8 +2,12 @@
 import { Flags } from '@oclif/core';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
 import type { ImageContent, Message } from '../../../core/index.js';
+import { LIMITS } from '../../../core/limits.js';
+import { readSnapshot } from '../../../core/rpc/index.js';
+import { chunksOf } from '../../../plugins/claw-gateway/chunked-client.js';
 import { prepareImages, type GatewayConnection } from '../../../plugins/claw-gateway/index.js';
-import type { ChildCompactionArchive, ChildInputRecord, DurableChildRecord } from '../../../plugins/children/index.js';
+import { parseChildSource } from '../../../plugins/children/child-source.js';
+import type { ChildCompactionArchive, ChildInputRecord, ChildSource, DurableChildRecord } from '../../../plugins/children/index.js';
 import { withGateway } from './gateway.js';
 import { clean, table } from './render.js';
 
@@ -29,13 +33,26 @@ export async function readImages(files: readonly string[] | undefined): Promise<
  * the same connection (an upload belongs to the connection that made it).
  */
 export function callAgents<T>(method: string, params: Record<string, unknown>, options: { timeoutMs?: number; images?: readonly ImageContent[] } = {}): Promise<T> {
+  return withAgents(async (gateway) => {
+    const images = options.images?.length ? { images: await prepareImages(gateway, options.images) } : {};
+    return (await gateway.callService(method, { ...params, ...images }, options.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs })) as T;
+  });
+}
+
+/** Connects and checks that the gateway runs children. */
+export function withAgents<T>(use: (gateway: GatewayConnection) => Promise<T>): Promise<T> {
   return withGateway(async (gateway: GatewayConnection) => {
     if (!gateway.hello.capabilities.includes(CHILDREN_CAPABILITY)) {
       throw new XdogError(ErrorCodes.UNSUPPORTED, 'the running gateway has no children service', { hint: 'restart it with this xdog version (xdog claw gateway stop, then xdog claw gateway start)' });
     }
-    const images = options.images?.length ? { images: await prepareImages(gateway, options.images) } : {};
-    return (await gateway.callService(method, { ...params, ...images }, options.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs })) as T;
+    return use(gateway);
   });
+}
+
+/** A child's stored transcript, read in verified chunks of one snapshot (`agents.source`). */
+export function readChildSource(gateway: GatewayConnection, group: string | undefined, id: string): Promise<ChildSource> {
+  const options = { what: `the transcript of child ${id}`, maxBytes: LIMITS.childSourceBytes, overHint: 'read its result with `xdog claw agents inspect` (without --transcript)' };
+  return readSnapshot(chunksOf(gateway.callService, 'agents.source', { group, id }), options, (body) => parseChildSource(body.bytes()));
 }
 
 /** One line per child: id, status, label, task, then its result or error (control characters cleaned). */

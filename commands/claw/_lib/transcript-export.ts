@@ -5,14 +5,15 @@
  * file (atomically, 0600, never over an existing file). To stdout the bytes
  * stream as they come; a failed check then still fails the command.
  */
-import crypto from 'node:crypto';
 import { ErrorCodes, XdogError } from '../../../core/errors.js';
 import { LIMITS } from '../../../core/limits.js';
+import { readChunks, type FetchChunk } from '../../../core/rpc/index.js';
+import { transcriptDiffers } from '../../../plugins/claw-gateway/chunked-client.js';
 import type { TranscriptChunk } from '../../../plugins/claw-gateway/protocol.js';
 import { writeAll, writeFileAtomic } from './atomic-file.js';
 
-/** Reads one chunk: `offset` into the transcript, `untilEntryId` from the first chunk's answer. */
-export type ChunkReader = (offset: number, untilEntryId: number | undefined) => Promise<TranscriptChunk>;
+/** Reads one chunk of the transcript (plugins/claw-gateway/chunked-client.ts `transcriptChunks`). */
+export type ChunkReader = FetchChunk<TranscriptChunk>;
 
 export interface ExportResult {
   sessionId: string;
@@ -24,41 +25,8 @@ export interface ExportResult {
 
 /** Reads every chunk in order, passing each one's bytes to `sink`; verifies offsets, sizes and the final SHA-256. */
 export async function readTranscript(read: ChunkReader, sink: (bytes: Buffer) => Promise<void> | void): Promise<ExportResult> {
-  const hash = crypto.createHash('sha256');
-  let offset = 0;
-  let untilEntryId: number | undefined;
-  let totalBytes: number | undefined;
-  let sessionId: string | undefined;
-  for (;;) {
-    const chunk = await read(offset, untilEntryId);
-    const bytes = Buffer.from(chunk.data, 'base64');
-    const problem =
-      chunk.offset !== offset
-        ? `it starts at byte ${chunk.offset}, not ${offset}`
-        : bytes.length > LIMITS.clawTranscriptChunkBytes
-          ? `it holds ${bytes.length} bytes, over the ${LIMITS.clawTranscriptChunkBytes}-byte chunk limit`
-          : chunk.nextOffset !== offset + bytes.length
-            ? `it holds ${bytes.length} bytes but says the next one starts at ${chunk.nextOffset}`
-            : totalBytes !== undefined && (chunk.totalBytes !== totalBytes || chunk.untilEntryId !== untilEntryId || chunk.sessionId !== sessionId)
-              ? 'its session, size or end entry differs from the first chunk'
-              : chunk.nextOffset > chunk.totalBytes || (chunk.done && chunk.nextOffset !== chunk.totalBytes)
-                ? `it ends at ${chunk.nextOffset} of ${chunk.totalBytes} bytes`
-                : !chunk.done && bytes.length === 0
-                  ? 'it is empty but not the last'
-                  : undefined;
-    if (problem) throw corrupt(`chunk at byte ${offset} is inconsistent: ${problem}`);
-    sessionId = chunk.sessionId;
-    untilEntryId = chunk.untilEntryId;
-    totalBytes = chunk.totalBytes;
-    hash.update(bytes);
-    await sink(bytes);
-    offset = chunk.nextOffset;
-    if (chunk.done) {
-      const sha256 = hash.digest('hex');
-      if (chunk.sha256 !== sha256) throw corrupt(`the transcript's SHA-256 is ${sha256} but the gateway sent ${chunk.sha256 ?? 'none'}`);
-      return { sessionId, bytes: offset, sha256 };
-    }
-  }
+  const result = await readChunks(read, sink, { what: 'the transcript', maxBytes: LIMITS.clawTranscriptBytes, overHint: 'the gateway serves no larger transcript', differs: transcriptDiffers });
+  return { sessionId: result.first.sessionId, bytes: result.totalBytes, sha256: result.sha256 };
 }
 
 /** Exports to `output` (published only when complete and verified) or, without it, to `stdout`. */
@@ -88,10 +56,4 @@ function amend(error: XdogError, consequence: string): XdogError {
 /** Writes to a stream, waiting for it to drain when its buffer is full (a slow reader never grows memory). */
 export async function writeToStream(stream: NodeJS.WritableStream, bytes: Buffer): Promise<void> {
   if (!stream.write(bytes)) await new Promise<void>((resolve) => stream.once('drain', resolve));
-}
-
-function corrupt(message: string): XdogError {
-  return new XdogError(ErrorCodes.INVALID_STATE, `the transcript read failed: ${message}`, {
-    hint: 'try again; if it keeps failing, the gateway log says more',
-  });
 }

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { resolveConfigPath } from '../../../core/index.js';
-import type { GroupStatus, TranscriptChunk } from '../../../plugins/claw-gateway/protocol.js';
+import { transcriptChunks } from '../../../plugins/claw-gateway/chunked-client.js';
+import type { GroupStatus } from '../../../plugins/claw-gateway/protocol.js';
 import { XdogCommand } from '../../base-command.js';
 import { groupFlag, withGateway } from '../_lib/gateway.js';
 import { exportTranscript, writeToStream, type ExportResult } from '../_lib/transcript-export.js';
@@ -21,7 +22,7 @@ An existing file is never overwritten and the directory must exist. With --json 
     const { args, flags } = await this.parse(ClawSessionsExport);
     const result = await withGateway(async (gateway) =>
       exportTranscript(
-        async (offset, untilEntryId) => (await gateway.call('transcript.read', { group: flags.group, sessionId: args.session, offset, untilEntryId })) as TranscriptChunk,
+        transcriptChunks(gateway.callService, flags.group, args.session),
         // A relative path names a file of the group's workspace, as every path a client gives does.
         flags.output === undefined ? undefined : resolveConfigPath(flags.output, ((await gateway.call('group.status', { group: flags.group })) as GroupStatus).workspace),
         (bytes) => writeToStream(process.stdout, bytes),

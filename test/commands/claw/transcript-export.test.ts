@@ -11,13 +11,14 @@ const sessionId = '0b6f3c1e-5d1a-4c59-9d59-0c7b1a2e4f10';
 /** A reader serving `text` in chunks of `size` bytes, as the gateway would; `tamper` changes a chunk. */
 function reader(text: string, size: number, tamper: (chunk: TranscriptChunk) => TranscriptChunk = (chunk) => chunk): ChunkReader & { calls: number } {
   const bytes = Buffer.from(text);
-  const read = async (offset: number): Promise<TranscriptChunk> => {
+  const read = async ({ offset }: { offset: number }): Promise<TranscriptChunk> => {
     read.calls++;
     const next = Math.min(bytes.length, offset + size);
     const done = next === bytes.length;
     return tamper({
       sessionId,
       untilEntryId: 9,
+      snapshot: '9',
       offset,
       data: bytes.subarray(offset, next).toString('base64'),
       nextOffset: next,
