@@ -323,14 +323,14 @@ export class ClawTui {
     this.model = shown.state.model;
     this.thinking = shown.state.thinking;
     if (redraw) {
-      const messages = pathMessages(await readTranscriptEntries(connection, this.group.name, sessionId), shown.session.leafEntryId);
+      const messages = pathMessages(await readTranscriptEntries(connection.callService, this.group.name, sessionId), shown.session.leafEntryId);
       const usage = (messages.findLast((entry) => entry.message.role === 'assistant')?.message as { usage?: { input: number; output: number } } | undefined)?.usage;
       this.contextTokens = usage ? usage.input + usage.output : undefined;
       // System inputs (a schedule's, a goal's) are not a person's words: the replies are drawn, not the inputs.
       this.chat.load(messages.filter((entry) => !entry.system));
       this.#shownMessages = messages.length;
     } else if (catchUp && shown.session.messageCount > this.#shownMessages) {
-      const messages = pathMessages(await readTranscriptEntries(connection, this.group.name, sessionId), shown.session.leafEntryId);
+      const messages = pathMessages(await readTranscriptEntries(connection.callService, this.group.name, sessionId), shown.session.leafEntryId);
       const missed = messages.slice(this.#shownMessages);
       if (missed.length) this.notice(`${missed.length} message(s) arrived while the TUI was offline:`);
       for (const entry of missed) if (!entry.system) this.chat.addMessage(entry.message, entry.index);

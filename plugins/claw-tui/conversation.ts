@@ -6,7 +6,7 @@
 import type { Message } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 import { readSnapshot } from '../../core/rpc/index.js';
-import { transcriptChunks, transcriptDiffers, type GatewayConnection } from '../claw-gateway/index.js';
+import { transcriptChunks, transcriptDiffers, type ChunkCall } from '../claw-gateway/index.js';
 
 /** One transcript entry (docs/protocol.md). */
 export interface TranscriptEntry {
@@ -26,10 +26,14 @@ export interface PathMessage {
   system?: true;
 }
 
-/** Reads a session's whole transcript: every chunk in order, checked, at most LIMITS.tuiTranscriptBytes. */
-export async function readTranscriptEntries(gateway: GatewayConnection, group: string | undefined, sessionId: string, signal?: AbortSignal): Promise<TranscriptEntry[]> {
-  const options = { what: 'the transcript', maxBytes: LIMITS.tuiTranscriptBytes, overHint: 'use xdog claw sessions export to get it as a file', differs: transcriptDiffers, ...(signal ? { signal } : {}) };
-  return readSnapshot(transcriptChunks(gateway.callService, group, sessionId), options, (body) => {
+/**
+ * Reads a session's whole transcript: every chunk in order, checked, at most
+ * LIMITS.tuiTranscriptBytes. `call` is the connection's `callService`, or the
+ * TUI's `call` inside a command job (then Escape cancels the read).
+ */
+export async function readTranscriptEntries(call: ChunkCall, group: string | undefined, sessionId: string): Promise<TranscriptEntry[]> {
+  const options = { what: 'the transcript', maxBytes: LIMITS.tuiTranscriptBytes, overHint: 'use xdog claw sessions export to get it as a file', differs: transcriptDiffers };
+  return readSnapshot(transcriptChunks(call, group, sessionId), options, (body) => {
     const lines = body.bytes().toString('utf8').split('\n').filter(Boolean);
     return lines.slice(1).map((line) => JSON.parse(line) as TranscriptEntry);
   });

@@ -81,9 +81,9 @@ export class SessionCommands {
   /** The messages on a session's path to its leaf (or to `leaf`, an entry of it). */
   async #conversation(sessionId = this.#expected, leaf?: number): Promise<PathMessage[]> {
     if (!sessionId) throw new XdogError(ErrorCodes.NOT_FOUND, 'there is no session yet', { hint: 'send a message first' });
-    const connection = this.app.need();
     const leafEntryId = leaf ?? ((await this.app.call('session.show', { sessionId })) as { session: { leafEntryId: number | null } }).session.leafEntryId;
-    return pathMessages(await readTranscriptEntries(connection, this.app.group?.name, sessionId), leafEntryId);
+    // Through the TUI's call: inside a command job (/transcript, /export) Escape cancels the read.
+    return pathMessages(await readTranscriptEntries((method, params) => this.app.call(method, params), this.app.group?.name, sessionId), leafEntryId);
   }
 
   /** The one session (archived ones too) whose id starts with `prefix`. */

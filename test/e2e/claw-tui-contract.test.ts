@@ -182,7 +182,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: the terminal contract', { timeout: 300
     try {
       const status = (await gatewayConnection.call('group.status', {})) as { activeSessionId: string };
       const shown = (await gatewayConnection.call('session.show', { sessionId: status.activeSessionId })) as { session: { leafEntryId: number } };
-      const messages = pathMessages(await readTranscriptEntries(gatewayConnection, undefined, status.activeSessionId), shown.session.leafEntryId);
+      const messages = pathMessages(await readTranscriptEntries(gatewayConnection.callService, undefined, status.activeSessionId), shown.session.leafEntryId);
       // The message of this test (the session holds the other tests' messages too).
       const parts = messages.filter((entry) => JSON.stringify(entry.message.content).includes('look at the big one')).flatMap((entry) => (Array.isArray(entry.message.content) ? (entry.message.content as Array<{ type: string; data?: string }>) : []));
       const stored = parts.filter((part) => part.type === 'image');

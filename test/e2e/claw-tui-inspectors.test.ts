@@ -154,6 +154,20 @@ describe.skipIf(!hasTmux)('xdog claw tui: inspectors and commands of the claw fe
     expect(transcript).toMatch(/child \S+ \(redacted\)/);
   });
 
+  it('/agents inspect shows a child\'s transcript over 4 MiB, read in verified chunks (agents.source)', async () => {
+    // The child writes a 4.5 MB file: the call's arguments make its stored transcript big; the page shows them cut.
+    const started = claw('agents', 'start', '--inherit', '--json', 'bigwrite big.txt 4500000');
+    expect(started.status, started.stderr).toBe(0);
+    const { id } = JSON.parse(started.stdout) as { id: string };
+    expect(claw('agents', 'wait', id).status).toBe(0);
+    expect(fs.statSync(path.join(sandbox.workspace, 'big.txt')).size).toBeGreaterThan(4 * 1024 * 1024);
+    fs.rmSync(path.join(sandbox.workspace, 'big.txt')); // the workspace is shared with the /diff test
+    await openTui();
+    tty.keys(`/agents inspect ${id}`, 'Enter');
+    const page = await shows(/child \S+ \(redacted\)[^]*transcript:[^]*\[tool call\] write \{"path":"big\.txt"[^]*wrote \d+ bytes to big\.txt/, 90_000);
+    expect(page).toContain('bigwrite big.txt 4500000');
+  });
+
   it('/tools searches the inventory and shows one tool\'s parameters; /readonly changes the scope', async () => {
     await openTui();
     tty.keys('/tools grep', 'Enter');
