@@ -507,6 +507,8 @@ export const LIMITS = Object.freeze({
   workspaceDiffMs: 15_000,
   /** claw: `agents.source`, a child's stored transcript as JSONL, read in chunks (one snapshot), in bytes. */
   childSourceBytes: 128 * MiB,
+  /** claw: `agents.input_source`, one journaled child input with its images (4 of 10 MiB, in base64) as JSON, read in chunks, in bytes. */
+  childInputSourceBytes: 64 * MiB,
   /** claw: `mcp.read` and `mcp.prompt`, one document as JSON, read in chunks (one snapshot), in bytes. */
   mcpPreviewBytes: 64 * MiB,
   /** claw TUI: text copied through the terminal (OSC 52), in bytes; more goes to a private file (terminals drop longer sequences). */

@@ -5,10 +5,32 @@
  * (core/rpc/chunked-snapshots.ts) so its size is bounded by
  * LIMITS.childSourceBytes instead of one answer.
  */
-import { ErrorCodes, XdogError, type Message } from '../../core/index.js';
+import { ErrorCodes, XdogError, type ImageContent, type Message } from '../../core/index.js';
+import type { ChildInputRecord } from './child-records.js';
 
 export const CHILD_SOURCE_FORMAT = 'xdog.claw.child-source';
 export const CHILD_SOURCE_VERSION = 1;
+export const CHILD_INPUT_FORMAT = 'xdog.claw.child-input';
+export const CHILD_INPUT_VERSION = 1;
+
+/** One journaled input whole, images included, as `agents.input_source` serves it (so a removed one can go back to its author). */
+export interface ChildInputSource {
+  child: string;
+  input: Omit<ChildInputRecord, 'images'> & { images: ImageContent[] };
+}
+
+export function childInputBytes(source: ChildInputSource): Buffer {
+  return Buffer.from(JSON.stringify({ type: CHILD_INPUT_FORMAT, version: CHILD_INPUT_VERSION, ...source }));
+}
+
+/** Parses verified `agents.input_source` bytes (a client's side). */
+export function parseChildInput(bytes: Buffer): ChildInputSource {
+  const parsed = JSON.parse(bytes.toString('utf8')) as { type?: string; version?: number } & Partial<ChildInputSource>;
+  if (parsed.type !== CHILD_INPUT_FORMAT || parsed.version !== CHILD_INPUT_VERSION || typeof parsed.child !== 'string' || !parsed.input) {
+    throw new XdogError(ErrorCodes.UNSUPPORTED, `the child's input is not ${CHILD_INPUT_FORMAT} version ${CHILD_INPUT_VERSION}`, { hint: 'run a gateway of the same xdog version as this client' });
+  }
+  return { child: parsed.child, input: parsed.input };
+}
 
 export interface ChildSource {
   id: string;

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCodes, XdogError, describeError, type Agent, type CompactionEndEvent, type ImageContent, type Message, type Usage } from '../../core/index.js';
 import { inputTaken, neighbourTaken, type ChildCompactionArchive, type ChildInputChange, type ChildRecordStore, type ChildInputRecord, type DurableChildRecord } from './child-records.js';
+import type { ChildInputSource } from './child-source.js';
 import type { ChildPresets, ChildSpec } from './contracts.js';
 import { MemoryChildRuntime, type ChildHost, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
 
@@ -110,6 +111,13 @@ export class DurableChildRuntime {
     const record = await this.#records.get(this.#group, id);
     const messages = await this.#records.transcript(this.#group, id);
     return { id, status: record.status, messages };
+  }
+
+  /** One journaled input with its images, whatever its status (a removed or uncertain one can be taken back whole). */
+  async inputSource(id: string, inputId: number): Promise<ChildInputSource> {
+    const input = (await this.#records.inputs(this.#group, id)).find((candidate) => candidate.id === inputId);
+    if (!input) throw new XdogError(ErrorCodes.NOT_FOUND, `child ${id} has no input #${inputId}`, { hint: `see its inputs with xdog claw agents inspect ${id}` });
+    return { child: id, input: { ...input, images: await this.#records.inputImages(this.#group, id, inputId) } };
   }
 
   /** The child's compaction archives (what each holds; its full history before that compaction). */

@@ -16,7 +16,7 @@ export { AgentToolArgsSchema, ChildConfigSchema, PARENT_ONLY_TOOLS, inheritedCon
 export { MemoryChildRuntime, type ChildHost, type ChildObserver, type ChildWiring, type ChildRecord, type ChildStatus, type SpawnOptions } from './memory-runtime.js';
 export { ParentContexts, createAgentTool, type AgentToolOptions, type ChildRuntime } from './agent-tool.js';
 export { DurableChildRuntime } from './durable-runtime.js';
-export { CHILD_SOURCE_FORMAT, CHILD_SOURCE_VERSION, parseChildSource, type ChildSource } from './child-source.js';
+export { CHILD_INPUT_FORMAT, CHILD_INPUT_VERSION, CHILD_SOURCE_FORMAT, CHILD_SOURCE_VERSION, parseChildInput, parseChildSource, type ChildInputSource, type ChildSource } from './child-source.js';
 export { ChildRecordStore, TRANSCRIPT_CHUNK_CHARS, chunkText, type ChildCompactionArchive, type ChildEnd, type ChildInputRecord, type ChildInputStatus, type DurableChildRecord, type DurableChildStatus } from './child-records.js';
 export { childCompaction } from './compaction.js';
 export { childPrompt, childTools, createSdkChildHost, seedChild, type SdkChildHostOptions } from './chat-host.js';

@@ -16,7 +16,7 @@ import { LIMITS } from '../../core/limits.js';
 import { InputImagesSchema, assertSpendAllowed, followGroups, gatewayMethod, type ControlKind, type ControlRefusal, type GatewayHost, type GatewayService, type GroupRuntime } from '../claw-gateway/tokens.js';
 import { ChunkedSnapshots } from '../../core/rpc/index.js';
 import { ChildRecordStore } from './child-records.js';
-import { childSourceBytes } from './child-source.js';
+import { childInputBytes, childSourceBytes } from './child-source.js';
 import { ChildConfigSchema, inheritedContext, parseChildPresets, resolveChildSpec, type ChildPresets } from './contracts.js';
 import { DurableChildRuntime } from './durable-runtime.js';
 import { GroupChildrenToken } from './group-children.js';
@@ -68,6 +68,7 @@ export function createChildrenService(): GatewayService {
   let presets: ChildPresets = {};
   const runtimes = new Map<string, DurableChildRuntime>();
   const sources = new ChunkedSnapshots({ what: "the child's transcript", maxBytes: LIMITS.childSourceBytes, hint: 'read its result with `xdog claw agents inspect`' });
+  const inputSources = new ChunkedSnapshots({ what: "the child's input", maxBytes: LIMITS.childInputSourceBytes, hint: 'read its text with `xdog claw agents inspect`' });
 
   const started = (): { host: GatewayHost; records: ChildRecordStore } => {
     if (!host || !records) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the children service has not started', { hint: 'retry once the gateway is ready' });
@@ -129,6 +130,17 @@ export function createChildrenService(): GatewayService {
           const scope = `${started().host.group(params.group).name}\0${params.id}`;
           const chunk = await sources.read(scope, params.snapshot, params.offset, async (snapshot) => (snapshot === undefined ? { bytes: childSourceBytes(await runtime.transcript(params.id)) } : undefined));
           return { id: params.id, ...chunk };
+        },
+        READ,
+      ),
+      // One journaled input whole, with its images, in chunks of one snapshot (an input may be edited meanwhile: a snapshot is never taken again).
+      'agents.input_source': gatewayMethod(
+        z.object({ ...group, id, input: inputId, offset: z.number().int().nonnegative(), snapshot: textWithin(64, { nonEmpty: true }).optional() }).strict(),
+        async (params) => {
+          const runtime = runtimeOf(params.group);
+          const scope = `${started().host.group(params.group).name}\0${params.id}\0${params.input}`;
+          const chunk = await inputSources.read(scope, params.snapshot, params.offset, async (snapshot) => (snapshot === undefined ? { bytes: childInputBytes(await runtime.inputSource(params.id, params.input)) } : undefined));
+          return { id: params.id, input: params.input, ...chunk };
         },
         READ,
       ),

@@ -13,7 +13,7 @@ import { environmentSecrets } from '../../core/redact.js';
 import { LIMITS } from '../../core/limits.js';
 import { readSnapshot } from '../../core/rpc/index.js';
 import { chunksOf, type GatewayConnection } from '../claw-gateway/index.js';
-import { parseChildSource } from '../children/index.js';
+import { parseChildInput, parseChildSource } from '../children/index.js';
 import type { PlanView } from '../plan/index.js';
 import type { ClawTui } from './app.js';
 import { ActionView } from './action-view.js';
@@ -273,6 +273,27 @@ export class ClawInspectors {
     }
   }
 
+  /**
+   * Removes a child's queued input and gives it back: its text and images are
+   * read whole first (verified chunks), and once the removal is committed they
+   * go into the editor, which must hold no draft (nothing is mixed or lost).
+   */
+  async #removeChildInput(id: string, input: number): Promise<{ inputs: Array<{ id: number; lane: string; status: string; text: string }>; back?: string }> {
+    if (this.app.editor.getText().trim() || this.app.attachments.list().length) {
+      throw usage('/agents remove-input puts the input back in the editor, and the editor holds a draft (text or images)', 'send or clear the draft first (Ctrl+U, /attachments clear), then remove it');
+    }
+    const call = (method: string, params: Record<string, unknown>) => this.app.call(method, params);
+    const source = this.app.methods.has('agents.input_source')
+      ? await readSnapshot(chunksOf(call, 'agents.input_source', { id, input }), { what: `input #${input} of child ${id}`, maxBytes: LIMITS.childInputSourceBytes, overHint: `see it with /agents inspect ${id}` }, (body) => parseChildInput(body.bytes()))
+      : undefined;
+    const inputs = (await this.app.call('agents.remove_input', { id, input })) as Array<{ id: number; lane: string; status: string; text: string }>;
+    if (!source) return { inputs };
+    const { text, images } = source.input;
+    this.app.editor.setText(text);
+    this.app.attachments.restore(images);
+    return { inputs, back: images.length ? `its text and ${images.length} image${images.length === 1 ? ' are' : 's are'}` : 'its text is' };
+  }
+
   /** `/agents edit-input ID N TEXT`, `remove-input ID N`, `move-input ID N up|down`: a queued input the child has not taken in. */
   async #changeChildInput(verb: 'edit-input' | 'remove-input' | 'move-input', id: string, rest: string): Promise<void> {
     const [, number, argument = ''] = /^#?(\d+)\s*([\s\S]*)$/.exec(rest.trim()) ?? [];
@@ -283,8 +304,15 @@ export class ClawInspectors {
     if (verb === 'edit-input') {
       if (!argument) throw usage(`/agents edit-input needs ID N TEXT`, `e.g. /agents edit-input ${id} ${input} look in lib/ instead`);
       inputs = (await this.app.call('agents.edit_input', { id, input, text: argument })) as typeof inputs;
-    } else if (verb === 'remove-input') inputs = (await this.app.call('agents.remove_input', { id, input })) as typeof inputs;
-    else {
+    } else if (verb === 'remove-input') {
+      const returned = await this.#removeChildInput(id, input);
+      inputs = returned.inputs;
+      if (returned.back) {
+        const queued = inputs.filter((row) => row.status === 'accepted');
+        this.app.notice(`child ${id}: input #${input} removed; ${returned.back} back in the editor; queued now: ${queued.map((row) => `#${row.id} ${row.lane}`).join(', ') || 'none'}`);
+        return;
+      }
+    } else {
       if (argument !== 'up' && argument !== 'down') throw usage('/agents move-input needs ID N up|down', `e.g. /agents move-input ${id} ${input} up`);
       inputs = (await this.app.call('agents.move_input', { id, input, by: argument === 'up' ? -1 : 1 })) as typeof inputs;
     }

@@ -111,7 +111,7 @@ describe('claw children', { timeout: 300_000 }, () => {
     expect(JSON.parse(started.stdout)).toMatchObject({ taskImages: 1 });
     const id = JSON.parse(started.stdout).id as string;
     const inputs = ['first', 'second', 'third'].map((text) => {
-      const sent = claw('follow-up', '--json', ...(text === 'third' ? ['--image', 'big.png'] : []), id, text);
+      const sent = claw('follow-up', '--json', ...(text === 'third' ? ['--image', 'big.png'] : text === 'second' ? ['--image', 'small.png'] : []), id, text);
       expect(sent.status, sent.stderr).toBe(0);
       return JSON.parse(sent.stdout).id as number;
     });
@@ -121,7 +121,19 @@ describe('claw children', { timeout: 300_000 }, () => {
     const edited = claw('edit-input', id, String(inputs[0]), 'first,', 'edited');
     expect(edited.status, edited.stderr).toBe(0);
     expect(edited.stdout).toContain(`input #${inputs[0]} followUp accepted: first, edited`);
-    expect(claw('remove-input', id, `#${inputs[1]}`).stdout).toContain(`input #${inputs[1]} followUp removed: second`);
+    // --return copies the input whole before removing it; a name already in the directory refuses first, removing nothing.
+    const returned = path.join(sandbox.root, 'returned');
+    fs.mkdirSync(returned);
+    fs.writeFileSync(path.join(returned, `input-${inputs[0]}.txt`), 'in the way');
+    const blocked = claw('remove-input', '--return', returned, id, String(inputs[0]));
+    expect(blocked.status).not.toBe(0);
+    expect(blocked.stderr).toContain(`input-${inputs[0]}.txt already exists; it was not overwritten`);
+    const removed = claw('remove-input', '--return', returned, id, `#${inputs[1]}`);
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`input #${inputs[1]} followUp removed (1 image): second`);
+    expect(fs.readFileSync(path.join(returned, `input-${inputs[1]}.txt`), 'utf8')).toBe('second');
+    expect(fs.readFileSync(path.join(returned, `input-${inputs[1]}-1.png`)).equals(small)).toBe(true);
+    expect(fs.statSync(path.join(returned, `input-${inputs[1]}-1.png`)).mode & 0o777).toBe(0o600);
     const again = claw('edit-input', id, String(inputs[1]), 'back');
     expect(again.status).not.toBe(0);
     expect(again.stderr).toContain(`input #${inputs[1]} of child ${id} is removed; it can no longer be changed`);
@@ -152,7 +164,7 @@ describe('claw children', { timeout: 300_000 }, () => {
     expect(imagesWith('third')[0]?.equals(big)).toBe(true);
     const inspected = JSON.parse(claw('inspect', '--json', id).stdout) as { inputs: Array<{ text: string; status: string; images: number }> };
     expect(inspected.inputs.map((input) => [input.text, input.status])).toEqual([['third', 'consumed'], ['second', 'removed'], ['first, edited', 'consumed']]);
-    expect(inspected.inputs.map((input) => input.images)).toEqual([1, 0, 0]);
+    expect(inspected.inputs.map((input) => input.images)).toEqual([1, 1, 0]);
   });
   it('a child started from the CLI gets a copy of the active session\'s conversation; --fresh starts it from its task alone (M39)', async () => {
     const sandbox = clawSandbox();

@@ -129,18 +129,27 @@ describe.skipIf(!hasTmux)('xdog claw tui: inspectors and commands of the claw fe
     tty.keys('/agents start --inherit slow 60', 'Enter');
     const id = /started child (\S+) \(inherit\)/.exec(await shows(/started child \S+ \(inherit\)/))![1]!;
     // Its model call holds its turn, so follow-ups wait in its queue: move, remove and edit them from the TUI.
-    const [one, two] = ['one', 'two'].map((text) => JSON.parse(claw('agents', 'follow-up', '--json', id, text).stdout).id as number);
+    const png = path.join(sandbox.root, 'child.png');
+    fs.writeFileSync(png, Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'));
+    const [one, two] = ['one', 'two'].map((text) => JSON.parse(claw('agents', 'follow-up', '--json', ...(text === 'one' ? ['--image', png] : []), id, text).stdout).id as number);
     tty.keys(`/agents move-input ${id} ${two} up`, 'Enter');
     await shows(`child ${id}: input #${two} moved up; queued now: #${two} followUp, #${one} followUp`);
+    // Removed, it comes back whole into the (empty) editor: its text and its image.
     tty.keys(`/agents remove-input ${id} #${one}`, 'Enter');
-    await shows(`child ${id}: input #${one} removed; queued now: #${two} followUp`);
+    await shows(`child ${id}: input #${one} removed; its text and 1 image are back in the editor; queued now: #${two} followUp`);
+    await shows('1 image(s) attached');
+    // With a draft (here the returned image, the text cleared) a removal is refused before anything changes.
+    tty.keys('C-u', `/agents remove-input ${id} ${two}`, 'Enter');
+    await shows('/agents remove-input puts the input back in the editor, and the editor holds a draft (text or images)');
+    tty.keys('C-u', '/attachments clear', 'Enter');
+    await until(() => !tty.screen().includes('image(s) attached'), 'the attachments cleared');
     tty.keys(`/agents edit-input ${id} ${two} two, edited`, 'Enter');
     await shows(`child ${id}: input #${two} edited`);
     tty.keys(`/agents move-input ${id} ${two} sideways`, 'Enter');
     await shows('/agents move-input needs ID N up|down');
     tty.keys('C-u'); // a refused command stays in the editor
-    const journal = JSON.parse(claw('agents', 'inspect', '--json', id).stdout) as { inputs: Array<{ text: string; status: string }> };
-    expect(journal.inputs.map((input) => [input.text, input.status])).toEqual([['two, edited', 'accepted'], ['one', 'removed']]);
+    const journal = JSON.parse(claw('agents', 'inspect', '--json', id).stdout) as { inputs: Array<{ text: string; status: string; images: number }> };
+    expect(journal.inputs.map((input) => [input.text, input.status, input.images])).toEqual([['two, edited', 'accepted', 0], ['one', 'removed', 1]]);
     tty.keys('/agents start say hi to the child', 'Enter');
     await until(() => (history().match(/started child/g) ?? []).length === 2, 'the second child to start');
     tty.keys('/agents', 'Enter');

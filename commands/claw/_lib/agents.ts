@@ -6,8 +6,8 @@ import { LIMITS } from '../../../core/limits.js';
 import { readSnapshot } from '../../../core/rpc/index.js';
 import { chunksOf } from '../../../plugins/claw-gateway/chunked-client.js';
 import { prepareImages, type GatewayConnection } from '../../../plugins/claw-gateway/index.js';
-import { parseChildSource } from '../../../plugins/children/child-source.js';
-import type { ChildCompactionArchive, ChildInputRecord, ChildSource, DurableChildRecord } from '../../../plugins/children/index.js';
+import { parseChildInput, parseChildSource } from '../../../plugins/children/child-source.js';
+import type { ChildCompactionArchive, ChildInputRecord, ChildInputSource, ChildSource, DurableChildRecord } from '../../../plugins/children/index.js';
 import { withGateway } from './gateway.js';
 import { clean, table } from './render.js';
 
@@ -53,6 +53,12 @@ export function withAgents<T>(use: (gateway: GatewayConnection) => Promise<T>): 
 export function readChildSource(gateway: GatewayConnection, group: string | undefined, id: string): Promise<ChildSource> {
   const options = { what: `the transcript of child ${id}`, maxBytes: LIMITS.childSourceBytes, overHint: 'read its result with `xdog claw agents inspect` (without --transcript)' };
   return readSnapshot(chunksOf(gateway.callService, 'agents.source', { group, id }), options, (body) => parseChildSource(body.bytes()));
+}
+
+/** One journaled input with its images, read in verified chunks (`agents.input_source`). */
+export function readChildInput(gateway: GatewayConnection, group: string | undefined, id: string, input: number): Promise<ChildInputSource> {
+  const options = { what: `input #${input} of child ${id}`, maxBytes: LIMITS.childInputSourceBytes, overHint: 'see its text with `xdog claw agents inspect`' };
+  return readSnapshot(chunksOf(gateway.callService, 'agents.input_source', { group, id, input }), options, (body) => parseChildInput(body.bytes()));
 }
 
 /** One line per child: id, status, label, task, then its result or error (control characters cleaned). */
