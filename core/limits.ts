@@ -515,6 +515,12 @@ export const LIMITS = Object.freeze({
   tuiOsc52Bytes: 100 * KiB,
   /** claw TUI and `agent chat`: a draft kept in the draft file between runs, in bytes. */
   savedDraftBytes: 64 * KiB,
+  /** claw: saved draft snapshots (`/agents drafts`, `/draft saved`, `xdog claw agents drafts`) one group keeps; a save over it is refused. */
+  savedDraftsPerGroup: 32,
+  /** claw: one saved draft snapshot file, in bytes (its text, up to savedDraftBytes, JSON-escaped, and its metadata). */
+  savedDraftRecordBytes: 400 * KiB,
+  /** claw: milliseconds a save or delete waits for another process's lock on a group's saved drafts before it is refused. */
+  savedDraftLockMs: 3000,
   /** `agent chat --session`: one saved chat file (its header line and the agent snapshot), in bytes. */
   chatSessionBytes: 32 * MiB,
   /** `agent chat`: the header line of a saved chat that `/sessions` reads, in bytes. */

@@ -55,7 +55,7 @@ export interface ClawTuiOptions {
 }
 
 /** Actions of keybindings.ts the claw features handle (claw-inspectors.ts, model-commands.ts, the slash commands). */
-const FEATURE_ACTIONS = ['cycleModel', 'cycleThinking', 'diff', 'sessions', 'transcript', 'copy', 'paste'] as const satisfies readonly Action[];
+const FEATURE_ACTIONS = ['cycleModel', 'cycleThinking', 'diff', 'sessions', 'transcript', 'copy', 'paste', 'agents', 'keepDraft'] as const satisfies readonly Action[];
 
 /** Errors of the transport, not answers of the gateway: the request may or may not have been received. */
 const UNCERTAIN: readonly string[] = [ErrorCodes.UNAVAILABLE, ErrorCodes.CLOSED];
@@ -554,6 +554,7 @@ export class ClawTui {
     };
     if (action === 'cycleModel') done(this.#commands.models.cycleModel());
     else if (action === 'cycleThinking') done(this.#commands.models.cycleThinking());
+    else if (action === 'keepDraft') done(this.#commands.drafts.saved.keepParent());
     else void this.submit(`/${action}`, '');
   }
 

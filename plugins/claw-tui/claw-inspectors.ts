@@ -2,7 +2,8 @@
  * The TUI's views of the claw features a person drives interactively: the
  * plan inspector (`/plan`: steps and revision, live; e execute, r revise, s
  * stop), skills (`/skills`), the child agents' roster (`/agents`: live
- * status, steer/follow-up/cancel/wait, a child's transcript), the tools
+ * status, steer/follow-up/cancel/wait, a child's transcript; S/F save the
+ * steer/follow-up as a draft instead, d and `/agents drafts` browse them), the tools
  * inventory (`/tools`), the read-only scope (`/readonly`) and the
  * workspace's git changes (`/diff`, Alt+D). Each is a few gateway calls; a
  * change carries the session id the TUI shows, so one made meanwhile by
@@ -19,6 +20,7 @@ import type { ClawTui } from './app.js';
 import { ActionView } from './action-view.js';
 import { renderConversation } from './export-formats.js';
 import { Picker, type PickerItem } from './picker.js';
+import type { SavedDrafts } from './saved-drafts-view.js';
 
 const usage = (message: string, hint: string): XdogError => new XdogError(ErrorCodes.USAGE, message, { hint });
 
@@ -57,7 +59,10 @@ export class ClawInspectors {
   #plan: { view: ActionView; revision: number | null } | undefined;
   #roster: { picker: Picker; timer: NodeJS.Timeout } | undefined;
 
-  constructor(private readonly app: ClawTui) {}
+  constructor(
+    private readonly app: ClawTui,
+    private readonly drafts: SavedDrafts,
+  ) {}
 
   get #expected(): string | undefined {
     return this.app.group?.activeSessionId ?? undefined;
@@ -228,6 +233,8 @@ export class ClawInspectors {
     const match = /^(\S+)?\s*(\S+)?\s*([\s\S]*)$/.exec(args.trim())!;
     const [, verb, id, text] = match;
     if (!verb || verb === 'list') return this.#openRoster();
+    if (verb === 'drafts') return this.drafts.open('child');
+    if (verb === 'draft') return this.#saveDraftCommand(args.trim().slice('draft'.length).trim());
     if (verb === 'start') {
       let task = args.trim().slice('start'.length).trim();
       // --inherit: the child gets the group's tools and scope (default: read-only tools).
@@ -269,7 +276,7 @@ export class ClawInspectors {
         this.app.notice(`child ${id} closed (its record and transcript are gone)`);
         return;
       default:
-        throw usage(`unknown /agents ${verb}`, '/agents, /agents start TASK, /agents inspect|steer|follow-up|cancel|wait|close ID [TEXT], /agents edit-input|remove-input|move-input ID N [TEXT|up|down]');
+        throw usage(`unknown /agents ${verb}`, '/agents, /agents start TASK, /agents inspect|steer|follow-up|cancel|wait|close ID [TEXT], /agents edit-input|remove-input|move-input ID N [TEXT|up|down], /agents drafts, /agents draft start TASK|steer|follow-up ID TEXT');
     }
   }
 
@@ -320,6 +327,22 @@ export class ClawInspectors {
     this.app.notice(`child ${id}: input #${input} ${verb === 'edit-input' ? 'edited' : verb === 'remove-input' ? 'removed' : `moved ${argument}`}; queued now: ${queued.map((row) => `#${row.id} ${row.lane}`).join(', ') || 'none'}`);
   }
 
+  /** `/agents draft start TASK`, `/agents draft steer|follow-up ID TEXT`: saved, not sent. */
+  async #saveDraftCommand(args: string): Promise<void> {
+    const [, kind = '', rest = ''] = /^(\S*)\s*([\s\S]*)$/.exec(args)!;
+    const hint = 'e.g. /agents draft start find the flaky test, /agents draft steer ID look in src/ too';
+    let saved;
+    if (kind === 'start') {
+      if (!rest) throw usage('/agents draft start needs a TASK', hint);
+      saved = await this.drafts.save('start', rest);
+    } else if (kind === 'steer' || kind === 'follow-up') {
+      const [, id = '', text = ''] = /^(\S*)\s*([\s\S]*)$/.exec(rest)!;
+      if (!id || !text) throw usage(`/agents draft ${kind} needs ID and TEXT`, hint);
+      saved = await this.drafts.save(kind, text, id);
+    } else throw usage(`unknown /agents draft ${kind}`, hint);
+    this.app.notice(`saved ${saved.kind} draft ${saved.id}; nothing was sent (/agents drafts puts it back)`);
+  }
+
   async #openRoster(): Promise<void> {
     const rows = (children: ChildView[]): PickerItem[] =>
       children.map((child) => ({
@@ -342,6 +365,24 @@ export class ClawInspectors {
       if (!text) return Promise.reject(new Error('type the text in the editor first, then press the key here'));
       return this.app.call(method, { id, text }).then(() => this.app.editor.setText(''));
     };
+    // S and F keep that text as a saved draft for the child instead of sending it.
+    const saveDraft = (kind: 'steer' | 'follow-up') => (item: PickerItem) => {
+      const text = this.app.editor.getExpandedText();
+      if (!text.trim()) return picker.setStatus('type the text in the editor first (Alt+A opens this roster and keeps it), then press the key here');
+      picker.setStatus(`saving a ${kind} draft for ${item.value.slice(0, 8)}…`);
+      this.drafts.save(kind, text, item.value).then(
+        (saved) => {
+          // Its text is on disk now: the editor is free, as after sending it.
+          this.app.editor.setText('');
+          picker.setStatus(`saved ${kind} draft ${saved.id} for ${item.value.slice(0, 8)}; nothing was sent (d lists the drafts)`);
+          this.app.tui.requestRender();
+        },
+        (error: unknown) => {
+          picker.setStatus(`saving the draft refused: ${(error as Error).message}`);
+          this.app.tui.requestRender();
+        },
+      );
+    };
     const picker: Picker = new Picker({
       title: 'child agents (* running; live)',
       items: rows(await read()),
@@ -357,6 +398,9 @@ export class ClawInspectors {
         f: ['follow-up (draft text)', act('follow-up', withDraft('agents.follow_up'))],
         c: ['cancel', act('cancel', (id) => this.app.call('agents.cancel', { id }))],
         w: ['wait', act('wait', (id) => this.app.call('agents.wait', { ids: [id] }))],
+        S: ['save steer draft', saveDraft('steer')],
+        F: ['save follow-up draft', saveDraft('follow-up')],
+        d: ['drafts', () => void this.drafts.open('child').catch((error: unknown) => picker.setStatus(`drafts: ${(error as Error).message}`))],
       },
     });
     const timer = setInterval(() => {

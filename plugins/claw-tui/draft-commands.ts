@@ -1,17 +1,24 @@
 /**
- * `/draft [save|restore|clear]` and the draft's life across runs: quitting
- * with text in the editor saves it (DraftStore), the next start of the TUI
- * on the same group puts it back into the editor and says so. A restore
- * goes in front of what is being typed, never over it.
+ * `/draft [save|restore|clear|saved]` and the draft's life across runs:
+ * quitting with text in the editor saves it (DraftStore, one per group), the
+ * next start of the TUI on the same group puts it back into the editor and
+ * says so. A restore goes in front of what is being typed, never over it.
+ * `/draft saved [list|ID]` is the other kind of saved draft: the snapshots
+ * Alt+K keeps (SavedDrafts), many per group, kept until deleted.
  */
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ClawTui } from './app.js';
 import { DraftStore } from './draft-store.js';
+import { SavedDrafts } from './saved-drafts-view.js';
 
 export class DraftCommands {
   #store: DraftStore | undefined;
+  /** The snapshots of drafts (parent and child), shared with the /agents roster. */
+  readonly saved: SavedDrafts;
 
-  constructor(private readonly app: ClawTui) {}
+  constructor(private readonly app: ClawTui) {
+    this.saved = new SavedDrafts(app);
+  }
 
   get #drafts(): DraftStore {
     const group = this.app.group?.name;
@@ -20,8 +27,9 @@ export class DraftCommands {
     return this.#store;
   }
 
-  run(args: string): void {
+  run(args: string): Promise<void> | void {
     const verb = args.trim() || 'show';
+    if (verb === 'saved' || verb.startsWith('saved ')) return this.saved.parentCommand(verb.slice('saved'.length));
     const drafts = this.#drafts;
     if (verb === 'save') {
       const text = this.app.editor.getExpandedText();
@@ -36,7 +44,7 @@ export class DraftCommands {
     } else if (verb === 'show') {
       const saved = drafts.read();
       this.app.notice(saved === undefined ? `no saved draft (${drafts.file}); quitting with text in the editor saves it` : `saved draft (${saved.length} characters) in ${drafts.file}; /draft restore puts it in the editor`);
-    } else throw new XdogError(ErrorCodes.USAGE, `unknown /draft ${verb}`, { hint: '/draft, /draft save, /draft restore, /draft clear' });
+    } else throw new XdogError(ErrorCodes.USAGE, `unknown /draft ${verb}`, { hint: '/draft, /draft save, /draft restore, /draft clear, /draft saved [list|ID]' });
   }
 
   /** Puts the saved draft into the editor (ahead of any text there) and removes the file; false without one. */

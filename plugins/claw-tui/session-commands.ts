@@ -49,8 +49,8 @@ export class SessionCommands {
 
   constructor(private readonly app: ClawTui) {
     this.models = new ModelCommands(app);
-    this.inspectors = new ClawInspectors(app);
     this.drafts = new DraftCommands(app);
+    this.inspectors = new ClawInspectors(app, this.drafts.saved);
     this.#exports = new ExportCommands(app, () => this.#conversation(), () => this.#title());
     this.#transcripts = new TranscriptCommands(app, (sessionId, leaf) => this.#conversation(sessionId ?? this.#expected, leaf), (prefix) => this.#sessionByPrefix(prefix));
   }

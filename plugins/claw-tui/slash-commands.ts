@@ -53,11 +53,11 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   command('mcp', 'ACTION ...', "the group's MCP servers: list, connect/disconnect/refresh SERVER, tools, resources, prompts, read/prompt previews, insert (into the draft, labelled untrusted)", ['mcp.list']),
   command('plan', '[start OBJECTIVE|execute [REV]|revise [REV]|stop [REV]]', 'the plan inspector (steps, revision; e execute, r revise, s stop), or change plan mode', ['plan.show']),
   command('skills', '[load NAME... [--turn]|unload NAME...|all]', "the group's skills: Enter loads or unloads one for the session, t for the next turn", ['skills.list']),
-  command('agents', '[start [--inherit] TASK|inspect|steer|follow-up|cancel|wait|close ID [TEXT]|edit-input|remove-input|move-input ID N [TEXT|up|down]]', 'the child agents: a live roster (s steer, f follow-up with the draft, c cancel, w wait, Enter transcript)', ['agents.list']),
+  command('agents', '[start [--inherit] TASK|inspect|steer|follow-up|cancel|wait|close ID [TEXT]|edit-input|remove-input|move-input ID N [TEXT|up|down]|drafts|draft start TASK|draft steer|follow-up ID TEXT]', 'the child agents: a live roster (s steer, f follow-up with the draft, S/F save it as a draft, d drafts, c cancel, w wait, Enter transcript)', ['agents.list']),
   command('tools', '[QUERY]', 'the tools the agent gets, searchable; Enter shows one with its parameters', ['tools.list']),
   command('readonly', '[on|off]', "show or change the group's read-only scope (on denies tools that write)", ['readonly.status']),
   command('diff', '', "the git changes of the group's workspace (Alt+D; r refreshes)", ['workspace.diff'], 'diff'),
-  command('draft', '[save|restore|clear]', 'the draft kept on disk between runs (saved when you quit, restored at start)'),
+  command('draft', '[save|restore|clear|saved [list|ID]]', 'the draft kept on disk between runs (saved when you quit, restored at start); saved: the snapshots Alt+K keeps'),
   command('quit', '', 'leave the TUI (the gateway keeps running)'),
 ];
 
