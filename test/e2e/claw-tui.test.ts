@@ -273,8 +273,10 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     tty.keys('q');
 
     tty.keys('/ext-probe-hello w');
-    await seen('/ext-probe-hello world');
+    // The suggestion is for the token at the cursor; Tab puts it in place of that token.
+    await seen('→ world');
     tty.keys('Tab');
+    await seen('/ext-probe-hello world');
     tty.keys('Enter');
     await seen('hello world');
     tty.keys('q');
