@@ -28,22 +28,48 @@ interface TreeEntry {
 }
 
 /** Reads a transcript in its chunks and offers it as a download. */
+interface TranscriptChunk {
+  data: string;
+  offset: number;
+  nextOffset: number;
+  totalBytes: number;
+  done: boolean;
+  untilEntryId: number;
+  sha256?: string;
+}
+
+/** Reads the transcript in chunks and checks them (offsets, size, the final SHA-256): only a whole, verified file is saved. */
 async function exportTranscript(group: string, sessionId: string): Promise<void> {
-  const parts: BlobPart[] = [];
+  const parts: Uint8Array[] = [];
   let offset = 0;
-  let untilEntryId: number | undefined;
+  let first: TranscriptChunk | undefined;
   for (;;) {
-    const chunk = await call<{ data: string; nextOffset: number; done: boolean; untilEntryId: number }>('transcript.read', { group, sessionId, offset, ...(untilEntryId === undefined ? {} : { untilEntryId }) });
-    untilEntryId = chunk.untilEntryId;
-    parts.push(Uint8Array.from(atob(chunk.data), (char) => char.charCodeAt(0)));
-    if (chunk.done) break;
+    const chunk = await call<TranscriptChunk>('transcript.read', { group, sessionId, offset, ...(first === undefined ? {} : { untilEntryId: first.untilEntryId }) });
+    const bytes = Uint8Array.from(atob(chunk.data), (char) => char.charCodeAt(0));
+    if (chunk.offset !== offset || chunk.nextOffset !== offset + bytes.length || (first && (chunk.totalBytes !== first.totalBytes || chunk.untilEntryId !== first.untilEntryId))) {
+      throw new Error(`the transcript read failed: the chunk at byte ${offset} does not follow the ones before; nothing was saved, try again`);
+    }
+    first ??= chunk;
+    parts.push(bytes);
     offset = chunk.nextOffset;
+    if (chunk.done) {
+      if (offset !== chunk.totalBytes) throw new Error(`the transcript read failed: it ended at byte ${offset} of ${chunk.totalBytes}; nothing was saved`);
+      const whole = new Uint8Array(offset);
+      let at = 0;
+      for (const part of parts) {
+        whole.set(part, at);
+        at += part.length;
+      }
+      const digest = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', whole)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+      if (digest !== chunk.sha256) throw new Error(`the transcript read failed: its SHA-256 is ${digest} but the gateway sent ${chunk.sha256 ?? 'none'}; nothing was saved`);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([whole], { type: 'application/jsonl' }));
+      link.download = `${sessionId}.jsonl`;
+      link.click();
+      URL.revokeObjectURL(link.href);
+      return;
+    }
   }
-  const link = document.createElement('a');
-  link.href = URL.createObjectURL(new Blob(parts, { type: 'application/jsonl' }));
-  link.download = `${sessionId}.jsonl`;
-  link.click();
-  URL.revokeObjectURL(link.href);
 }
 
 export function SessionsPage({ group }: { group: string }) {
