@@ -31,9 +31,10 @@ export class DraftCommands {
     const verb = args.trim() || 'show';
     if (verb === 'saved' || verb.startsWith('saved ')) return this.saved.parentCommand(verb.slice('saved'.length));
     const drafts = this.#drafts;
-    if (verb === 'save') {
-      const text = this.app.editor.getExpandedText();
-      if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, 'the editor is empty; there is no draft to save', { hint: 'type it, then /draft save (quitting saves it too)' });
+    if (verb === 'save' || verb.startsWith('save ')) {
+      // The command line was the editor's text (submitting empties it), so the draft is what follows `save`.
+      const text = args.trim().slice('save'.length).trim();
+      if (!text) throw new XdogError(ErrorCodes.USAGE, '/draft save needs the TEXT to keep', { hint: 'type /draft save TEXT; Alt+K keeps the editor\'s text as a snapshot, and quitting keeps it too' });
       drafts.save(text);
       this.app.notice(`draft saved to ${drafts.file}`);
     } else if (verb === 'restore') {
@@ -44,7 +45,7 @@ export class DraftCommands {
     } else if (verb === 'show') {
       const saved = drafts.read();
       this.app.notice(saved === undefined ? `no saved draft (${drafts.file}); quitting with text in the editor saves it` : `saved draft (${saved.length} characters) in ${drafts.file}; /draft restore puts it in the editor`);
-    } else throw new XdogError(ErrorCodes.USAGE, `unknown /draft ${verb}`, { hint: '/draft, /draft save, /draft restore, /draft clear, /draft saved [list|ID]' });
+    } else throw new XdogError(ErrorCodes.USAGE, `unknown /draft ${verb}`, { hint: '/draft, /draft save TEXT, /draft restore, /draft clear, /draft saved [list|ID]' });
   }
 
   /** Puts the saved draft into the editor (ahead of any text there) and removes the file; false without one. */

@@ -232,6 +232,12 @@ describe.skipIf(!hasTmux)('xdog claw tui: inspectors and commands of the claw fe
     const lines = tty.screen().split('\n');
     expect(lines.slice(lines.findIndex((line) => line.startsWith('─'))).join('\n')).toContain('a draft worth keeping');
     tty.keys('C-u');
+    // /draft save TEXT keeps TEXT (the command line itself is what the editor held).
+    tty.keys('/draft save kept by hand', 'Enter');
+    await shows('draft saved to');
+    tty.keys('/draft restore', 'Enter');
+    await until(() => tty.screen().split('\n').some((line) => line.startsWith('kept by hand')), 'the kept draft back in the editor');
+    tty.keys('C-u');
   });
 
   it('/copy selection copies the picked message through OSC 52 when no clipboard tool is there; Esc cancels', async () => {
