@@ -214,6 +214,9 @@ try {
         await sleep(20 + Math.random() * 40); // off the beat of either side's render timer
       }
       const streaming = model.streaming > 0;
+      // Leave an empty editor: xdog keeps a quitting TUI's draft and restores it in the next run.
+      await tmux.press(name, '-N', String(typed.length + 5), 'BSpace');
+      await tmux.waitFor(name, (screen) => !screen.includes('zqx'), { what: `${system.name}: the emptied editor` });
       model.finishAll();
       if (!streaming) throw new Error(`${system.name}: the reply ended before the keys were typed; raise the slow server's maxChunks`);
       return { median: median(latencies), p90: percentile(latencies, 90), max: Math.max(...latencies) };
