@@ -163,11 +163,11 @@ try {
       name: 'xdog',
       open: `cd ${shellQuote(work.main)} && exec ${shellQuote(process.execPath)} ${shellQuote(xdogBin)} claw tui --group main`,
       keys: `cd ${shellQuote(work.keys)} && exec ${shellQuote(process.execPath)} ${shellQuote(xdogBin)} claw tui --group keys`,
-      ready: /· idle · online/,
+      ready: (screen) => /· idle · online/.test(screen),
     },
     ...PI_MODES.map((mode) => {
       const pi = `exec ${shellQuote(piNode)} ${shellQuote(piCli)} --offline --tui-mode ${mode} --model bench/slow`;
-      return { name: `pi-${mode}`, open: `cd ${shellQuote(work.pi)} && ${pi} --session ${shellQuote(piFile)}`, keys: `cd ${shellQuote(work.pi)} && ${pi} --no-session`, ready: /\(auto\)\s+slow\s*$/m };
+      return { name: `pi-${mode}`, open: `cd ${shellQuote(work.pi)} && ${pi} --session ${shellQuote(piFile)}`, keys: `cd ${shellQuote(work.pi)} && ${pi} --no-session`, ready: (screen) => /\(auto\)\s+slow\s*$/m.test(screen) && !screen.includes('Startup is still in progress') };
     }),
   ];
 
@@ -194,11 +194,19 @@ try {
   const letters = 'abcdefghijklmnoprstuvwy'; // no q, x or z: the editor's text starts with "zqx", which nothing else on the screen holds
   const keysOnce = (system) =>
     inPane(system.keys, async (name) => {
-      await tmux.waitFor(name, (screen) => system.ready.test(screen), { what: `${system.name}: the editor` });
+      await tmux.waitFor(name, system.ready, { what: `${system.name}: the editor` });
       const token = `k${runs}`;
       await tmux.type(name, `stream ${token}`);
-      await tmux.press(name, 'Enter');
-      await tmux.waitFor(name, (screen) => screen.includes(`reply-${token}`), { what: `${system.name}: the streamed reply` });
+      // Enter again if the first was not taken (a TUI still starting may ignore it; an empty Enter is a no-op in both).
+      for (let attempt = 1; ; attempt++) {
+        await tmux.press(name, 'Enter');
+        try {
+          await tmux.waitFor(name, (screen) => screen.includes(`reply-${token}`), { timeoutMs: 15_000, what: `${system.name}: the streamed reply` });
+          break;
+        } catch (error) {
+          if (attempt === 3) throw error;
+        }
+      }
       await sleep(500); // well into the stream
       let typed = 'zqx';
       await tmux.type(name, typed);
