@@ -156,7 +156,7 @@ try {
   console.log(`history: ${PROMPTS * 2} messages (xdog seeded through the gateway in ${seedSeconds.toFixed(0)} s; pi session file ${(fs.statSync(piFile).size / 2 ** 20).toFixed(1)} MiB, ${check.messages} messages by pi's SessionManager)`);
   console.log(`${ROUNDS} rounds, a fresh process per run, order rotating; pi modes: ${PI_MODES.join(', ')}; ${os.cpus().length} CPUs, load ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}`);
 
-  tmux = await startTmux(env);
+  tmux = await startTmux(env, path.join(dir, 'tmux.sock'));
   const lastMessage = new RegExp(`echo: m${PROMPTS - 1}(?!\\d)`);
   const systems = [
     {

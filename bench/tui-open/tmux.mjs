@@ -22,10 +22,12 @@ export function hasTmux() {
   return spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
 }
 
-/** Starts the server with `env` as every pane's environment; resolves to a driver. */
-export async function startTmux(env) {
-  const socket = `xdog-bench-tui-${process.pid}`;
-  const child = spawn('tmux', ['-L', socket, '-f', '/dev/null', '-C', 'new-session', '-s', 'control', '-x', String(COLUMNS), '-y', String(ROWS), 'sleep 86400'], {
+/**
+ * Starts the server on the socket file `socket` (inside the bench's own folder, so it goes with
+ * it: tmux leaves its socket behind) with `env` as every pane's environment; resolves to a driver.
+ */
+export async function startTmux(env, socket) {
+  const child = spawn('tmux', ['-S', socket, '-f', '/dev/null', '-C', 'new-session', '-s', 'control', '-x', String(COLUMNS), '-y', String(ROWS), 'sleep 86400'], {
     env,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
