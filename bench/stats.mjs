@@ -11,3 +11,10 @@ export function median(values) {
 export function spread(values) {
   return { min: Math.min(...values), max: Math.max(...values) };
 }
+
+/** The value below which `p` percent of the list falls (nearest rank); NaN for an empty list. */
+export function percentile(values, p) {
+  if (!values.length) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}

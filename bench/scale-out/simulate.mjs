@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connectGateway, cpuMs, freshDatabase, OWN, pg, PG_STORE_YAML, PgServer, sleep, startGateway, statementCounts, until } from './harness.mjs';
+import { percentile } from '../stats.mjs';
 
 const GROUPS = Number(process.env.SIM_GROUPS ?? 1000);
 const WORKERS = Number(process.env.SIM_WORKERS ?? 10);
@@ -30,12 +31,6 @@ const LEASE_SECONDS = Number(process.env.SIM_LEASE_SECONDS ?? 30);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-bench-simulate-'));
 const server = new PgServer(PORT);
 const load = () => os.loadavg()[0].toFixed(1);
-
-function percentile(values, p) {
-  if (!values.length) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 function writeSandbox(dir) {
   const groups = Array.from({ length: GROUPS }, (_, index) => `g${index}`);
