@@ -23,6 +23,7 @@ import { prepareImages, type GatewayConnection, type GroupStatus, type PromptRec
 import type { TodoView } from '../todos/index.js';
 import type { GoalView } from '../claw-goals/index.js';
 import { goalLine } from './goal-commands.js';
+import { renderKeysAtOnce } from './key-render.js';
 import { Attachments, attachedNotice, attachmentPreview } from './attachments.js';
 import { readClipboard } from './clipboard.js';
 import { ChatView, StreamingReply, style } from './chat-view.js';
@@ -138,6 +139,7 @@ export class ClawTui {
     setKeybindings(new KeybindingsManager(TUI_KEYBINDINGS, { 'tui.input.newLine': this.#bindings.newLine as KeyId[], 'tui.input.submit': this.#bindings.submit as KeyId[] }));
     // The terminal's own cursor shows at the draft position; with a view or dialog focused there is no draft cursor, so it is hidden.
     this.tui = new TUI(options.terminal ?? new ProcessTerminal(), true);
+    renderKeysAtOnce(this.tui);
     this.editor = new Editor(this.tui, { borderColor: style.dim, selectList: { selectedPrefix: style.bold, selectedText: style.bold, description: style.dim, scrollInfo: style.dim, noMatch: style.dim } });
     installFastLayout(this.editor);
     this.attachments = new Attachments(() => this.queue.list().reduce((sum, turn) => sum + turn.images.reduce((bytes, image) => bytes + Buffer.byteLength(image.data, 'base64'), 0), 0));

@@ -6,28 +6,7 @@
 import { Editor, TUI, type Terminal } from '@mariozechner/pi-tui';
 import { describe, expect, it } from 'vitest';
 import { installFastLayout } from '../../../plugins/claw-tui/fast-editor.js';
-
-class SilentTerminal {
-  columns = 100;
-  rows = 30;
-  onInput: (data: string) => void = () => undefined;
-  start(onInput: (data: string) => void): void {
-    this.onInput = onInput;
-  }
-  stop(): void {}
-  write(): void {}
-  get kittyProtocolActive(): boolean {
-    return false;
-  }
-  moveBy(): void {}
-  hideCursor(): void {}
-  showCursor(): void {}
-  clearLine(): void {}
-  clearFromCursor(): void {}
-  clearScreen(): void {}
-  setTitle(): void {}
-  async drainInput(): Promise<void> {}
-}
+import { SilentTerminal } from '../../support/silent-terminal.js';
 
 const plain = (text: string): string => text;
 const theme = { borderColor: plain, selectList: { selectedPrefix: plain, selectedText: plain, description: plain, scrollInfo: plain, noMatch: plain } };
