@@ -4,7 +4,7 @@
  * next start of the TUI on the same group puts it back into the editor and
  * says so. A restore goes in front of what is being typed, never over it.
  * `/draft saved [list|ID]` is the other kind of saved draft: the snapshots
- * Alt+K keeps (SavedDrafts), many per group, kept until deleted.
+ * Ctrl+Alt+S keeps (SavedDrafts), many per group, kept until deleted.
  */
 import { ErrorCodes, XdogError } from '../../core/errors.js';
 import type { ClawTui } from './app.js';
@@ -34,7 +34,7 @@ export class DraftCommands {
     if (verb === 'save' || verb.startsWith('save ')) {
       // The command line was the editor's text (submitting empties it), so the draft is what follows `save`.
       const text = args.trim().slice('save'.length).trim();
-      if (!text) throw new XdogError(ErrorCodes.USAGE, '/draft save needs the TEXT to keep', { hint: 'type /draft save TEXT; Alt+K keeps the editor\'s text as a snapshot, and quitting keeps it too' });
+      if (!text) throw new XdogError(ErrorCodes.USAGE, '/draft save needs the TEXT to keep', { hint: 'type /draft save TEXT; Ctrl+Alt+S keeps the editor\'s text as a snapshot, and quitting keeps it too' });
       drafts.save(text);
       this.app.notice(`draft saved to ${drafts.file}`);
     } else if (verb === 'restore') {

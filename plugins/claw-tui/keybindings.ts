@@ -31,7 +31,7 @@ export const ACTIONS = {
   copy: { keys: ['alt+c'], summary: 'copy the last response (/copy)' },
   paste: { keys: ['ctrl+v'], summary: "attach the clipboard's image or insert its text (/paste)" },
   agents: { keys: ['alt+a'], summary: "open the child agents' roster (/agents); the draft stays in the editor for s/f/S/F" },
-  keepDraft: { keys: ['alt+k'], summary: 'save the draft as a private snapshot (/draft saved); the editor keeps it' },
+  keepDraft: { keys: ['ctrl+alt+s'], summary: 'save the draft as a private snapshot (/draft saved); the editor keeps it' },
 } as const satisfies Record<string, { keys: readonly string[]; summary: string }>;
 
 export type Action = keyof typeof ACTIONS;

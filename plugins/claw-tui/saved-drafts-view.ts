@@ -1,7 +1,7 @@
 /**
  * The TUI's saved draft snapshots (core/saved-drafts.ts): saving a child's
  * start task, steer or follow-up instead of sending it (`S`/`F` in the
- * `/agents` roster, `/agents draft ...`), the parent editor's text (Alt+K),
+ * `/agents` roster, `/agents draft ...`), the parent editor's text (Ctrl+Alt+S),
  * and the browsers that put one back: `/agents drafts` (child drafts) and
  * `/draft saved [list|ID]` (parent drafts). A snapshot goes back only into
  * an empty editor, never over text being written; a steer or follow-up only
@@ -34,10 +34,10 @@ export class SavedDrafts {
     return this.store.save({ group: this.#group, kind, child, text, sessionId: this.app.group?.activeSessionId ?? null });
   }
 
-  /** Alt+K: the editor's text as a parent snapshot; the editor keeps it. */
+  /** Ctrl+Alt+S: the editor's text as a parent snapshot; the editor keeps it. */
   async keepParent(): Promise<void> {
     const text = this.app.editor.getExpandedText();
-    if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, 'the editor is empty; there is no draft to save', { hint: 'type it, then Alt+K' });
+    if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, 'the editor is empty; there is no draft to save', { hint: 'type it, then Ctrl+Alt+S' });
     const saved = await this.save('parent', text);
     this.app.notice(`draft saved as ${saved.id} (private snapshot; /draft saved lists them, the editor keeps it)`);
   }

@@ -57,7 +57,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   command('tools', '[QUERY]', 'the tools the agent gets, searchable; Enter shows one with its parameters', ['tools.list']),
   command('readonly', '[on|off]', "show or change the group's read-only scope (on denies tools that write)", ['readonly.status']),
   command('diff', '', "the git changes of the group's workspace (Alt+D; r refreshes)", ['workspace.diff'], 'diff'),
-  command('draft', '[save TEXT|restore|clear|saved [list|ID]]', 'the draft kept on disk between runs (saved when you quit, restored at start); saved: the snapshots Alt+K keeps'),
+  command('draft', '[save TEXT|restore|clear|saved [list|ID]]', 'the draft kept on disk between runs (saved when you quit, restored at start); saved: the snapshots Ctrl+Alt+S keeps'),
   command('quit', '', 'leave the TUI (the gateway keeps running)'),
 ];
 

@@ -4,7 +4,7 @@
  * running child is saved from the /agents roster (S) instead of sent, is
  * listed by `xdog claw agents drafts`, and /agents drafts puts it back as
  * its command, only into an empty editor and only while the child runs
- * (else as plain text on p); Alt+K keeps the parent editor's text as a
+ * (else as plain text on p); Ctrl+Alt+S keeps the parent editor's text as a
  * snapshot that /draft saved puts back.
  */
 import fs from 'node:fs';
@@ -122,7 +122,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: saved child and parent drafts', { time
     await shows('EXIT=');
   });
 
-  it('Alt+K keeps the parent draft as a snapshot and leaves it in the editor; /draft saved puts it back into an empty editor', async () => {
+  it('Ctrl+Alt+S keeps the parent draft as a snapshot and leaves it in the editor; /draft saved puts it back into an empty editor', async () => {
     // Nothing of the test before: neither its snapshots nor a draft kept when its TUI was killed.
     for (const dir of ['drafts', 'saved-drafts']) fs.rmSync(path.join(sandbox.root, 'state/xdog/claw', dir), { recursive: true, force: true });
     const sessionId = JSON.parse(claw('status', '--json').stdout).groups[0].activeSessionId as string;
@@ -130,7 +130,7 @@ describe.skipIf(!hasTmux)('xdog claw tui: saved child and parent drafts', { time
     await startClawTui(tty, sandbox);
     tty.keys('a parent prompt for later');
     await shows('a parent prompt for later');
-    tty.keys('M-k');
+    tty.keys('C-M-s');
     const saved = await shows(/draft saved as (d-[0-9a-f]{12}) \(private snapshot/);
     const id = /draft saved as (d-[0-9a-f]{12})/.exec(saved)![1]!;
     expect(editor()).toContain('a parent prompt for later');
