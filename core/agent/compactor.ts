@@ -129,7 +129,8 @@ async function archiveHistory(archive: NonNullable<CompactionConfig['archive']>,
   try {
     await archive({ generation, reason: input.reason, automatic: input.reason !== 'manual', messages: structuredClone(input.messages as Message[]), tokensBefore: input.tokensBefore });
   } catch (error) {
-    throw new XdogError(XdogError.is(error) ? error.code : ErrorCodes.INTERNAL, `archiving the history before compaction #${generation} failed: ${describeError(error)}`, {
+    // The archive is the host's callback: a plain error from it (a full disk, a store gone) is its failure, not xdog's.
+    throw new XdogError(XdogError.is(error) ? error.code : ErrorCodes.HOOK_FAILED, `archiving the history before compaction #${generation} failed: ${describeError(error)}`, {
       cause: error,
       hint: XdogError.is(error) && error.hint ? `${error.hint}; the history was left unchanged` : 'the history was left unchanged',
     });

@@ -74,7 +74,10 @@ export class ChunkedSnapshots {
       if (!taken) {
         throw new XdogError(ErrorCodes.NOT_FOUND, `${this.#options.what}: snapshot ${snapshot} has expired or is unknown`, { hint: 'start the read again at offset 0 (without a snapshot)' });
       }
-      if (snapshot !== undefined && taken.id !== snapshot) throw new XdogError(ErrorCodes.INTERNAL, `${this.#options.what}: snapshot ${snapshot} was taken again as ${taken.id ?? 'a new one'}`);
+      // The source changed under the read (say, a session's entries went away): its first chunks no longer match.
+      if (snapshot !== undefined && taken.id !== snapshot) {
+        throw new XdogError(ErrorCodes.STALE, `${this.#options.what}: snapshot ${snapshot} can no longer be taken again (its source changed since the read began)`, { hint: 'start the read again at offset 0 (without a snapshot)' });
+      }
       if (taken.bytes.length > this.#options.maxBytes) {
         throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `${this.#options.what} is ${taken.bytes.length} bytes, over the ${this.#options.maxBytes}-byte limit of one read`, { hint: this.#options.hint });
       }
