@@ -27,6 +27,8 @@ const id = textWithin(64, { nonEmpty: true });
 const text = textWithin(LIMITS.childInputBytes, { nonEmpty: true });
 /** A journaled input's number (`input #N` in `xdog claw agents inspect`). */
 const inputId = z.number().int().positive();
+/** Where a chunked read is: its offset, and after the first chunk the snapshot it reads. */
+const chunkParams = { offset: z.number().int().nonnegative(), snapshot: textWithin(64, { nonEmpty: true }).optional() };
 
 /** "2 child agents are running (c-1, c-2)", by the store (whichever process runs them); undefined when none runs. */
 async function runningChildren(records: ChildRecordStore, group: string): Promise<{ text: string; one: boolean } | undefined> {
@@ -69,6 +71,14 @@ export function createChildrenService(): GatewayService {
   const runtimes = new Map<string, DurableChildRuntime>();
   const sources = new ChunkedSnapshots({ what: "the child's transcript", maxBytes: LIMITS.childSourceBytes, hint: 'read its result with `xdog claw agents inspect`' });
   const inputSources = new ChunkedSnapshots({ what: "the child's input", maxBytes: LIMITS.childInputSourceBytes, hint: 'read its text with `xdog claw agents inspect`' });
+
+  /**
+   * A chunk of a snapshot scoped to the group and `keys`: the first read
+   * takes it, later ones name it; one that left the cache is never taken
+   * again (its source may have changed), so the client starts over.
+   */
+  const readOnce = (snapshots: ChunkedSnapshots, params: { group?: string; offset: number; snapshot?: string }, keys: readonly string[], take: () => Promise<Buffer>) =>
+    snapshots.read([started().host.group(params.group).name, ...keys].join('\0'), params.snapshot, params.offset, async (snapshot) => (snapshot === undefined ? { bytes: await take() } : undefined));
 
   const started = (): { host: GatewayHost; records: ChildRecordStore } => {
     if (!host || !records) throw new XdogError(ErrorCodes.UNAVAILABLE, 'the children service has not started', { hint: 'retry once the gateway is ready' });
@@ -123,27 +133,16 @@ export function createChildrenService(): GatewayService {
       'agents.list': gatewayMethod(z.object(group).strict(), (params) => runtimeOf(params.group).list(), READ),
       'agents.inspect': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).inspect(params.id), READ),
       // The child's stored transcript as JSONL in chunks of one snapshot (child-source.ts); later chunks name it.
-      'agents.source': gatewayMethod(
-        z.object({ ...group, id, offset: z.number().int().nonnegative(), snapshot: textWithin(64, { nonEmpty: true }).optional() }).strict(),
-        async (params) => {
-          const runtime = runtimeOf(params.group);
-          const scope = `${started().host.group(params.group).name}\0${params.id}`;
-          const chunk = await sources.read(scope, params.snapshot, params.offset, async (snapshot) => (snapshot === undefined ? { bytes: childSourceBytes(await runtime.transcript(params.id)) } : undefined));
-          return { id: params.id, ...chunk };
-        },
-        READ,
-      ),
-      // One journaled input whole, with its images, in chunks of one snapshot (an input may be edited meanwhile: a snapshot is never taken again).
-      'agents.input_source': gatewayMethod(
-        z.object({ ...group, id, input: inputId, offset: z.number().int().nonnegative(), snapshot: textWithin(64, { nonEmpty: true }).optional() }).strict(),
-        async (params) => {
-          const runtime = runtimeOf(params.group);
-          const scope = `${started().host.group(params.group).name}\0${params.id}\0${params.input}`;
-          const chunk = await inputSources.read(scope, params.snapshot, params.offset, async (snapshot) => (snapshot === undefined ? { bytes: childInputBytes(await runtime.inputSource(params.id, params.input)) } : undefined));
-          return { id: params.id, input: params.input, ...chunk };
-        },
-        READ,
-      ),
+      'agents.source': gatewayMethod(z.object({ ...group, id, ...chunkParams }).strict(), async (params) => ({
+        id: params.id,
+        ...(await readOnce(sources, params, [params.id], async () => childSourceBytes(await runtimeOf(params.group).transcript(params.id)))),
+      }), READ),
+      // One journaled input whole, with its images, the same way.
+      'agents.input_source': gatewayMethod(z.object({ ...group, id, input: inputId, ...chunkParams }).strict(), async (params) => ({
+        id: params.id,
+        input: params.input,
+        ...(await readOnce(inputSources, params, [params.id, String(params.input)], async () => childInputBytes(await runtimeOf(params.group).inputSource(params.id, params.input)))),
+      }), READ),
       'agents.compaction_archives': gatewayMethod(z.object({ ...group, id }).strict(), (params) => runtimeOf(params.group).compactionArchives(params.id), READ),
       'agents.compaction_archive': gatewayMethod(z.object({ ...group, id, generation: z.number().int().positive() }).strict(), (params) => runtimeOf(params.group).compactionArchive(params.id, params.generation), READ),
       'agents.steer': gatewayMethod(z.object({ ...group, id, text, images: InputImagesSchema.optional() }).strict(), (params, connection) =>

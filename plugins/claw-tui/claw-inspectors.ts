@@ -308,23 +308,19 @@ export class ClawInspectors {
     if (!number) throw usage(`/agents ${verb} needs ID ${form}`, `N is the input's number (#N in /agents inspect ${id})`);
     const input = Number(number);
     let inputs: Array<{ id: number; lane: string; status: string; text: string }>;
+    let back: string | undefined;
     if (verb === 'edit-input') {
       if (!argument) throw usage(`/agents edit-input needs ID N TEXT`, `e.g. /agents edit-input ${id} ${input} look in lib/ instead`);
       inputs = (await this.app.call('agents.edit_input', { id, input, text: argument })) as typeof inputs;
     } else if (verb === 'remove-input') {
-      const returned = await this.#removeChildInput(id, input);
-      inputs = returned.inputs;
-      if (returned.back) {
-        const queued = inputs.filter((row) => row.status === 'accepted');
-        this.app.notice(`child ${id}: input #${input} removed; ${returned.back} back in the editor; queued now: ${queued.map((row) => `#${row.id} ${row.lane}`).join(', ') || 'none'}`);
-        return;
-      }
+      ({ inputs, back } = await this.#removeChildInput(id, input));
     } else {
       if (argument !== 'up' && argument !== 'down') throw usage('/agents move-input needs ID N up|down', `e.g. /agents move-input ${id} ${input} up`);
       inputs = (await this.app.call('agents.move_input', { id, input, by: argument === 'up' ? -1 : 1 })) as typeof inputs;
     }
     const queued = inputs.filter((row) => row.status === 'accepted');
-    this.app.notice(`child ${id}: input #${input} ${verb === 'edit-input' ? 'edited' : verb === 'remove-input' ? 'removed' : `moved ${argument}`}; queued now: ${queued.map((row) => `#${row.id} ${row.lane}`).join(', ') || 'none'}`);
+    const done = verb === 'edit-input' ? 'edited' : verb === 'remove-input' ? `removed${back ? `; ${back} back in the editor` : ''}` : `moved ${argument}`;
+    this.app.notice(`child ${id}: input #${input} ${done}; queued now: ${queued.map((row) => `#${row.id} ${row.lane}`).join(', ') || 'none'}`);
   }
 
   /** `/agents draft start TASK`, `/agents draft steer|follow-up ID TEXT`: saved, not sent. */
