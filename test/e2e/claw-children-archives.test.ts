@@ -9,19 +9,14 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../support/cli.js';
+import { clawCommands } from '../support/cli.js';
 import { startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 import { clawSandboxOn, describeStores } from '../support/stores.js';
 
 let sandbox: ClawSandbox;
 let gateway: GatewayProcess;
 
-const claw = (...args: string[]): CliResult => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
-const json = (...args: string[]): any => {
-  const result = claw(...args, '--json');
-  if (result.status !== 0) throw new Error(`xdog claw ${args.join(' ')} exited ${result.status}: ${result.stderr}${result.stdout}`);
-  return JSON.parse(result.stdout);
-};
+const { claw, json } = clawCommands(() => sandbox);
 const textOf = (message: { content: unknown }): string =>
   typeof message.content === 'string' ? message.content : (message.content as Array<{ text?: string }>).map((part) => part.text ?? '').join('');
 

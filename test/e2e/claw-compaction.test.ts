@@ -10,19 +10,14 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, runCli, type CliResult } from '../support/cli.js';
+import { clawCommands, repoRoot, runCli } from '../support/cli.js';
 import { connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
 import { clawSandboxOn, describeStores } from '../support/stores.js';
 
 let sandbox: ClawSandbox;
 let gateway: GatewayProcess;
 
-const claw = (...args: string[]): CliResult => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
-const json = (...args: string[]): any => {
-  const result = claw(...args, '--json');
-  if (result.status !== 0) throw new Error(`xdog claw ${args.join(' ')} exited ${result.status}: ${result.stderr}${result.stdout}`);
-  return JSON.parse(result.stdout);
-};
+const { claw, json } = clawCommands(() => sandbox);
 const send = (text: string): void => {
   const result = claw('send', text);
   if (result.status !== 0) throw new Error(`send ${text} failed: ${result.stderr}`);

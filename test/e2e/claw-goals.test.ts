@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayConnection } from '../../plugins/claw-gateway/index.js';
 import { collect, connect, startGateway, until, watch, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
-import { runCli, type CliResult } from '../support/cli.js';
+import { clawCommands } from '../support/cli.js';
 import { clawSandboxOn } from '../support/stores.js';
 
 const GOAL_MODEL = path.resolve('test/fixtures/claw/faux-goal-model.mjs');
@@ -26,12 +26,7 @@ describe('claw goals', { timeout: 300_000 }, () => {
   let changes: Array<Record<string, any>>;
   let notices: Array<Record<string, any>>;
 
-  const claw = (...args: string[]): CliResult => runCli(['claw', ...args], { env: sandbox.env, cwd: sandbox.root });
-  const json = (...args: string[]): any => {
-    const result = claw(...args, '--json');
-    if (result.status !== 0) throw new Error(`xdog claw ${args.join(' ')} exited ${result.status}: ${result.stderr}${result.stdout}`);
-    return JSON.parse(result.stdout);
-  };
+  const { claw, json } = clawCommands(() => sandbox);
   const textOf = (message: { content: unknown }): string =>
     typeof message.content === 'string' ? message.content : (message.content as Array<{ text?: string }>).map((part) => part.text ?? '').join('');
   /** The faux requests whose last message is a continuation of the goal `text`. */

@@ -39,3 +39,18 @@ export function runCliAsync(args: string[], options: { env?: NodeJS.ProcessEnv; 
     child.stdin.end(options.input ?? '');
   });
 }
+
+/**
+ * `claw(...)` runs `xdog claw ARGS` in a sandbox; `json(...)` adds `--json`
+ * and parses the answer, throwing with the output on a non-zero exit. The
+ * sandbox is read at each call (a file's beforeAll makes it).
+ */
+export function clawCommands(sandbox: () => { env: NodeJS.ProcessEnv; root: string }): { claw(...args: string[]): CliResult; json(...args: string[]): any } {
+  const claw = (...args: string[]): CliResult => runCli(['claw', ...args], { env: sandbox().env, cwd: sandbox().root });
+  const json = (...args: string[]): any => {
+    const result = claw(...args, '--json');
+    if (result.status !== 0) throw new Error(`xdog claw ${args.join(' ')} exited ${result.status}: ${result.stderr}${result.stdout}`);
+    return JSON.parse(result.stdout);
+  };
+  return { claw, json };
+}
