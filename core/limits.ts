@@ -652,6 +652,8 @@ export const LIMITS = Object.freeze({
   approvalReasonBytes: 2000,
   /** approvals: a bash line the policy parses, in bytes (longer lines are asked). */
   approvalShellBytes: 64 * KiB,
+  /** A command line given as a setting ($VISUAL, $EDITOR) that is split into words without a shell, in bytes. */
+  shellCommandLineBytes: 4 * KiB,
   /** approvals: nested `sh -c` / wrapper levels the policy sees through (deeper is asked). */
   approvalShellDepth: 8,
   /** approvals: "always allow" rules one group keeps (`xdog claw approvals forget` removes one). */

@@ -13,7 +13,7 @@ import { learnedRulesOf } from './learned-rules.js';
 
 export { tapApprovalGate } from './gate.js';
 export { judgeToolCall, alwaysAllowRules, globMatches, type ApprovalDecision, type JudgedCall, type LearnedRule } from './policy.js';
-export { analyzeShell, preloadShellParser, type ShellAnalysis, type ShellCommand } from './shell.js';
+export { analyzeShell, preloadShellParser, splitCommandLine, type ShellAnalysis, type ShellCommand } from './shell.js';
 
 /** The policy for the agents of `kernel`: its claw group's, else the top-level one. */
 export function approvalsPolicyOf(kernel: Kernel): ApprovalsConfig | undefined {

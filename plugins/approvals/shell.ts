@@ -58,6 +58,36 @@ export async function analyzeShell(source: string): Promise<ShellAnalysis> {
   return unparseable ? { commands, unparseable } : { commands };
 }
 
+/**
+ * The words of one plain command line written as a setting (`$VISUAL` =
+ * `code --wait`, `'/path with space/ed' -x`): quotes and backslashes are
+ * read as bash reads them, and nothing is evaluated. Anything more than
+ * static words (`$x`, `$(…)`, `;`, pipes, redirects, `A=1 cmd`) is refused
+ * with the reason, since only a shell could run it.
+ */
+export async function splitCommandLine(source: string): Promise<{ argv: string[] } | { problem: string }> {
+  if (utf8Bytes(source) > LIMITS.shellCommandLineBytes) return { problem: `it is longer than ${LIMITS.shellCommandLineBytes} bytes` };
+  const parser = await bashParser();
+  const tree = parser.parse(source);
+  if (!tree) return { problem: 'the shell parser gave no result' };
+  try {
+    if (tree.rootNode.hasError) return { problem: 'it has a shell syntax error (an unclosed quote?)' };
+    const [command, ...more] = tree.rootNode.namedChildren;
+    if (!command) return { problem: 'it is empty' };
+    if (more.length || command.type !== 'command') return { problem: 'it is more than one plain command (a list, pipe, redirect or comment needs a shell)' };
+    const argv: string[] = [];
+    for (const child of command.namedChildren) {
+      const word = child?.type === 'command_name' ? child.namedChildren[0] : child;
+      const text = word && child && (child.type === 'command_name' || command.childrenForFieldName('argument').some((argument) => argument?.id === child.id)) ? staticWord(word) : undefined;
+      if (text === undefined) return { problem: `"${clip(child?.text ?? '')}" would need a shell to expand it` };
+      argv.push(text);
+    }
+    return { argv };
+  } finally {
+    tree.delete();
+  }
+}
+
 function collect(parser: TsParser, source: string, depth: number, out: ShellCommand[]): string | undefined {
   if (utf8Bytes(source) > LIMITS.approvalShellBytes) return `the command is longer than ${LIMITS.approvalShellBytes} bytes`;
   if (depth > LIMITS.approvalShellDepth) return `commands nest deeper than ${LIMITS.approvalShellDepth} levels`;

@@ -7,11 +7,7 @@
  * client reads the state from the gateway and holds its own queue until the
  * user resumes it.
  */
-import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Editor, KeybindingsManager, matchesKey, ProcessTerminal, setKeybindings, Text, TUI, TUI_KEYBINDINGS, type Component, type KeyId, type OverlayHandle, type Terminal } from '@mariozechner/pi-tui';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
@@ -30,7 +26,8 @@ import { ChatView, StreamingReply, style } from './chat-view.js';
 import { pathMessages, readTranscriptEntries } from './conversation.js';
 import { SessionCommands } from './session-commands.js';
 import { InputQueue, checkInputText, type QueuedTurn } from './input-queue.js';
-import { ACTIONS, loadKeybindings, type Action, type Bindings } from './keybindings.js';
+import { ACTIONS, actionKeyLabel, loadKeybindings, type Action, type Bindings } from './keybindings.js';
+import { editDraft } from './external-editor.js';
 import { Pager } from './overlays.js';
 import { DetailsViewer } from './details-view.js';
 import { FrameBatch } from './frame-batch.js';
@@ -56,7 +53,7 @@ export interface ClawTuiOptions {
 }
 
 /** Actions of keybindings.ts the claw features handle (claw-inspectors.ts, model-commands.ts, the slash commands). */
-const FEATURE_ACTIONS = ['cycleModel', 'cycleThinking', 'diff', 'sessions', 'transcript', 'copy', 'paste', 'agents', 'keepDraft'] as const satisfies readonly Action[];
+const FEATURE_ACTIONS = ['cycleModel', 'cycleThinking', 'diff', 'sessions', 'transcript', 'copy', 'paste', 'agents', 'keepDraft', 'keys', 'tree', 'fullscreen'] as const satisfies readonly Action[];
 
 /** Errors of the transport, not answers of the gateway: the request may or may not have been received. */
 const UNCERTAIN: readonly string[] = [ErrorCodes.UNAVAILABLE, ErrorCodes.CLOSED];
@@ -103,6 +100,8 @@ export class ClawTui {
   /** Set after a reconnect: the client's queue waits for `/queue resume`. */
   #queueHeld = false;
   #quitArmed = false;
+  /** The external editor is open (or opening). */
+  #editing = false;
   #quitArmTimer: NodeJS.Timeout | undefined;
   /** Ends every wait of the client (reconnect pauses) when it quits. */
   readonly #lifetime = new AbortController();
@@ -136,6 +135,7 @@ export class ClawTui {
   constructor(private readonly options: ClawTuiOptions) {
     const loaded = loadKeybindings(options.keybindingsFile);
     this.#bindings = loaded.bindings;
+    this.chat.detailsKey = actionKeyLabel(this.#bindings, 'details');
     setKeybindings(new KeybindingsManager(TUI_KEYBINDINGS, { 'tui.input.newLine': this.#bindings.newLine as KeyId[], 'tui.input.submit': this.#bindings.submit as KeyId[] }));
     // The terminal's own cursor shows at the draft position; with a view or dialog focused there is no draft cursor, so it is hidden.
     this.tui = new TUI(options.terminal ?? new ProcessTerminal(), true);
@@ -144,7 +144,7 @@ export class ClawTui {
     installFastLayout(this.editor);
     this.attachments = new Attachments(() => this.queue.list().reduce((sum, turn) => sum + turn.images.reduce((bytes, image) => bytes + Buffer.byteLength(image.data, 'base64'), 0), 0));
     this.#commands = new SessionCommands(this);
-    this.#extensions = new TuiExtensions(this);
+    this.#extensions = new TuiExtensions(this, loaded.extensionKeys);
     this.editor.setAutocompleteProvider(tuiCompletion(() => this.group?.workspace, this.#extensions.autocomplete(), (text) => this.#extensions.owns(text)));
     // Enter while a completion list shows: the editor applies the item, then submits here.
     this.editor.onSubmit = (text) => {
@@ -228,7 +228,7 @@ export class ClawTui {
     parts.push(this.connection ? 'online' : 'offline');
     this.#footer.setText(style.dim(parts.join(' · ')));
     const job = this.#jobs.newest;
-    this.#status.setText(this.#quitArmed ? style.notice('press Ctrl+C again to quit') : job ? style.dim(`${terminalSafe(job)} working · Esc cancels it`) : '');
+    this.#status.setText(this.#quitArmed ? style.notice(`press ${this.keyLabel('quit') ?? 'Ctrl+C'} again to quit`) : job ? style.dim(`${terminalSafe(job)} working · Esc cancels it`) : '');
     this.#queueLine.setText(this.queue.size ? style.dim(terminalSafe(queuePreview(this.queue.list(), this.#queueHeld))) : '');
     this.#attachLine.setText(this.attachments.list().length ? style.dim(terminalSafe(attachmentPreview(this.attachments.list()))) : '');
     this.tui.requestRender();
@@ -523,7 +523,7 @@ export class ClawTui {
     } else if (action === 'repaint') repaintViewport(this.tui);
     else if (action === 'queue') void this.submit('/queue', '');
     else if (action === 'details') this.#openDetails();
-    else if (action === 'externalEditor') this.#externalEditor();
+    else if (action === 'externalEditor') this.editExternally().catch((error: unknown) => this.error(error));
     else {
       const text = this.editor.getExpandedText();
       this.editor.setText('');
@@ -719,7 +719,7 @@ export class ClawTui {
 
   /** Steer or follow-up: straight to the gateway's lanes of the running turn. */
   async sendLane(method: 'steer' | 'follow_up', text: string): Promise<void> {
-    if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, `/${method === 'steer' ? 'steer' : 'follow-up'} needs a message`, { hint: `type it after the command, or type it and press ${method === 'steer' ? 'Alt+S' : 'Alt+F'}` });
+    if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, `/${method === 'steer' ? 'steer' : 'follow-up'} needs a message`, { hint: `type it after the command${this.#keyHint(method === 'steer' ? 'steer' : 'followUp', ', or type it and press')}` });
     checkInputText(text, `the ${method === 'steer' ? 'steer' : 'follow-up'}`);
     const images: ImageContent[] = this.attachments.take();
     try {
@@ -733,35 +733,47 @@ export class ClawTui {
     }
   }
 
-  /** Ctrl+G: the draft in $VISUAL / $EDITOR, on a private temp file. */
-  #externalEditor(): void {
-    const editor = process.env.VISUAL || process.env.EDITOR;
-    if (!editor) {
-      this.notice('set $VISUAL or $EDITOR to edit the draft in an editor', 'error');
-      return;
-    }
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xdog-draft-'));
-    const file = path.join(dir, 'draft.md');
+  /**
+   * Ctrl+G and `/editor`: the draft in $VISUAL / $EDITOR / vi (external-editor.ts).
+   * The edited text only replaces the draft, never sends it; on any failure the
+   * draft and its cursor stay as they were.
+   */
+  async editExternally(): Promise<void> {
+    // One editor at a time: a second Ctrl+G while the first loads its parser is refused.
+    if (this.#editing) throw new XdogError(ErrorCodes.BUSY, 'the external editor is already opening', { hint: 'wait for it, then edit there' });
+    this.#editing = true;
     try {
-      fs.writeFileSync(file, this.editor.getExpandedText(), { mode: 0o600, flag: 'wx' });
-      this.tui.stop();
-      // "$VISUAL" may carry arguments ("code --wait"): then it runs through the shell, with the file quoted.
-      const result = /\s/.test(editor) ? spawnSync(`${editor} '${file.replace(/'/g, "'\\''")}'`, { stdio: 'inherit', shell: true }) : spawnSync(editor, [file], { stdio: 'inherit' });
-      this.tui.start();
-      this.tui.requestRender(true);
-      if (result.status !== 0) throw new XdogError(ErrorCodes.INVALID_STATE, `${editor} exited with ${result.status ?? result.signal}; the draft is unchanged`);
-      const size = fs.statSync(file).size;
-      if (size > LIMITS.tuiDraftBytes) throw new XdogError(ErrorCodes.LIMIT_EXCEEDED, `the edited draft is ${size} bytes, over the ${LIMITS.tuiDraftBytes}-byte draft limit; the draft is unchanged`);
-      this.editor.setText(fs.readFileSync(file, 'utf8').replace(/\n$/, ''));
-    } catch (error) {
-      this.error(error);
+      const text = await editDraft({
+        text: this.editor.getExpandedText(),
+        ...(this.group?.workspace && { workspace: this.group.workspace }),
+        release: () => this.tui.stop(),
+        restore: () => {
+          this.tui.start();
+          this.tui.requestRender(true);
+        },
+      });
+      this.editor.setText(text);
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      this.#editing = false;
     }
   }
 
+  /** How the keys of `action` are written in hints ("Alt+S"), or undefined when the file disabled it. */
+  keyLabel(action: Action): string | undefined {
+    return actionKeyLabel(this.#bindings, action);
+  }
+
+  /** `prefix` and the action's keys for a hint ("…, or press Alt+S"); empty when the action has no key. */
+  #keyHint(action: Action, prefix: string): string {
+    const label = this.keyLabel(action);
+    return label ? `${prefix} ${label}` : '';
+  }
+
+  /** What `/keys` and F1 list: every action with its keys (or "disabled"), then the extension shortcuts. */
   keyHelp(): string {
-    return (Object.keys(ACTIONS) as Action[]).map((action) => `${action.padEnd(15)} ${this.#bindings[action].join(', ').padEnd(24)} ${ACTIONS[action].summary}`).join('\n');
+    const actions = (Object.keys(ACTIONS) as Action[]).map((action) => `${action.padEnd(15)} ${(this.#bindings[action].join(', ') || '(disabled)').padEnd(24)} ${ACTIONS[action].summary}`);
+    const extensions = this.#extensions.keyLines();
+    return [...actions, ...(extensions.length ? ['', 'extension shortcuts:', ...extensions] : [])].join('\n');
   }
 
   async quit(): Promise<void> {

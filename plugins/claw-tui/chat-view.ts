@@ -34,6 +34,8 @@ export class ToolLine implements Component {
     readonly toolCallId: string,
     private readonly name: string,
     private readonly args: unknown,
+    /** The details key as the key map has it ("Ctrl+O"), or undefined when it is disabled. */
+    private readonly detailsKey: string | undefined = 'Ctrl+O',
   ) {
     this.#refresh();
   }
@@ -58,7 +60,7 @@ export class ToolLine implements Component {
     const mark = this.#result === undefined ? '…' : this.#isError ? style.error('✗') : '✓';
     const head = `${mark} ${style.dim(safe(toolCallLine(this.name, this.args, 200)))}`;
     const lines = this.#result === undefined ? 0 : this.#result.split('\n').length;
-    const summary = this.#result === undefined ? '' : style.dim(` (${lines} line${lines === 1 ? '' : 's'}, Ctrl+O for details)`);
+    const summary = this.#result === undefined ? '' : style.dim(` (${lines} line${lines === 1 ? '' : 's'}${this.detailsKey ? `, ${this.detailsKey} for details` : ', /keys'})`);
     this.#text.setText(`${head}${summary}`);
   }
 
@@ -129,6 +131,8 @@ export function messageComponent(message: Message, index?: number): Component | 
 
 /** The scrollback: committed messages, tool lines, notices and the live reply. */
 export class ChatView extends Container {
+  /** What tool lines name as the details key (app.ts sets it from keybindings.json). */
+  detailsKey: string | undefined = 'Ctrl+O';
   /** Recent tool calls and reasoning, for Ctrl+O. */
   readonly details = new DetailLog();
   /**
@@ -173,7 +177,7 @@ export class ChatView extends Container {
   /** A line for a call; the same call seen again before its result (its live start, then its committed message) keeps its one line. */
   toolStart(id: string, name: string, args: unknown): void {
     if (this.#open.has(id)) return;
-    const line = new ToolLine(id, name, args);
+    const line = new ToolLine(id, name, args, this.detailsKey);
     this.#open.set(id, line);
     this.details.add({ get title() { return line.title; }, text: () => line.details() });
     this.addChild(line);

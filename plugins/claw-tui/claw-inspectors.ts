@@ -364,7 +364,7 @@ export class ClawInspectors {
     // S and F keep that text as a saved draft for the child instead of sending it.
     const saveDraft = (kind: 'steer' | 'follow-up') => (item: PickerItem) => {
       const text = this.app.editor.getExpandedText();
-      if (!text.trim()) return picker.setStatus('type the text in the editor first (Alt+A opens this roster and keeps it), then press the key here');
+      if (!text.trim()) return picker.setStatus(`type the text in the editor first (${this.app.keyLabel('agents') ?? '/agents'} opens this roster and keeps it), then press the key here`);
       picker.setStatus(`saving a ${kind} draft for ${item.value.slice(0, 8)}…`);
       this.drafts.save(kind, text, item.value).then(
         (saved) => {

@@ -34,7 +34,7 @@ export class DraftCommands {
     if (verb === 'save' || verb.startsWith('save ')) {
       // The command line was the editor's text (submitting empties it), so the draft is what follows `save`.
       const text = args.trim().slice('save'.length).trim();
-      if (!text) throw new XdogError(ErrorCodes.USAGE, '/draft save needs the TEXT to keep', { hint: 'type /draft save TEXT; Ctrl+Alt+S keeps the editor\'s text as a snapshot, and quitting keeps it too' });
+      if (!text) throw new XdogError(ErrorCodes.USAGE, '/draft save needs the TEXT to keep', { hint: `type /draft save TEXT; ${this.app.keyLabel('keepDraft') ? `${this.app.keyLabel('keepDraft')} keeps the editor's text as a snapshot, and ` : ''}quitting keeps it too` });
       drafts.save(text);
       this.app.notice(`draft saved to ${drafts.file}`);
     } else if (verb === 'restore') {

@@ -22,7 +22,11 @@ import { ExtensionDialog, type ExtensionDialogView } from './extension-dialog.js
 export class TuiExtensions {
   readonly control: ExtensionControl;
 
-  constructor(private readonly app: ClawTui) {
+  constructor(
+    private readonly app: ClawTui,
+    /** keybindings.json's keys for extension commands (`ext-ID-NAME`); `[]` unbinds one. */
+    private readonly overrides: Readonly<Record<string, string[]>> = {},
+  ) {
     this.control = {
       list: (activate) => this.app.call('extensions.list', { activate }) as Promise<ExtensionInfo[]>,
       reload: (id) => this.app.call('extensions.reload', { id }) as Promise<ExtensionInfo>,
@@ -69,6 +73,8 @@ export class TuiExtensions {
   readonly #status = new Map<string, Record<string, string>>();
   /** Extension shortcuts: key to `/ext-ID-NAME` (the first extension listed keeps a key). */
   #shortcuts = new Map<string, string>();
+  /** The commands of the active extensions, as last listed (an override of another is "unavailable"). */
+  #activeCommands = new Set<string>();
 
   /** Dialogs waiting to be shown after the one on screen. */
   readonly #waiting: ExtensionDialogView[] = [];
@@ -159,6 +165,16 @@ export class TuiExtensions {
     return true;
   }
 
+  /** The extension shortcuts for `/keys`: each key in effect, then each command the file names with what became of it. */
+  keyLines(): string[] {
+    const lines = [...this.#shortcuts].filter(([, command]) => !(command in this.overrides)).map(([key, command]) => `${key.padEnd(15)} /${command}`);
+    for (const [command, keys] of Object.entries(this.overrides)) {
+      const state = !this.#activeCommands.has(command) ? 'unavailable: no active extension has this command (keybindings.json does not start extensions)' : keys.length ? 'set by keybindings.json' : 'disabled by keybindings.json';
+      lines.push(`${(keys.join(', ') || '(disabled)').padEnd(15)} /${command} · ${state}`);
+    }
+    return lines;
+  }
+
   /** Reads the extensions' shortcuts (and, on a new connection, their status lines) without starting them. */
   #refresh(withStatus: boolean): void {
     if (!this.app.methods.has('extensions.list')) return;
@@ -177,11 +193,16 @@ export class TuiExtensions {
       this.#refusalsSaid.add(reason);
       this.app.notice(reason);
     }
+    const active = new Set<string>();
     for (const info of infos) {
-      for (const [key, command] of Object.entries(info.shortcuts ?? {})) if (!shortcuts.has(key)) shortcuts.set(key, command);
+      if (info.state === 'active') for (const command of info.commands) active.add(command);
+      // A command the file names gets the file's keys instead of its own (checked against the TUI's when loaded).
+      for (const [key, command] of Object.entries(info.shortcuts ?? {})) if (!shortcuts.has(key) && !(command in this.overrides)) shortcuts.set(key, command);
       if (withStatus) this.#setStatus(info.id, info.status);
     }
+    for (const [command, keys] of Object.entries(this.overrides)) if (active.has(command)) for (const key of keys) shortcuts.set(key, command);
     this.#shortcuts = shortcuts;
+    this.#activeCommands = active;
   }
 
   /** Completion in the editor for extension commands on the first line; nothing for other text (the other commands keep their behaviour). */

@@ -37,7 +37,7 @@ export class SavedDrafts {
   /** Ctrl+Alt+S: the editor's text as a parent snapshot; the editor keeps it. */
   async keepParent(): Promise<void> {
     const text = this.app.editor.getExpandedText();
-    if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, 'the editor is empty; there is no draft to save', { hint: 'type it, then Ctrl+Alt+S' });
+    if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, 'the editor is empty; there is no draft to save', { hint: `type it, then ${this.app.keyLabel('keepDraft') ?? '/draft save TEXT'}` });
     const saved = await this.save('parent', text);
     this.app.notice(`draft saved as ${saved.id} (private snapshot; /draft saved lists them, the editor keeps it)`);
   }

@@ -24,6 +24,7 @@ import { environmentSecrets, redact } from '../../core/redact.js';
 import { queueListing, type GatewayQueued } from './queue-view.js';
 import { runGoalCommand } from './goal-commands.js';
 import { missingMethods, searchCommands } from './slash-commands.js';
+import type { Action } from './keybindings.js';
 import { runMcpCommand } from './mcp-commands.js';
 import { TranscriptCommands } from './transcript-commands.js';
 
@@ -101,13 +102,18 @@ export class SessionCommands {
       if (!found.length) throw usage(`no command matches "${query}"`, '/help lists them all');
       const lines = found.map((entry) => {
         const missing = missingMethods(entry, this.app.methods);
-        return `/${entry.name}${entry.usage ? ` ${entry.usage}` : ''}\n    ${entry.summary}${missing.length ? ' (unsupported by this gateway)' : ''}`;
+        // The key of its action as keybindings.json left it (or that the file disabled it).
+        const key = entry.action ? ` (key: ${this.app.keyLabel(entry.action as Action) ?? `none, ${entry.action} disabled`})` : '';
+        return `/${entry.name}${entry.usage ? ` ${entry.usage}` : ''}\n    ${entry.summary}${key}${missing.length ? ' (unsupported by this gateway)' : ''}`;
       });
-      this.app.page(`commands${query ? ` matching "${query}"` : ''}`, `${lines.join('\n')}\n\nKeys: /keys. Start a message with // to send text that begins with /.`);
+      this.app.page(`commands${query ? ` matching "${query}"` : ''}`, `${lines.join('\n')}\n\nKeys: /keys${this.app.keyLabel('keys') ? ` or ${this.app.keyLabel('keys')}` : ''}. Start a message with // to send text that begins with /.`);
     },
     keys: () => {
-      this.app.page('keys', `${this.app.keyHelp()}\n\nin the editor: Shift+Enter or Alt+Enter newline, ↑↓ history, Ctrl+- undo`);
+      const newLine = this.app.keyLabel('newLine');
+      this.app.page('keys', `${this.app.keyHelp()}\n\nreserved: Escape (abort, close) and Ctrl+L (repaint) cannot be remapped\nin the editor: ${newLine ? `${newLine} newline, ` : ''}↑↓ history, Ctrl+- undo`);
     },
+    editor: () => this.app.editExternally(),
+    fullscreen: () => this.#transcripts.run('fullscreen'),
     steer: (_, raw) => this.app.sendLane('steer', raw),
     'follow-up': (_, raw) => this.app.sendLane('follow_up', raw),
     queue: (args) => this.#queue(args),

@@ -13,7 +13,7 @@ export interface SlashCommand {
   summary: string;
   /** Gateway methods it calls; when one is missing from `hello`, the command is unsupported. */
   needs: readonly string[];
-  /** A shortcut action (see keybindings.ts) that runs it too. */
+  /** A shortcut action (see keybindings.ts) that runs it too: /help names its keys from the current map. */
   action?: string;
 }
 
@@ -22,30 +22,32 @@ const command = (name: string, usage: string, summary: string, needs: readonly s
 /** Every command, in the order /help lists them. */
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
   command('help', '[QUERY]', 'list the commands (those matching QUERY)'),
-  command('keys', '', 'list the key bindings'),
+  command('keys', '', 'list the key bindings, and the extension shortcuts', [], 'keys'),
+  command('editor', '', 'edit the draft in $VISUAL, $EDITOR or vi; the result replaces the draft and is not sent', [], 'externalEditor'),
   command('steer', 'TEXT', 'steer the running turn: TEXT reaches the model at its next step', ['steer'], 'steer'),
   command('follow-up', 'TEXT', 'queue TEXT on the gateway to run right after the current turn', ['follow_up'], 'followUp'),
-  command('queue', '[edit ID TEXT|remove ID|move ID up|down|resume]', "list the gateway's (iN) and the client's (qN) queued inputs, or change the client's (Ctrl+Q lists)", [], 'queue'),
-  command('sessions', '[QUERY]', 'browse the sessions: / search, Enter activate, n new, v view, r refresh, → its tree (Alt+R)', ['session.list', 'session.search', 'session.resume'], 'sessions'),
-  command('tree', '', "show the active session's entry tree", ['session.tree']),
+  command('queue', '[edit ID TEXT|remove ID|move ID up|down|resume]', "list the gateway's (iN) and the client's (qN) queued inputs, or change the client's", [], 'queue'),
+  command('sessions', '[QUERY]', 'browse the sessions: / search, Enter activate, n new, v view, r refresh, → its tree', ['session.list', 'session.search', 'session.resume'], 'sessions'),
+  command('tree', '', "show the active session's entry tree", ['session.tree'], 'tree'),
   command('new', '[NAME]', 'start a new session and make it active', ['session.new']),
   command('resume', 'ID', 'make session ID (or a unique prefix) active', ['session.resume', 'session.list']),
   command('fork', '[N]', 'a new session holding the first N messages (default: all)', ['session.fork', 'session.show']),
   command('branch', 'ENTRY', 'move the leaf to entry ENTRY (see /tree)', ['session.branch']),
   command('goto', 'N', 'move the leaf back to message N (see /status)', ['session.goto']),
   command('name', '[NAME|-]', 'show, set or (with -) clear the session name', ['session.name']),
-  command('model', '[ID]', 'pick a model the gateway serves (Ctrl+P cycles), or change to ID', ['session.model', 'models.list'], 'cycleModel'),
-  command('thinking', '[LEVEL|off]', "pick the model's thinking level (Shift+Tab cycles), or set LEVEL", ['session.thinking', 'models.list'], 'cycleThinking'),
+  command('model', '[ID]', 'pick a model the gateway serves, or change to ID (its key cycles)', ['session.model', 'models.list'], 'cycleModel'),
+  command('thinking', '[LEVEL|off]', "pick the model's thinking level, or set LEVEL (its key cycles)", ['session.thinking', 'models.list'], 'cycleThinking'),
   command('compact', '[FOCUS|cancel]', 'summarize older messages to free context (cancel: stop a running one)', ['session.compact']),
   command('status', '', 'group, session, model, queue and the numbered messages', ['group.status', 'session.show']),
   command('reset', '', 'start a fresh session (refused while a turn runs)', ['session.new']),
   command('clear', '', 'a fresh session and an empty chat below what the terminal keeps in its scrollback (refused while a turn runs)', ['session.new']),
-  command('transcript', '[QUERY|fullscreen|branch ENTRY|saved SESSION [ENTRY]]', 'the transcript browser: the whole redacted source (reasoning, tool arguments and results); / and n/N search, v range, a message, y copy, e export, f fullscreen (Alt+H)', ['transcript.read'], 'transcript'),
-  command('copy', '[response|entry|selection|all|cancel]', 'copy the last response (default), last entry, a picked message or the conversation (Alt+C)', ['transcript.read'], 'copy'),
+  command('transcript', '[QUERY|fullscreen|branch ENTRY|saved SESSION [ENTRY]]', 'the transcript browser: the whole redacted source (reasoning, tool arguments and results); / and n/N search, v range, a message, y copy, e export, f fullscreen', ['transcript.read'], 'transcript'),
+  command('fullscreen', '', 'the transcript browser straight in its fullscreen mode, on the alternate screen (as /transcript fullscreen)', ['transcript.read'], 'fullscreen'),
+  command('copy', '[response|entry|selection|all|cancel]', 'copy the last response (default), last entry, a picked message or the conversation', ['transcript.read'], 'copy'),
   command('export', 'PATH [text|md|json|html] [full] [N-M]|cancel', 'review, then write the conversation (user and assistant text; full: with reasoning and tools) to a new 0600 file', ['transcript.read']),
   command('share', 'PATH [full] [N-M]|cancel', 'review, then write the conversation as a standalone HTML page (secrets redacted)', ['transcript.read']),
   command('attach', 'PATH', 'attach a PNG, JPEG or WebP image to the draft'),
-  command('paste', '', "attach the clipboard's image, or put its text in the draft (Ctrl+V; wl-paste or xclip)", [], 'paste'),
+  command('paste', '', "attach the clipboard's image, or put its text in the draft (wl-paste or xclip)", [], 'paste'),
   command('attachments', '[remove ID|clear]', "list or drop the draft's images"),
   command('goal', '[set TEXT|pause|resume|done|abandon]', "show the group's goal, or set or change it", ['goal.get']),
   command('extensions', '[list|reload ID|unload ID]', 'start and list the enabled extensions, or reload/unload one (idle); /ext-ID-NAME ARGS (or its public name /NAME) runs an extension command (Tab completes)', ['extensions.list']),
@@ -56,8 +58,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   command('agents', '[start [--inherit] TASK|inspect|steer|follow-up|cancel|wait|close ID [TEXT]|edit-input|remove-input|move-input ID N [TEXT|up|down]|drafts|draft start TASK|draft steer|follow-up ID TEXT]', 'the child agents: a live roster (s steer, f follow-up with the draft, S/F save it as a draft, d drafts, c cancel, w wait, Enter transcript)', ['agents.list']),
   command('tools', '[QUERY]', 'the tools the agent gets, searchable; Enter shows one with its parameters', ['tools.list']),
   command('readonly', '[on|off]', "show or change the group's read-only scope (on denies tools that write)", ['readonly.status']),
-  command('diff', '', "the git changes of the group's workspace (Alt+D; r refreshes)", ['workspace.diff'], 'diff'),
-  command('draft', '[save TEXT|restore|clear|saved [list|ID]]', 'the draft kept on disk between runs (saved when you quit, restored at start); saved: the snapshots Ctrl+Alt+S keeps'),
+  command('diff', '', "the git changes of the group's workspace (r refreshes)", ['workspace.diff'], 'diff'),
+  command('draft', '[save TEXT|restore|clear|saved [list|ID]]', 'the draft kept on disk between runs (saved when you quit, restored at start); saved: the snapshots the keepDraft key keeps (/keys)'),
   command('quit', '', 'leave the TUI (the gateway keeps running)'),
 ];
 

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clawSandbox, connect, startGateway, until, type ClawSandbox, type GatewayProcess } from '../support/claw.js';
-import { repoRoot } from '../support/cli.js';
+import { repoRoot, runCli } from '../support/cli.js';
+import { tempDir, writeTree } from '../support/temp.js';
 import { hasTmux, tmuxSession } from '../support/tmux.js';
 import { hasXClipboard, startXDisplay } from '../support/x-display.js';
 import { pathMessages, readTranscriptEntries } from '../../plugins/claw-tui/conversation.js';
@@ -19,9 +20,20 @@ const tty = tmuxSession(name);
 let sandbox: ClawSandbox;
 let gateway: GatewayProcess | undefined;
 
+/** An extension with two shortcuts, for keybindings.json's overrides (started only by /extensions). */
+const KEYED_EXTENSION = `
+export default function setup(api) {
+  api.command('compose', { shortcut: 'alt+k', run: async () => 'composed by keyed' });
+  api.command('blocked', { shortcut: 'alt+j', run: async () => 'blocked ran' });
+}`;
+
 beforeAll(async () => {
   if (!hasTmux) return;
-  sandbox = clawSandbox();
+  sandbox = clawSandbox('extensions: [keyed]\n');
+  const folder = path.join(sandbox.root, 'keyed');
+  writeTree(folder, { 'package.json': { name: 'keyed', version: '1.0.0', type: 'module', xdog: { extension: './index.js' } }, 'index.js': KEYED_EXTENSION });
+  const installed = runCli(['plugins', 'install', folder], { env: sandbox.env, cwd: sandbox.root });
+  if (installed.status !== 0) throw new Error(installed.stderr);
   gateway = await startGateway(sandbox);
 });
 afterEach(() => tty.kill());
@@ -50,9 +62,8 @@ const count = (text: string, needle: string): number => text.split(needle).lengt
 
 /** An interactive bash in tmux (job control on) that prints a marker, then runs the TUI. */
 async function openTui(marker: string, extraEnv: Record<string, string> = {}): Promise<void> {
-  const env = Object.entries({ ...sandbox.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1', ...extraEnv })
-    .map(([key, value]) => `${key}='${value}'`)
-    .join(' ');
+  // The editor settings of whoever runs the tests never reach the TUI (a test sets its own).
+  const env = ['-u VISUAL -u EDITOR', ...Object.entries({ ...sandbox.env, OCLIF_SKIP_NEW_VERSION_CHECK: '1', ...extraEnv }).map(([key, value]) => `${key}='${value!.replace(/'/g, "'\\''")}'`)].join(' ');
   tty.start('env PS1="$ " bash --norc --noprofile -i', { width: 100, height: 30 });
   await onScreen((screen) => screen.includes('$'), 'the shell prompt');
   tty.keys('-l', `cd ${sandbox.root} && echo ${marker} && env ${env} ${process.execPath} ${path.join(repoRoot, 'bin/run.js')} claw tui`);
@@ -209,5 +220,136 @@ describe.skipIf(!hasTmux)('xdog claw tui: the terminal contract', { timeout: 300
     expect(shown).toContain('the queue is empty; there is nothing to resume');
     expect(shown).toContain('the connection to the gateway was lost');
     expect(count(shown, 'echo: before the drop')).toBe(1);
+  });
+});
+
+/** A claw directory holding only this keybindings.json (CLAW_DIR points the TUI at it). */
+function keysDir(bindings: Record<string, string | string[]>): string {
+  const dir = tempDir('xdog-tui-keys-');
+  fs.writeFileSync(path.join(dir, 'keybindings.json'), JSON.stringify(bindings));
+  return dir;
+}
+/** True while tmux shows the pane's alternate screen. */
+const alternateOn = (): boolean => tty.tmux('display-message', '-p', '-t', name, '#{alternate_on}').trim() === '1';
+
+/**
+ * A stand-in editor at `file` that logs each argument it gets (one per line, in brackets), its
+ * working directory and the temp file's mode to `log`, then appends " +edited" to the file it
+ * was given (its last argument), or exits 3 while `<log>.fail` exists.
+ */
+function fakeEditor(file: string, log: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(
+    file,
+    `#!/bin/sh\nfor arg in "$@"; do printf '[%s]\\n' "$arg"; done > '${log}'\npwd >> '${log}'\nfor last in "$@"; do :; done\nstat -c 'mode %a' "$last" >> '${log}'\n[ -e '${log}.fail' ] && exit 3\nprintf '%s +edited\\n' "$(cat "$last")" > "$last"\n`,
+    { mode: 0o755 },
+  );
+}
+
+describe.skipIf(!hasTmux)('xdog claw tui: keybindings.json, F1, /editor and /fullscreen', { timeout: 300_000 }, () => {
+  it('F1 lists the keys; "steer": [] leaves Alt+S doing nothing and /keys and /help say disabled; a key bound to fullscreen opens the transcript on the alternate screen', async () => {
+    await openTui('keys-file', { CLAW_DIR: keysDir({ steer: [], fullscreen: 'f2', send: 'enter' }) });
+    expect(flat(history())).not.toContain('the default key bindings are used');
+    tty.keys('F1');
+    await onScreen((screen) => /steer\s+\(disabled\)/.test(screen) && /fullscreen\s+f2/.test(screen) && /keys\s+f1/.test(screen), 'the key list F1 opens');
+    tty.keys('Escape');
+    await onScreen((screen) => !/steer\s+\(disabled\)/.test(screen) && screen.includes('online'), 'the chat again');
+
+    // Alt+S is no key now: the draft stays, and nothing tries to steer (the text typed after it lands after it).
+    tty.keys('-l', 'not steered');
+    await onScreen((screen) => screen.includes('not steered'), 'the draft');
+    tty.keys('M-s');
+    tty.keys('-l', ' still here');
+    await onScreen((screen) => screen.includes('not steered still here'), 'the draft after Alt+S');
+    expect(flat(history())).not.toMatch(/nothing to steer|steer i\d+ accepted/);
+    tty.keys('C-c');
+    await onScreen((screen) => screen.includes('press Ctrl+C again'), 'the cleared editor');
+    tty.keys('/help steer', 'Enter');
+    await seen('(key: none, steer disabled)');
+    tty.keys('q');
+    await onScreen((screen) => screen.includes('online') && !screen.includes('key: none'), 'the chat again');
+
+    tty.keys('for the transcript', 'Enter');
+    await seen('echo: for the transcript');
+    expect(alternateOn()).toBe(false);
+    tty.keys('F2');
+    await poll(() => alternateOn() && tty.screen().includes('transcript (redacted') && tty.screen().includes('· fullscreen'), () => `the fullscreen transcript on the alternate screen:\n${tty.screen()}`, 60_000);
+    tty.keys('q');
+    await poll(() => !alternateOn() && tty.screen().includes('online'), () => `the chat back on the main screen:\n${tty.screen()}`, 60_000);
+    tty.keys('/fullscreen', 'Enter');
+    await poll(() => alternateOn() && tty.screen().includes('· fullscreen'), () => `/fullscreen on the alternate screen:\n${tty.screen()}`, 60_000);
+    tty.keys('q');
+    await poll(() => !alternateOn(), () => 'the main screen again', 60_000);
+  });
+
+  it('/editor with VISUAL and EDITOR unset runs the vi first on PATH in the workspace on a 0600 file; the draft changes and is not sent', async () => {
+    const bin = tempDir('xdog-tui-bin-');
+    const log = path.join(bin, 'vi.log');
+    fakeEditor(path.join(bin, 'vi'), log);
+    await openTui('editor-vi', { PATH: `${bin}:${process.env.PATH}` });
+    tty.keys('/editor', 'Enter');
+    await onScreen((screen) => screen.includes('+edited'), 'the edited draft in the editor');
+    const logged = fs.readFileSync(log, 'utf8').split('\n');
+    expect(logged[0]).toMatch(/^\[.*xdog-draft-[^/]+\/draft\.md\]$/);
+    expect(logged).toContain(sandbox.workspace);
+    expect(logged).toContain('mode 600');
+    // Not sent: the next message the model gets is the one typed after clearing the editor.
+    tty.keys('C-c');
+    await onScreen((screen) => screen.includes('press Ctrl+C again'), 'the cleared editor');
+    tty.keys('after the editor', 'Enter');
+    await seen('echo: after the editor');
+    expect(sandbox.requests().some((request) => JSON.stringify(request).includes('+edited'))).toBe(false);
+    // A failing editor keeps the draft as it was.
+    fs.writeFileSync(`${log}.fail`, '');
+    tty.keys('-l', 'my words');
+    await onScreen((screen) => screen.includes('my words'), 'the draft');
+    tty.keys('C-g');
+    await seen('the editor vi exited with 3; the draft is unchanged');
+    tty.keys('-l', ' kept');
+    await onScreen((screen) => screen.includes('my words kept') && !screen.includes('my words +edited'), 'the old draft after the failure');
+  });
+
+  it('EDITOR with a quoted path holding a space reaches that program, its arguments one each; Ctrl+G edits the typed draft', async () => {
+    const bin = path.join(tempDir('xdog-tui-bin-'), 'with space');
+    const log = path.join(bin, 'ed.log');
+    fakeEditor(path.join(bin, 'my ed'), log);
+    await openTui('editor-quoted', { EDITOR: `'${bin}/my ed' -x "two words"` });
+    tty.keys('-l', 'typed draft');
+    await onScreen((screen) => screen.includes('typed draft'), 'the draft');
+    tty.keys('C-g');
+    await onScreen((screen) => screen.includes('typed draft +edited'), 'the draft edited by "my ed"');
+    const logged = fs.readFileSync(log, 'utf8').split('\n');
+    expect(logged.slice(0, 2)).toEqual(['[-x]', '[two words]']);
+    expect(logged[2]).toMatch(/draft\.md\]$/);
+    // It runs in the group's workspace, not where the TUI was started.
+    expect(logged[3]).toBe(sandbox.workspace);
+  });
+
+  it('keybindings.json remaps one extension shortcut and unbinds another; /keys shows them and a command no extension has as unavailable', async () => {
+    await openTui('ext-keys', { CLAW_DIR: keysDir({ 'ext-keyed-compose': 'alt+x', 'ext-keyed-blocked': [], 'ext-gone-thing': 'alt+g' }) });
+    tty.keys('/extensions', 'Enter');
+    await onScreen((screen) => screen.includes('shortcut alt+k: /ext-keyed-compose'), 'the started extension');
+    tty.keys('q');
+    await onScreen((screen) => screen.includes('online'), 'the chat again');
+    tty.keys('/keys', 'Enter');
+    await onScreen((screen) => screen.includes('extension shortcuts:'), 'the key list');
+    // Its end: the extension shortcuts come after the actions.
+    tty.keys('NPage');
+    await onScreen(
+      (screen) => flat(screen).includes('alt+x /ext-keyed-compose · set by keybindings.json') && flat(screen).includes('(disabled) /ext-keyed-blocked · disabled by keybindings.json') && flat(screen).includes('alt+g /ext-gone-thing · unavailable'),
+      'the overrides in /keys',
+    );
+    tty.keys('q');
+    await onScreen((screen) => screen.includes('online') && !screen.includes('set by keybindings'), 'the chat again');
+    // The extension's own keys do nothing now (the text typed after them lands after them).
+    tty.keys('M-k');
+    tty.keys('M-j');
+    tty.keys('-l', 'after the old keys');
+    await onScreen((screen) => screen.includes('after the old keys'), 'the draft after Alt+K and Alt+J');
+    expect(flat(history())).not.toMatch(/composed by keyed|blocked ran/);
+    tty.keys('C-c');
+    await onScreen((screen) => screen.includes('press Ctrl+C again'), 'the cleared editor');
+    tty.keys('M-x');
+    await onScreen((screen) => screen.includes('composed by keyed'), 'Alt+X running /ext-keyed-compose');
   });
 });

@@ -119,7 +119,7 @@ describe.skipIf(!hasTmux)('xdog claw tui', { timeout: 180_000 }, () => {
     fs.writeFileSync(path.join(sandbox.root, 'config', 'xdog', 'claw', 'keybindings.json'), JSON.stringify({ steer: 'ctrl+l' }));
     await gatewayFor(sandbox);
     await openTui(sandbox);
-    await seen('keybindings.json: key "steer": "ctrl+l" is bound to');
+    await seen('keybindings.json: key "steer": "ctrl+l" is reserved to');
 
     tty.keys('alpha', 'Enter');
     await seen('echo: alpha');

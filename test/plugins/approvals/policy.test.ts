@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApprovalsConfigSchema, type ApprovalsConfig } from '../../../core/index.js';
 import { alwaysAllowRules, judgeToolCall, type LearnedRule } from '../../../plugins/approvals/policy.js';
+import { splitCommandLine } from '../../../plugins/approvals/index.js';
 
 const config: ApprovalsConfig = ApprovalsConfigSchema.parse({
   mode: 'mutating',
@@ -155,5 +156,36 @@ describe('approval policy: rules learned from "always allow"', () => {
     expect(reads).toBe(0);
     await judgeToolCall(config, call('touch x'), counted);
     expect(reads).toBe(1);
+  });
+});
+
+describe('splitCommandLine: a command setting ($VISUAL) split into words without a shell', () => {
+  it.each([
+    ['vi', ['vi']],
+    ['code --wait', ['code', '--wait']],
+    ["'/path with space/ed' -x", ['/path with space/ed', '-x']],
+    ['"/a b/c" "-x y" z\\ w', ['/a b/c', '-x y', 'z w']],
+    ['  nano  ', ['nano']],
+  ])('%s', async (line, argv) => {
+    expect(await splitCommandLine(line)).toEqual({ argv });
+  });
+
+  it.each([
+    ['vi $HOME', /would need a shell/],
+    ['vi "$x"', /would need a shell/],
+    ['$(x) y', /would need a shell/],
+    ['A=1 vi', /would need a shell/],
+    ['vi > out', /more than one plain command/],
+    ['vi; rm -rf ~', /more than one plain command/],
+    ['vi | cat', /more than one plain command/],
+    ['"unclosed', /syntax error/],
+    ['', /empty/],
+  ])('refuses %s', async (line, problem) => {
+    const split = await splitCommandLine(line);
+    expect('problem' in split && split.problem).toMatch(problem);
+  });
+
+  it('refuses a line over the limit before parsing it', async () => {
+    expect(await splitCommandLine(`vi ${'x'.repeat(5000)}`)).toEqual({ problem: 'it is longer than 4096 bytes' });
   });
 });

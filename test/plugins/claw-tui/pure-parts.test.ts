@@ -10,7 +10,7 @@ import { LongText } from '../../../plugins/claw-tui/long-text.js';
 import { pathMessages, type PathMessage, type TranscriptEntry } from '../../../plugins/claw-tui/conversation.js';
 import { renderConversation, writePrivateFile } from '../../../plugins/claw-tui/export-formats.js';
 import { InputQueue } from '../../../plugins/claw-tui/input-queue.js';
-import { defaultBindings, isKeyId, keybindingsFile, loadKeybindings } from '../../../plugins/claw-tui/keybindings.js';
+import { actionKeyLabel, defaultBindings, isKeyId, keybindingsFile, keyLabel, loadKeybindings } from '../../../plugins/claw-tui/keybindings.js';
 import { findMatches } from '../../../plugins/claw-tui/overlays.js';
 import { environmentSecrets, redact } from '../../../core/redact.js';
 import { SLASH_COMMANDS, isCommand, parseCommand, searchCommands, unsupported } from '../../../plugins/claw-tui/slash-commands.js';
@@ -71,7 +71,7 @@ describe('slash commands', () => {
 describe('keybindings.json', () => {
   it('remaps actions; a missing file means the defaults', () => {
     const dir = tempDir('xdog-keys-');
-    expect(loadKeybindings(path.join(dir, 'none.json'))).toEqual({ bindings: defaultBindings() });
+    expect(loadKeybindings(path.join(dir, 'none.json'))).toEqual({ bindings: defaultBindings(), extensionKeys: {} });
     fs.writeFileSync(path.join(dir, 'k.json'), JSON.stringify({ steer: 'alt+t', newLine: ['alt+enter'] }));
     const loaded = loadKeybindings(path.join(dir, 'k.json'));
     expect(loaded.notice).toBeUndefined();
@@ -83,8 +83,34 @@ describe('keybindings.json', () => {
     ['{ not json', /not valid JSON/],
     [JSON.stringify({ fly: 'ctrl+f' }), /key "fly" is not an action/],
     [JSON.stringify({ steer: 'hyper+q' }), /key "steer": "hyper\+q" is not a key/],
-    [JSON.stringify({ steer: 'ctrl+l' }), /"ctrl\+l" is bound to "repaint" too|"ctrl\+l" is bound to "steer" too/],
+    [JSON.stringify({ steer: 'ctrl+l' }), /key "steer": "ctrl\+l" is reserved to "repaint"; choose another key/],
     [JSON.stringify({ steer: 5 }), /key "steer"/],
+    // Bare printable keys type text: a letter, a digit, a symbol, space, or any of them with Shift only.
+    [JSON.stringify({ steer: 'a' }), /key "steer": "a" is a bare printable key, which types text; add a modifier such as "alt\+a"/],
+    [JSON.stringify({ queue: ['ctrl+q', '7'] }), /key "queue": "7" is a bare printable key/],
+    [JSON.stringify({ diff: 'shift+/' }), /key "diff": "shift\+\/" is a bare printable key/],
+    [JSON.stringify({ copy: 'space' }), /key "copy": "space" is a bare printable key/],
+    [JSON.stringify({ 'ext-keyed-compose': 'x' }), /key "ext-keyed-compose": "x" is a bare printable key/],
+    // Escape and Ctrl+L are reserved: their actions stay, and no other action takes them.
+    [JSON.stringify({ abort: 'ctrl+x' }), /key "abort": "abort" is reserved to "escape" and cannot be remapped or disabled; remove it from the file/],
+    [JSON.stringify({ abort: [] }), /"abort" is reserved to "escape"/],
+    [JSON.stringify({ repaint: ['ctrl+l', 'f5'] }), /key "repaint": "repaint" is reserved to "ctrl\+l"/],
+    [JSON.stringify({ quit: 'esc' }), /key "quit": "esc" is reserved to "abort"; choose another key/],
+    [JSON.stringify({ 'ext-keyed-compose': 'ctrl+l' }), /key "ext-keyed-compose": "ctrl\+l" is reserved to "repaint"/],
+    // submit cannot go without a key: the draft could never be sent.
+    [JSON.stringify({ submit: [] }), /key "submit": "submit" needs a key, or no draft could be sent; give it one such as "enter"/],
+    [JSON.stringify({ send: [] }), /key "send": "submit" needs a key/],
+    // One action under both of its names is a conflict.
+    [JSON.stringify({ submit: 'enter', send: 'ctrl+s' }), /key "send": the action "submit" is named twice \(as "submit" and "send"\); keep one of them/],
+    [JSON.stringify({ save_draft: 'f8', keepDraft: 'f9' }), /the action "keepDraft" is named twice/],
+    // Keys compare in one spelling: modifier order and esc/return do not make a new key.
+    [JSON.stringify({ steer: 'shift+ctrl+p', queue: 'ctrl+shift+p' }), /key "queue": "ctrl\+shift\+p" is bound to "steer" too/],
+    [JSON.stringify({ tree: 'ctrl+f1' }), /key "tree": "ctrl\+f1" is not a key/],
+    // Extension overrides: no builtin's key, none of the editor's, no two commands on one key.
+    [JSON.stringify({ 'ext-keyed-compose': 'alt+s' }), /key "ext-keyed-compose": "alt\+s" is bound to "steer" too/],
+    [JSON.stringify({ 'ext-keyed-compose': 'ctrl+a' }), /key "ext-keyed-compose": "ctrl\+a" is the editor's, which an extension shortcut cannot take/],
+    [JSON.stringify({ 'ext-keyed-compose': 'alt+x', 'ext-keyed-other': ['alt+x'] }), /key "ext-keyed-other": "alt\+x" is bound to "ext-keyed-compose" too/],
+    [JSON.stringify({ 'Ext-Keyed-Compose': 'alt+x' }), /key "Ext-Keyed-Compose" is not an action/],
   ])('falls back to the defaults with a notice naming the file and the key: %s', (content, problem) => {
     const file = path.join(tempDir('xdog-keys-'), 'keybindings.json');
     fs.writeFileSync(file, content);
@@ -113,7 +139,36 @@ describe('keybindings.json', () => {
 
   it('knows key ids', () => {
     for (const key of ['ctrl+g', 'alt+enter', 'shift+ctrl+p', 'f12', 'pageUp', 'ctrl++']) expect(isKeyId(key)).toBe(true);
-    for (const key of ['ctrl+ctrl+a', 'meta+a', 'f13', '', 'ctrl+']) expect(isKeyId(key)).toBe(false);
+    // pi-tui never matches a function key with a modifier.
+    for (const key of ['ctrl+ctrl+a', 'meta+a', 'f13', '', 'ctrl+', 'shift+f1']) expect(isKeyId(key)).toBe(false);
+    expect(keyLabel('ctrl+alt+s')).toBe('Ctrl+Alt+S');
+    expect(keyLabel('f1')).toBe('F1');
+    expect(keyLabel('shift+enter')).toBe('Shift+Enter');
+  });
+
+  it('[] disables an action; the seed\'s action names are aliases of ours; keys, tree and fullscreen are actions', () => {
+    const file = path.join(tempDir('xdog-keys-'), 'keybindings.json');
+    fs.writeFileSync(file, JSON.stringify({ steer: [], send: 'ctrl+s', newline: 'alt+n', external_editor: 'f4', follow_up: 'alt+u', save_draft: 'f8', toggleTools: 'ctrl+t', tree: 'f2', fullscreen: ['f3'] }));
+    const loaded = loadKeybindings(file);
+    expect(loaded.notice).toBeUndefined();
+    expect(loaded.bindings).toMatchObject({ steer: [], submit: ['ctrl+s'], newLine: ['alt+n'], externalEditor: ['f4'], followUp: ['alt+u'], keepDraft: ['f8'], details: ['ctrl+t'], tree: ['f2'], fullscreen: ['f3'], keys: ['f1'] });
+    expect(actionKeyLabel(loaded.bindings, 'steer')).toBeUndefined();
+    expect(actionKeyLabel(loaded.bindings, 'submit')).toBe('Ctrl+S');
+    // Unbound by default: tree and fullscreen; F1 lists the keys.
+    expect(defaultBindings()).toMatchObject({ tree: [], fullscreen: [], keys: ['f1'] });
+    // A disabled action's old key is free for another.
+    fs.writeFileSync(file, JSON.stringify({ steer: [], followUp: 'alt+s' }));
+    expect(loadKeybindings(file)).toMatchObject({ bindings: { steer: [], followUp: ['alt+s'] } });
+    expect(loadKeybindings(file).notice).toBeUndefined();
+  });
+
+  it('remaps and unbinds extension shortcuts by their full command name', () => {
+    const file = path.join(tempDir('xdog-keys-'), 'keybindings.json');
+    fs.writeFileSync(file, JSON.stringify({ 'ext-keyed-compose': 'alt+x', 'ext-keyed-blocked': [], 'ext-other-two': ['alt+1', 'alt+2'] }));
+    const loaded = loadKeybindings(file);
+    expect(loaded.notice).toBeUndefined();
+    expect(loaded.extensionKeys).toEqual({ 'ext-keyed-compose': ['alt+x'], 'ext-keyed-blocked': [], 'ext-other-two': ['alt+1', 'alt+2'] });
+    expect(loaded.bindings).toEqual(defaultBindings());
   });
 });
 
