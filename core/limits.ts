@@ -378,6 +378,12 @@ export const LIMITS = Object.freeze({
   clawStoreConnectSeconds: 10,
   /** claw: how long a claw store statement waits for another connection's lock (SQLite busy timeout, PostgreSQL lock_timeout), in ms; then BUSY. */
   clawStoreLockWaitMs: CLAW_STORE_LOCK_WAIT_MS,
+  /**
+   * claw: bytes of a SQLite claw store file read through a memory map (`PRAGMA mmap_size`; the
+   * rest through read calls). The open's integrity check and a long session's first read then
+   * cost a fraction of copying every page through the page cache.
+   */
+  clawStoreMmapBytes: 256 * MiB,
   /** claw: seconds a starting process waits for another one's migrations of a PostgreSQL claw store. */
   clawStoreMigrationLockSeconds: 120,
   /** claw: times a PostgreSQL transaction is re-run after a serialization failure or deadlock (then BUSY). */

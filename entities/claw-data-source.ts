@@ -2,7 +2,7 @@
  * Opens the claw store: the same entities and migrations on SQLite (the
  * default) or PostgreSQL (claw-postgres.ts). SQLite is better-sqlite3 with
  * WAL, `synchronous=FULL` (a committed transaction survives power loss),
- * foreign keys and a busy timeout; the file is checked with
+ * foreign keys, a busy timeout and memory-mapped reads; the file is checked with
  * `PRAGMA integrity_check` before anything reads it: a damaged store is
  * refused with STORE_CORRUPT naming the file, never reset. Migrations run on
  * open, all in one transaction (on PostgreSQL under an advisory lock).
@@ -105,6 +105,8 @@ function prepareDatabase(file: string) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
+      // Before the check: it reads every page, and mapped pages are not copied into the page cache.
+      db.pragma(`mmap_size = ${LIMITS.clawStoreMmapBytes}`);
       const rows = db.pragma('integrity_check') as { integrity_check: string }[];
       const problems = rows.map((row) => row.integrity_check).filter((text) => text !== 'ok');
       if (problems.length) {

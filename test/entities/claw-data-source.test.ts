@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { ClawStoreSchema, XdogError } from '../../core/index.js';
+import { ClawStoreSchema, LIMITS, XdogError } from '../../core/index.js';
 import { clawStoreLocation, defaultClawStoreFile, describeClawStore, openClawDataSource, type ClawStoreLocation } from '../../entities/index.js';
 import { createTestDatabase, describeStores, openTestDataSource, type TestDatabase } from '../support/stores.js';
 import { tempDir } from '../support/temp.js';
@@ -142,6 +142,8 @@ describe('the claw store on SQLite', () => {
     expect(await dataSource.query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
     expect(await dataSource.query('PRAGMA synchronous')).toEqual([{ synchronous: 2 }]);
     expect(await dataSource.query('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
+    // Memory-mapped reads: the open's integrity check and a long session's first read skip the page copies.
+    expect(await dataSource.query('PRAGMA mmap_size')).toEqual([{ mmap_size: LIMITS.clawStoreMmapBytes }]);
   });
 
   it('refuses a file that is not a database, naming it, and leaves it as it was', async () => {

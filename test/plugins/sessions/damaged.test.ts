@@ -49,6 +49,16 @@ describe('a damaged session store', () => {
     await expectCorrupt(test.store.context(damaged), test.file, `session ${damaged}: entry ${entries[2]} (message): the payload does not fit its kind (message`);
   });
 
+  it('refuses a message that is well formed JSON but breaks its schema one level down, as zod words it', async () => {
+    const { test, damaged, entries } = await twoSessions();
+    const message = { role: 'assistant', content: [{ type: 'text', text: 'x' }], model: 'faux/test', usage: { input: -1, output: 0 }, stopReason: 'stop', timestamp: 1 };
+    await test.dataSource.query('UPDATE claw_entries SET payload = ? WHERE id = ?', [JSON.stringify({ message }), entries[1]]);
+    await expectCorrupt(test.store.context(damaged), test.file, `session ${damaged}: entry ${entries[1]} (message): the payload does not fit its kind (message.usage.input: `);
+    const extra = { role: 'user', content: [{ type: 'text', text: 'x', bold: true }], timestamp: 1 };
+    await test.dataSource.query('UPDATE claw_entries SET payload = ? WHERE id = ?', [JSON.stringify({ message: extra }), entries[1]]);
+    await expectCorrupt(test.store.path(damaged), test.file, `session ${damaged}: entry ${entries[1]} (message): the payload does not fit its kind (message.content`);
+  });
+
   it('refuses a leaf that points at a missing entry', async () => {
     const { test, damaged, intact } = await twoSessions();
     await test.dataSource.query('UPDATE claw_sessions SET leaf_entry_id = 99999 WHERE id = ?', [damaged]);
