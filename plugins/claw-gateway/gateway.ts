@@ -238,7 +238,7 @@ export class Gateway {
     // A failure here must not fail the run: the heartbeat refreshes interest anyway.
     // Fencing: no run starts on a group whose lease could run out under it.
     this.hooks.runStarting.tapPromise('claw-workers-lease', async (info) => this.#pool?.untilLeaseFresh(info.group));
-    this.hooks.runStarting.tapPromise('claw-workers-relay', () => relay.refreshInterest().catch((error: unknown) => log(`could not re-read relay interest: ${describeError(error)}`)));
+    this.hooks.runStarting.tapPromise('claw-workers-relay', () => relay.interestForRun().catch((error: unknown) => log(`could not re-read relay interest: ${describeError(error)}`)));
 
     const schemas = new Map<string, z.ZodType>(Object.entries(MethodParams));
     for (const service of services) for (const [name, method] of Object.entries(service.methods ?? {})) schemas.set(name, method.params);

@@ -130,9 +130,8 @@ export class Handoffs {
       });
     }
     const id = randomUUID();
-    await store.withStatement((sql) => insertHandoff(sql, { id, group, method, params: text, fromWorker: workerId, createdAt: clock.now() }));
-    // A lost wake-up only delays the owner until its next fallback check; the row is what counts.
-    await wakeups.notify('claw_handoff', group).catch((error: unknown) => this.#options.log(`could not wake the owner of ${group}: ${describeError(error)}`));
+    // The owner's wake-up rides on the insert (a lost one only delays it until its next fallback check; the row is what counts).
+    await store.withStatement((sql) => insertHandoff(sql, { id, group, method, params: text, fromWorker: workerId, createdAt: clock.now() }, wakeups.along('claw_handoff', group)));
     while (Date.now() < deadline) {
       await this.#wake(id, deadline - Date.now());
       // A failed read (the store restarting) is retried at the next wake-up, within the deadline.
@@ -204,8 +203,9 @@ export class Handoffs {
     const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
     for (let attempt = 0; ; attempt++) {
       try {
-        await store.withStatement((sql) => finishHandoff(sql, id, answer));
-        break;
+        // The caller's wake-up rides on the answer (a lost one leaves the caller to its fallback check).
+        await store.withStatement((sql) => finishHandoff(sql, id, answer, wakeups.along('claw_handoff_done', id)));
+        return;
       } catch (error) {
         if (Date.now() >= deadline) {
           log(`could not write the answer of a handed-off ${method} (${describeError(error)}); its caller will report an unknown outcome`);
@@ -214,8 +214,6 @@ export class Handoffs {
         await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
       }
     }
-    // A lost notification leaves the caller to its fallback check.
-    await wakeups.notify('claw_handoff_done', id).catch((error: unknown) => log(`could not wake the caller of a handed-off ${method}: ${describeError(error)}`));
   }
 
   /** Waits for the handoffs being run to be answered. */

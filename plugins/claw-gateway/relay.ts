@@ -22,7 +22,7 @@ import { LIMITS } from '../../core/limits.js';
 import type { SessionStore } from '../sessions/tokens.js';
 import type { Mergeable } from './transport/index.js';
 import type { Subscriptions } from './subscriptions.js';
-import { backoffMs, type Wakeups } from './wakeups.js';
+import { backoffMs, type Notice, type Wakeups } from './wakeups.js';
 import { mergeableOf } from './wire-event.js';
 import { dropInterest, insertRelayEvents, lastRelayId, pruneRelayEvents, recordInterest, relayEventsAfter, remoteInterest, type RelayEvent } from './worker-store.js';
 
@@ -66,11 +66,18 @@ export class Relay {
   /** Interest re-reads started / the newest one applied. */
   #interestAsked = 0;
   #interestApplied = 0;
+  /** The newest interest re-read started. */
+  #interestRead?: Promise<void>;
 
   constructor(options: RelayOptions) {
     this.#options = options;
     // The NOTIFY names the groups written: a worker following none of them reads nothing.
     options.wakeups.on('claw_relay', (targets) => this.read(targets));
+    // A follower names the group it starts following: only that group's owner re-reads the interest.
+    // Fallback checks (no targets) are left to the heartbeat's re-read.
+    options.wakeups.on('claw_interest', async (targets) => {
+      if (targets && [...targets].some((group) => options.owns(group))) await this.refreshInterest();
+    });
   }
 
   /** Owner side: true when another worker's clients follow `group` (as of the last interest read). */
@@ -141,14 +148,15 @@ export class Relay {
       this.#overflowed = false;
       try {
         await this.#inLane(async () => {
-          const highest = await this.#writeRetrying(batch);
+          // The followers' wake-up rides on the write, naming the groups written.
+          const notice = batch.length ? wakeups.along('claw_relay', [...new Set(batch.map((event) => event.group))].join('\n')) : undefined;
+          const highest = await this.#writeRetrying(batch, notice);
           // This worker's own rows are not for its own clients (they had them at once).
           for (const [group, id] of highest) {
             const cursor = this.#cursors.get(group);
             if (cursor) cursor.after = Math.max(cursor.after, id);
           }
         });
-        if (batch.length) await wakeups.notify('claw_relay', [...new Set(batch.map((event) => event.group))].join('\n'));
       } catch (error) {
         log(`could not relay ${batch.length} events (${describeError(error)}); clients on other workers miss them`);
       }
@@ -160,12 +168,12 @@ export class Relay {
    * (a restart) for up to LIMITS.clawHandoffSeconds: followers' clients get them late, not never.
    * Events published meanwhile wait in the bounded outbox.
    */
-  async #writeRetrying(batch: ReadonlyArray<Omit<RelayEvent, 'id'>>): Promise<Map<string, number>> {
+  async #writeRetrying(batch: ReadonlyArray<Omit<RelayEvent, 'id'>>, notice: Notice | undefined): Promise<Map<string, number>> {
     const { store, clock } = this.#options;
     const deadline = Date.now() + LIMITS.clawHandoffSeconds * 1000;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await store.withStatement((sql) => insertRelayEvents(sql, batch, clock.now()));
+        return await store.withStatement((sql) => insertRelayEvents(sql, batch, clock.now(), notice));
       } catch (error) {
         if (!XdogError.is(error, ErrorCodes.UNAVAILABLE) || Date.now() >= deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
@@ -173,8 +181,29 @@ export class Relay {
     }
   }
 
-  /** Owner side: re-reads which of its groups other workers follow (each heartbeat and before each run). */
-  async refreshInterest(): Promise<void> {
+  /**
+   * Owner side, before a run: where followers tell owners by NOTIFY, the interest is current once
+   * the re-reads those notices started are done (no statement per run); where they cannot (workers
+   * poll), it is re-read.
+   */
+  async interestForRun(): Promise<void> {
+    if (!this.#options.wakeups.notifies) return this.refreshInterest();
+    // A notice that came during a re-read starts another right after it: wait for that one too.
+    for (let read = this.#interestRead; read; read = this.#interestRead) {
+      await read.catch(() => undefined);
+      await new Promise((resolve) => setImmediate(resolve));
+      if (read === this.#interestRead) break;
+    }
+  }
+
+  /** Owner side: re-reads which of its groups other workers follow (each heartbeat, and when a follower says so). */
+  refreshInterest(): Promise<void> {
+    const read = this.#readInterest();
+    this.#interestRead = read;
+    return read;
+  }
+
+  async #readInterest(): Promise<void> {
     const { store, clock, workerId } = this.#options;
     const asked = ++this.#interestAsked;
     const remote = await store.withRead((sql) => remoteInterest(sql, workerId, clock.now()));
@@ -190,7 +219,8 @@ export class Relay {
     const cursor = this.#cursors.get(group);
     if (cursor) cursor.since = clock.now();
     else this.#cursors.set(group, { after: await store.withRead((sql) => lastRelayId(sql, group)), since: clock.now() });
-    await store.withStatement((sql) => recordInterest(sql, [group], workerId, clock.now() + 3 * leaseMs));
+    // The group's owner is told in the same statement, so it relays the runs it starts from now on.
+    await store.withStatement((sql) => recordInterest(sql, [group], workerId, clock.now() + 3 * leaseMs, this.#options.wakeups.along('claw_interest', group)));
   }
 
   /** With each heartbeat: refreshes this worker's interest, drops what nobody follows, prunes old events. */

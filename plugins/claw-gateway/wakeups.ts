@@ -15,7 +15,7 @@ import type { DataSource } from 'typeorm';
 import { describeError } from '../../core/index.js';
 import { LIMITS } from '../../core/limits.js';
 
-export type WakeupChannel = 'claw_handoff' | 'claw_handoff_done' | 'claw_relay' | 'claw_job' | 'claw_approval';
+export type WakeupChannel = 'claw_handoff' | 'claw_handoff_done' | 'claw_relay' | 'claw_interest' | 'claw_job' | 'claw_approval';
 
 /** What a wake-up is about: the payloads notified since the listener last ran, or undefined for "check everything" (a poll, a fallback check, a reconnect). */
 export type WakeupTargets = ReadonlySet<string> | undefined;
@@ -29,7 +29,18 @@ export interface Wakeups {
   on(channel: WakeupChannel, listener: WakeupListener): void;
   /** Tells the other workers that `payload` (a group, a handoff id; several joined by newlines) has news on `channel` (no-op where they poll). */
   notify(channel: WakeupChannel, payload: string): Promise<void>;
+  /**
+   * The same wake-up, to be sent by a store statement that writes what it is about (one round trip,
+   * and delivered only once that write commits); undefined where listeners poll.
+   */
+  along(channel: WakeupChannel, payload: string): Notice | undefined;
   close(): Promise<void>;
+}
+
+/** A NOTIFY carried by a store statement (worker-store.ts `withNotice`). */
+export interface Notice {
+  channel: WakeupChannel;
+  payload: string;
 }
 
 /** The wait before retry `attempt` (0-based) of something the store refused while unreachable: 100 ms doubling to 5 s. */
@@ -85,6 +96,10 @@ class PollingWakeups implements Wakeups {
   }
 
   async notify(): Promise<void> {}
+
+  along(): undefined {
+    return undefined;
+  }
 
   async close(): Promise<void> {
     for (const timer of this.#timers.splice(0)) clearInterval(timer);
@@ -220,7 +235,11 @@ export class ListenWakeups implements Wakeups {
   }
 
   async notify(channel: WakeupChannel, payload: string): Promise<void> {
-    await this.#options.send(channel, Buffer.byteLength(payload) > PAYLOAD_BYTES ? '' : payload);
+    await this.#options.send(channel, this.along(channel, payload).payload);
+  }
+
+  along(channel: WakeupChannel, payload: string): Notice {
+    return { channel, payload: Buffer.byteLength(payload) > PAYLOAD_BYTES ? '' : payload };
   }
 
   async close(): Promise<void> {

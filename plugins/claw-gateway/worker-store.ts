@@ -5,6 +5,21 @@
  * store's connections, the same text on SQLite and PostgreSQL.
  */
 import type { Sql } from '../sessions/tokens.js';
+import type { Notice } from './wakeups.js';
+
+/**
+ * `statement` (one that ends in `RETURNING columns`) sending `notice` as well, in the same
+ * round trip: PostgreSQL delivers it when the write commits, and folds the identical notices of
+ * one transaction into one (a notice per returned row is still one). Without a notice (SQLite,
+ * where workers poll) the statement is unchanged.
+ */
+function withNotice(statement: string, columns: string, notice: Notice | undefined, params: Record<string, unknown>): { text: string; params: Record<string, unknown> } {
+  if (!notice) return { text: statement, params };
+  return {
+    text: `WITH written AS (${statement}) SELECT ${columns}, pg_notify(:noticeChannel, :noticePayload) AS noticed FROM written`,
+    params: { ...params, noticeChannel: notice.channel, noticePayload: notice.payload },
+  };
+}
 
 export interface WorkerRecord {
   id: string;
@@ -91,11 +106,15 @@ interface HandoffRow {
   created_at: number | string;
 }
 
-export async function insertHandoff(sql: Sql, request: HandoffRequest): Promise<void> {
-  await sql.run(
-    `INSERT INTO claw_handoffs (id, group_name, method, params, from_worker, created_at, state) VALUES (:id, :group, :method, :params, :fromWorker, :createdAt, 'pending')`,
+/** Writes a handoff; with `notice`, the owner's wake-up goes in the same statement. */
+export async function insertHandoff(sql: Sql, request: HandoffRequest, notice?: Notice): Promise<void> {
+  const { text, params } = withNotice(
+    `INSERT INTO claw_handoffs (id, group_name, method, params, from_worker, created_at, state) VALUES (:id, :group, :method, :params, :fromWorker, :createdAt, 'pending') RETURNING id`,
+    'id',
+    notice,
     { ...request },
   );
+  await sql.all(text, params);
 }
 
 /** `:prefix0, :prefix1, ...` and their values, for an IN list of `values`. */
@@ -134,8 +153,10 @@ export async function moveHandoff(sql: Sql, id: string, from: HandoffState, to: 
   return (await sql.run('UPDATE claw_handoffs SET state = :to WHERE id = :id AND state = :from', { id, from, to })) === 1;
 }
 
-export async function finishHandoff(sql: Sql, id: string, answer: { result: string | null; error: string | null }): Promise<void> {
-  await sql.run(`UPDATE claw_handoffs SET state = 'done', result = :result, error = :error WHERE id = :id`, { id, ...answer });
+/** Writes a handoff's answer; with `notice`, the caller's wake-up goes in the same statement (sent only if the row was there). */
+export async function finishHandoff(sql: Sql, id: string, answer: { result: string | null; error: string | null }, notice?: Notice): Promise<void> {
+  const { text, params } = withNotice(`UPDATE claw_handoffs SET state = 'done', result = :result, error = :error WHERE id = :id RETURNING id`, 'id', notice, { id, ...answer });
+  await sql.all(text, params);
 }
 
 /** Drops handoffs created before `before` (a caller that died never deleted its answer). */
@@ -145,16 +166,19 @@ export async function pruneHandoffs(sql: Sql, before: number): Promise<void> {
 
 // relay
 
-/** Says, in one statement, that `worker` has clients following each of `groups` until `expiresAt`. */
-export async function recordInterest(sql: Sql, groups: readonly string[], worker: string, expiresAt: number): Promise<void> {
+/** Says, in one statement, that `worker` has clients following each of `groups` until `expiresAt` (with `notice`, their owners are told in it). */
+export async function recordInterest(sql: Sql, groups: readonly string[], worker: string, expiresAt: number, notice?: Notice): Promise<void> {
   if (groups.length === 0) return;
   const list = groups.map((_, index) => `(:g${index}, :worker, :expiresAt)`).join(', ');
   const params = Object.fromEntries(groups.map((group, index) => [`g${index}`, group]));
-  await sql.run(
+  const statement = withNotice(
     `INSERT INTO claw_relay_interest (group_name, worker_id, expires_at) VALUES ${list}
-     ON CONFLICT (group_name, worker_id) DO UPDATE SET expires_at = excluded.expires_at`,
+     ON CONFLICT (group_name, worker_id) DO UPDATE SET expires_at = excluded.expires_at RETURNING group_name`,
+    'group_name',
+    notice,
     { ...params, worker, expiresAt },
   );
+  await sql.all(statement.text, statement.params);
 }
 
 export async function dropInterest(sql: Sql, group: string, worker: string): Promise<void> {
@@ -184,8 +208,8 @@ interface RelayRow {
   params: string;
 }
 
-/** Writes relayed events in one statement; returns, per group, the highest id its rows got. */
-export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<RelayEvent, 'id'>>, now: number): Promise<Map<string, number>> {
+/** Writes relayed events in one statement (with `notice`, the followers' wake-up too); returns, per group, the highest id its rows got. */
+export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<RelayEvent, 'id'>>, now: number, notice?: Notice): Promise<Map<string, number>> {
   const highest = new Map<string, number>();
   if (events.length === 0) return highest;
   const params: Record<string, unknown> = { now };
@@ -193,7 +217,8 @@ export async function insertRelayEvents(sql: Sql, events: ReadonlyArray<Omit<Rel
     Object.assign(params, { [`g${index}`]: event.group, [`s${index}`]: event.sessionId, [`m${index}`]: event.method, [`p${index}`]: event.params });
     return `(:g${index}, :s${index}, :m${index}, :p${index}, :now)`;
   });
-  const rows = await sql.all<{ id: number | string; group_name: string }>(`INSERT INTO claw_relay_events (group_name, session_id, method, params, created_at) VALUES ${values.join(', ')} RETURNING id, group_name`, params);
+  const statement = withNotice(`INSERT INTO claw_relay_events (group_name, session_id, method, params, created_at) VALUES ${values.join(', ')} RETURNING id, group_name`, 'id, group_name', notice, params);
+  const rows = await sql.all<{ id: number | string; group_name: string }>(statement.text, statement.params);
   for (const row of rows) highest.set(row.group_name, Math.max(highest.get(row.group_name) ?? 0, Number(row.id)));
   return highest;
 }

@@ -56,7 +56,7 @@ describe('approval waits', () => {
   });
 
   it('without notifications between workers (SQLite) a waiter polls the store', async () => {
-    const polling: Wakeups = { notifies: false, on: () => undefined, notify: async () => undefined, close: async () => undefined };
+    const polling: Wakeups = { notifies: false, on: () => undefined, notify: async () => undefined, along: () => undefined, close: async () => undefined };
     expect(new ApprovalWaits(polling, () => undefined).fallbackMs).toBeLessThan(new ApprovalWaits(undefined, () => undefined).fallbackMs);
   });
 });

@@ -14,10 +14,27 @@ import { Relay } from '../../../plugins/claw-gateway/relay.js';
 import { Subscriptions } from '../../../plugins/claw-gateway/subscriptions.js';
 import { openWakeups, type Wakeups } from '../../../plugins/claw-gateway/wakeups.js';
 import { claimHandoffs, finishHandoff, insertHandoff, insertRelayEvents, moveHandoff, pruneHandoffs, relayEventsAfter, takeAnswer } from '../../../plugins/claw-gateway/worker-store.js';
-import { openSessionStore, type LeaseRecord, type SessionStore } from '../../../plugins/sessions/index.js';
+import { openSessionStore, type LeaseRecord, type SessionStore, type Sql } from '../../../plugins/sessions/index.js';
 import { describeStores, openTestDataSource, type TestDataSource } from '../../support/stores.js';
 
 const clock = { now: () => Date.now() };
+
+/** `sql`, counting the statements sent through it. */
+function counting(sql: Sql, sent: string[]): Sql {
+  return {
+    forUpdate: sql.forUpdate,
+    all: (text, params) => (sent.push(text), sql.all(text, params)),
+    run: (text, params) => (sent.push(text), sql.run(text, params)),
+  };
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 const lease = (group: string, expiresAt: number): LeaseRecord => ({ group, ownerId: `o-${group}`, pid: 1, host: 'h', info: '', expiresAt });
 
 describe('planShare', () => {
@@ -144,6 +161,47 @@ describeStores('worker store', (kind) => {
     const deadline = Date.now() + 10_000;
     while (seen.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(seen).toEqual([1, 2, 3].map((n) => ['event', { n }]));
+  });
+
+  it('a handoff, its answer and relayed events are each one statement that wakes the worker concerned', async () => {
+    const [callerStore, ownerStore, callerWakeups, ownerWakeups] = await twoWorkers();
+    const woken: string[] = [];
+    for (const [wakeups, channel] of [[ownerWakeups, 'claw_handoff'], [callerWakeups, 'claw_handoff_done'], [callerWakeups, 'claw_relay']] as const) {
+      wakeups.on(channel, async (targets) => {
+        for (const target of targets ?? []) woken.push(`${channel} ${target}`);
+      });
+    }
+    const sent: string[] = [];
+    const request = { id: '00000000-0000-4000-8000-000000000003', group: 'g', method: 'prompt', params: '{}', fromWorker: 'w1', createdAt: 1000 };
+    await callerStore.withStatement((sql) => insertHandoff(counting(sql, sent), request, callerWakeups.along('claw_handoff', 'g')));
+    expect(await ownerStore.withStatement((sql) => claimHandoffs(sql, ['g'], 10))).toEqual([request]);
+    await ownerStore.withStatement((sql) => finishHandoff(counting(sql, sent), request.id, { result: '{}', error: null }, ownerWakeups.along('claw_handoff_done', request.id)));
+    const events = [{ group: 'g', sessionId: null, method: 'event', params: '{}' }, { group: 'h', sessionId: null, method: 'event', params: '{}' }];
+    const highest = await ownerStore.withStatement((sql) => insertRelayEvents(counting(sql, sent), events, 1, ownerWakeups.along('claw_relay', 'g\nh')));
+    expect([...highest.keys()].sort()).toEqual(['g', 'h']);
+    // Three writes, three statements: no NOTIFY of their own.
+    expect(sent).toHaveLength(3);
+    if (kind === 'postgres') {
+      const expected = ['claw_handoff g', `claw_handoff_done ${request.id}`, 'claw_relay g', 'claw_relay h'];
+      await until('the wake-ups', () => expected.every((line) => woken.includes(line)));
+      // One wake-up per write, however many rows it returned.
+      expect(woken.filter((line) => line.startsWith('claw_relay'))).toHaveLength(2);
+    } else expect(ownerWakeups.along('claw_handoff', 'g')).toBeUndefined();
+  });
+
+  it('an owner learns that a worker started following its group without a read per run', async () => {
+    const [followerStore, ownerStore, followerWakeups, ownerWakeups] = await twoWorkers();
+    const common = { clock, leaseMs: 30_000, log: () => undefined };
+    const follower = new Relay({ ...common, store: followerStore, wakeups: followerWakeups, workerId: 'w1', subscriptions: new Subscriptions(() => undefined), owns: () => false });
+    const owner = new Relay({ ...common, store: ownerStore, wakeups: ownerWakeups, workerId: 'w2', subscriptions: new Subscriptions(() => undefined), owns: (group) => group === 'g' });
+    await owner.interestForRun();
+    expect(owner.followedElsewhere('g')).toBe(false);
+    await follower.follow('g');
+    // PostgreSQL: the follow's notice starts the owner's re-read; SQLite (one gateway, polling): the run re-reads.
+    await until('the owner to know of the follower', async () => {
+      await owner.interestForRun();
+      return owner.followedElsewhere('g');
+    });
   });
 
   it('a group moving between two followers: each gets the events of the other once and never its own back', async () => {
