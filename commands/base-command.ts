@@ -6,7 +6,7 @@
 import { format } from 'node:util';
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 // Narrow imports keep start-up fast: the core barrel loads the whole runtime.
-import { loadConfig, type LoadedConfig } from '../core/config.js';
+import type { LoadedConfig } from '../core/config.js';
 import { ErrorCodes, XdogError } from '../core/errors.js';
 import { terminalSafe } from '../core/terminal-text.js';
 
@@ -16,8 +16,13 @@ export abstract class XdogCommand extends Command {
     debug: Flags.boolean({ description: 'print stack traces of errors', helpGroup: 'GLOBAL' }),
   };
 
-  /** Loads the config file named by --config / XDOG_CONFIG / the default path. */
-  protected loadConfig(flags: { config?: string }): LoadedConfig {
+  /**
+   * Loads the config file named by --config / XDOG_CONFIG / the default path.
+   * Imported on first use: the config's schemas (zod) and yaml are a large
+   * part of a start, and commands such as `claw send` never read the file.
+   */
+  protected async loadConfig(flags: { config?: string }): Promise<LoadedConfig> {
+    const { loadConfig } = await import('../core/config.js');
     return loadConfig(flags.config);
   }
 

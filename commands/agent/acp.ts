@@ -25,7 +25,7 @@ Sessions live as long as this process (session/load replays one created earlier)
     // Protocol only on stdout: anything a library logs goes to stderr.
     console.log = console.info = console.warn = console.debug = console.error;
     const configFile = flags.config;
-    const model = flags.model ?? this.loadConfig(flags).config.model;
+    const model = flags.model ?? (await this.loadConfig(flags)).config.model;
     if (!model) throw new XdogError(ErrorCodes.USAGE, 'no model to serve', { hint: 'pass --model provider/model or set model: in the config' });
     // Fail at start, not at the first session, when the model cannot be served.
     const probe = await openChatSession({ configFile, cwd: process.cwd(), tools: false });

@@ -42,7 +42,7 @@ export default class ClawDoctor extends XdogCommand {
 
   async run(): Promise<ClawDoctorResult> {
     const { flags } = await this.parse(ClawDoctor);
-    const { config, file: configFile } = this.loadConfig(flags);
+    const { config, file: configFile } = await this.loadConfig(flags);
     const { collectDiagnostics, bundleText, writeBundle } = await import('../../plugins/telemetry/diagnostics.js');
     const { clawStoreLocation, describeClawStore } = await import('../../entities/claw-store-location.js');
     let store: { type: 'sqlite'; file: string } | { type: 'postgres'; described: string };

@@ -32,7 +32,7 @@ Without a terminal, --model, --workspace and --tools are required (and --image-m
     const { flags } = await this.parse(ClawOnboard);
     const file = path.resolve(configFilePath(flags.config));
     // An invalid file is refused before any question; a missing one is created.
-    const config: XdogConfig = fs.existsSync(file) ? this.loadConfig({ config: file }).config : {};
+    const config: XdogConfig = fs.existsSync(file) ? (await this.loadConfig({ config: file })).config : {};
     const tools = [...new Set(discoverPlugins().flatMap((plugin) => plugin.provides.tools))];
     const kernel = await bootKernel({ config, filter: (plugin) => plugin.provides.providers.length > 0 });
     let answers;

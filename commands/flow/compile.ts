@@ -11,7 +11,7 @@ export default class FlowCompile extends XdogCommand {
 
   async run(): Promise<FlowPlan> {
     const { args, flags } = await this.parse(FlowCompile);
-    const kernel = await bootKernel({ config: this.loadConfig(flags).config });
+    const kernel = await bootKernel({ config: (await this.loadConfig(flags)).config });
     try {
       const plan = compileFlowFile(args.file, { tools: flowToolsOf(kernel).map(toolSignature) });
       if (!this.jsonEnabled()) this.log(JSON.stringify(plan, null, 2));

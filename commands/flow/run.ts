@@ -19,7 +19,7 @@ export default class FlowRun extends XdogCommand {
 
   async run(): Promise<FlowRunResult> {
     const { args, flags } = await this.parse(FlowRun);
-    const kernel = await bootKernel({ config: this.loadConfig(flags).config });
+    const kernel = await bootKernel({ config: (await this.loadConfig(flags)).config });
     let result: FlowRunResult;
     try {
       const tools = flowToolsOf(kernel);

@@ -20,7 +20,7 @@ export default class FlowValidate extends XdogCommand {
 
   async run(): Promise<FlowValidation> {
     const { args, flags } = await this.parse(FlowValidate);
-    const kernel = await bootKernel({ config: this.loadConfig(flags).config });
+    const kernel = await bootKernel({ config: (await this.loadConfig(flags)).config });
     try {
       let plan: FlowPlan;
       try {

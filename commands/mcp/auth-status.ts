@@ -10,7 +10,7 @@ export default class McpAuthStatusCommand extends XdogCommand {
 
   async run(): Promise<McpAuthStatus> {
     const { args, flags } = await this.parse(McpAuthStatusCommand);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const { store } = oauthServerOf(config, args.server);
     const status = authStatusOf(args.server, store, await store.load(args.server));
     if (!this.jsonEnabled()) {

@@ -15,7 +15,7 @@ export default class McpCall extends XdogCommand {
 
   async run(): Promise<AgentToolResult> {
     const { args, flags } = await this.parse(McpCall);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const toolArgs = parseJsonObject(args.arguments, 'the tool arguments');
     const result = await withConfiguredServer(config, args.server, process.cwd(), (registry) =>
       registry.callTool(args.server, args.tool, toolArgs),

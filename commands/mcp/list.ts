@@ -8,7 +8,7 @@ export default class McpList extends XdogCommand {
 
   async run(): Promise<McpServerStatus[]> {
     const { flags } = await this.parse(McpList);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const statuses = McpRegistry.fromConfig(config.mcp_servers, { cwd: process.cwd() }).status();
     if (!this.jsonEnabled()) {
       if (statuses.length === 0) this.log('no MCP servers configured (add them under mcp_servers; see docs/config.md)');

@@ -17,7 +17,7 @@ export default class McpLogin extends XdogCommand {
 
   async run(): Promise<McpAuthStatus> {
     const { args, flags } = await this.parse(McpLogin);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const { server, store } = oauthServerOf(config, args.server);
     const oauth = await loadMcpOAuth();
     const record = flags.refresh

@@ -10,7 +10,7 @@ export default class McpLogout extends XdogCommand {
 
   async run(): Promise<{ server: string; removed: boolean }> {
     const { args, flags } = await this.parse(McpLogout);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const { store } = oauthServerOf(config, args.server);
     const removed = await store.remove(args.server);
     if (!this.jsonEnabled()) this.log(removed ? `forgot the login of ${args.server}` : `${args.server} had no saved login`);

@@ -14,7 +14,7 @@ export default class McpPrompt extends XdogCommand {
 
   async run(): Promise<McpDocument> {
     const { args, flags } = await this.parse(McpPrompt);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const promptArgs = parseJsonObject(args.arguments, 'the prompt arguments');
     const document = await withConfiguredServer(config, args.server, process.cwd(), (registry) =>
       registry.prompt(args.server, args.name, promptArgs),

@@ -10,7 +10,7 @@ export default class McpPrompts extends XdogCommand {
 
   async run(): Promise<readonly McpPromptEntry[]> {
     const { args, flags } = await this.parse(McpPrompts);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const prompts = await withConfiguredServer(config, args.server, process.cwd(), (registry) => registry.catalog(args.server, 'prompt'));
     if (!this.jsonEnabled()) {
       for (const prompt of prompts) {

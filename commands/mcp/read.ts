@@ -13,7 +13,7 @@ export default class McpRead extends XdogCommand {
 
   async run(): Promise<McpDocument> {
     const { args, flags } = await this.parse(McpRead);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const document = await withConfiguredServer(config, args.server, process.cwd(), (registry) => registry.resource(args.server, args.uri));
     if (!this.jsonEnabled()) this.log(formatDocument(document));
     return document;

@@ -11,7 +11,7 @@ export default class McpResources extends XdogCommand {
 
   async run(): Promise<ReadonlyArray<McpResourceEntry | McpTemplateEntry>> {
     const { args, flags } = await this.parse(McpResources);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const entries = await withConfiguredServer<ReadonlyArray<McpResourceEntry | McpTemplateEntry>>(config, args.server, process.cwd(), (registry) =>
       flags.templates ? registry.catalog(args.server, 'template') : registry.catalog(args.server, 'resource'),
     );

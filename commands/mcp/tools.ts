@@ -10,7 +10,7 @@ export default class McpTools extends XdogCommand {
 
   async run(): Promise<{ tools: McpToolInfo[]; diagnostics: string[] }> {
     const { args, flags } = await this.parse(McpTools);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const listing = await withConfiguredServer(config, args.server, process.cwd(), async (registry) => ({
       tools: registry.tools(args.server),
       diagnostics: registry.status(args.server)[0]!.diagnostics,

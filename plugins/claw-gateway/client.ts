@@ -8,7 +8,10 @@ import { LIMITS } from '../../core/limits.js';
 import { gatewayLocations, type GatewayLocations } from './locations.js';
 import type { MethodName, ParamsOf } from './protocol.js';
 import { PROTOCOL_VERSION } from './protocol-names.js';
-import { RpcClient, checkRuntimeDir, readToken, type CallOptions, type PingResult } from './transport/index.js';
+// The client's own modules, not the transport barrel: a client never loads the server side.
+import { checkRuntimeDir, readToken } from '../../core/rpc/private-files.js';
+import { RpcClient, type CallOptions } from '../../core/rpc/rpc-client.js';
+import type { PingResult } from '../../core/rpc/rpc-server.js';
 
 export interface ConnectOptions {
   /** Shown to the gateway (logs). */

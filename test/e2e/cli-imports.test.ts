@@ -177,6 +177,17 @@ describe('what the built CLI loads when it runs', () => {
     expect(files.filter((file) => /^(entities\/(index|claw-entities|claw-data-source)|plugins\/claw-gateway\/(gateway|group-runtime|index)|plugins\/sessions\/(store|index)|plugins\/claw-tui\/.*)\.js$/.test(file))).toEqual([]);
   });
 
+  it('claw send loads no zod, no yaml and not the RPC server: it reads no config file and only says hello', () => {
+    // No gateway runs in this home: the command gets as far as looking for its token.
+    const run = recordCli(['claw', 'send', 'hi'], env());
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('no gateway token');
+    expect(distFilesOf(run.loaded)).toContain('plugins/claw-gateway/client.js');
+    const packages = packagesOf(run.loaded);
+    for (const name of ['zod', 'yaml', 'inversify', 'typeorm']) expect(packages.has(name), name).toBe(false);
+    expect(distFilesOf(run.loaded).filter((file) => /^core\/(config|rpc\/rpc-server|rpc\/index)\.js$/.test(file))).toEqual([]);
+  });
+
   it('xdog --help loads oclif and no command, plugin or kernel package', () => {
     const run = recordCli(['--help'], env());
     expect(run.status).toBe(0);

@@ -21,7 +21,7 @@ export default class ClawChannelsList extends XdogCommand {
 
   async run(): Promise<ChannelListing[]> {
     const { flags } = await this.parse(ClawChannelsList);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const providers = new Map(discoverPlugins().flatMap((plugin) => plugin.provides.channels.map((type) => [type, plugin.packageName] as const)));
     const channels = Object.entries(config.claw?.channels ?? {}).map(([id, channel]) => ({
       id,

@@ -12,7 +12,7 @@ export default class ClawChannelsLogin extends XdogCommand {
 
   async run(): Promise<WechatLoginResult> {
     const { args, flags } = await this.parse(ClawChannelsLogin);
-    const channel = this.loadConfig(flags).config.claw?.channels?.[args.id];
+    const channel = (await this.loadConfig(flags)).config.claw?.channels?.[args.id];
     if (!channel) throw new XdogError(ErrorCodes.NOT_FOUND, `no channel "${args.id}" is configured`, { hint: 'add it under claw.channels (see docs/channels.md)' });
     if (channel.type !== 'wechat') throw new XdogError(ErrorCodes.INVALID_ARGUMENT, `channel ${args.id} is ${withArticle(channel.type)} channel; only wechat channels log in by QR code`);
     const baseUrl = typeof channel.settings?.base_url === 'string' ? channel.settings.base_url : DEFAULT_ILINK_BASE_URL;

@@ -18,7 +18,7 @@ The watch lives in the Eyes daemon (xdog eyes list); --unfollow stops following.
 
   async run(): Promise<{ id: string; group: string; following: boolean }> {
     const { args, flags } = await this.parse(ClawEyesFollow);
-    const { config } = this.loadConfig(flags);
+    const { config } = await this.loadConfig(flags);
     const group = flags.group ?? defaultGroupOf(config);
     if (!group) throw new XdogError(ErrorCodes.USAGE, 'no group given and no default group', { hint: 'pass --group NAME (a group of claw.groups)' });
     if (!config.claw?.groups?.[group]) throw new XdogError(ErrorCodes.NOT_FOUND, `there is no claw group "${group}" in the config`, { hint: 'name one of claw.groups' });
