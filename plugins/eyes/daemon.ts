@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import { ErrorCodes, XdogError } from '../../core/errors.js';
+import { KeyedQueue } from '../../core/keyed-queue.js';
 import { RpcServer, ensureRuntimeDir, readOrCreateToken, type RpcHandler } from '../../core/rpc/index.js';
 import { EyesBrowser } from './browser.js';
 import { eyesLocations, type EyesLocations } from './locations.js';
@@ -28,6 +29,8 @@ export class EyesDaemon {
   readonly #allowHosts: readonly string[];
   readonly #log: (line: string) => void;
   readonly #browser: EyesBrowser;
+  /** The calls that use one named target, one at a time. */
+  readonly #targetTurns = new KeyedQueue();
   readonly #store: WatchStore;
   readonly #watcher: Watcher;
   readonly #server: RpcServer;
@@ -111,10 +114,11 @@ export class EyesDaemon {
           return { stopping: true, pid: process.pid };
         }),
       ],
-      ['look', method(LookParams, (params) => look(this.#browser, params, this.#allowHosts))],
-      ['read', method(ReadParams, (params) => read(this.#browser, params, this.#allowHosts))],
-      ['console', method(TargetParams, (params) => consoleEvents(this.#browser, params.target))],
-      ['close', method(TargetParams, async (params) => ({ closed: await this.#browser.close(params.target) }))],
+      // One target is one page: two agents' looks at it would interleave a navigation with a screenshot.
+      ['look', method(LookParams, (params) => this.#targetTurns.run(params.target, () => look(this.#browser, params, this.#allowHosts)))],
+      ['read', method(ReadParams, (params) => this.#targetTurns.run(params.target, () => read(this.#browser, params, this.#allowHosts)))],
+      ['console', method(TargetParams, (params) => this.#targetTurns.run(params.target, async () => consoleEvents(this.#browser, params.target)))],
+      ['close', method(TargetParams, (params) => this.#targetTurns.run(params.target, async () => ({ closed: await this.#browser.close(params.target) })))],
       [
         'watch',
         method(WatchParams, (params) => {

@@ -12,9 +12,10 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { KeyedQueue } from '../../core/keyed-queue.js';
 
-/** The last queued holder per real path; an entry is removed when its queue drains. */
-const tails = new Map<string, Promise<void>>();
+/** One queue per real path. */
+const queue = new KeyedQueue();
 /** Keys are resolved one call at a time so that calls join a path's queue in the order they were made. */
 let resolving: Promise<unknown> = Promise.resolve();
 
@@ -40,24 +41,8 @@ export async function lockKey(target: string): Promise<string> {
  * the returned promise rejects with the abort reason.
  */
 export function withPathLock<T>(target: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-  const queued = resolving.then(async () => {
-    const key = await lockKey(target);
-    const previous = tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const tail = previous.then(() => held);
-    tails.set(key, tail);
-    return { key, previous, release, tail };
-  });
-  resolving = queued.catch(() => undefined);
-  return queued.then(async ({ key, previous, release, tail }) => {
-    try {
-      await previous;
-      signal?.throwIfAborted();
-      return await work();
-    } finally {
-      release();
-      if (tails.get(key) === tail) tails.delete(key);
-    }
-  });
+  // Wrapped in an object so that the next call's key resolution waits for this one's, not for its work.
+  const joined = resolving.then(async () => ({ done: queue.run(await lockKey(target), work, signal) }));
+  resolving = joined.catch(() => undefined);
+  return joined.then(({ done }) => done);
 }
