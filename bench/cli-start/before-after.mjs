@@ -1,8 +1,10 @@
 /**
  * CLI start of this checkout ("after") against another checkout ("before",
  * the repository BENCH_BEFORE_REPO names, built): did a change cost the start
- * anything? The commands are `xdog agent chat faux/demo hi` and `xdog --help`,
- * in the sandbox run.mjs uses (no `telemetry:` section in its config). A round
+ * anything? The commands are `xdog agent chat faux/demo hi`, `xdog --help` and
+ * `xdog claw send hi` (both sides' clients talk to one gateway of the after
+ * side, under GATEWAY_NODE, default /usr/bin/node), in the sandbox run.mjs
+ * uses (no `telemetry:` section in its config). A round
  * runs each command once per side, each a fresh process, the side order
  * alternating per round; each round gives one paired ratio per command,
  * after ÷ before (wall and CPU; lower is faster). Prints every paired ratio,
@@ -29,14 +31,18 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
 const COMMANDS = {
   'agent chat faux/demo hi': { args: ['agent', 'chat', 'faux/demo', 'hi'], expect: REPLY },
   '--help': { args: ['--help'] },
+  'claw send hi': { args: ['claw', 'send', 'hi'], expect: REPLY },
 };
-const sandbox = makeSandbox('model: faux/demo\n');
+const sandbox = makeSandbox('model: faux/demo\nclaw:\n  groups:\n    main:\n      workspace: $WORK\n      model: faux/demo\n');
+const gatewayNode = process.env.GATEWAY_NODE ?? '/usr/bin/node';
+const gateway = (...args) => sandbox.gateway(gatewayNode, path.join(repos.after, 'bin/run.js'), ...args);
 const run = (side, name) => sandbox.time(`${side} xdog ${name}`, [process.execPath, path.join(repos[side], 'bin/run.js'), ...COMMANDS[name].args], COMMANDS[name].expect);
 
 const names = Object.keys(COMMANDS);
 const samples = Object.fromEntries(names.map((name) => [name, { after: [], before: [] }]));
 const ratios = Object.fromEntries(names.map((name) => [name, { wall: [], cpu: [] }]));
 const loads = [];
+gateway('start', '--timeout', '120');
 try {
   for (const name of names) for (const side of ['after', 'before']) run(side, name); // untimed: disk caches, discovery caches, compile caches
   for (let round = 0; round < rounds; round++) {
@@ -51,6 +57,7 @@ try {
     }
   }
 } finally {
+  gateway('stop');
   sandbox.remove();
 }
 

@@ -58,11 +58,7 @@ const COMMANDS = {
 
 const time = (name) => sandbox.time(name, COMMANDS[name].argv, COMMANDS[name].expect);
 
-function gateway(...args) {
-  // The gateway plays reply.mjs, which answers every turn (reply.json plays one answer per process).
-  const result = spawnSync(gatewayNode, [xdog, 'claw', 'gateway', ...args], { cwd, env: { ...env, XDOG_FAUX_SCRIPT: path.join(here, 'reply.mjs') }, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`claw gateway ${args.join(' ')} failed (exit ${result.status}): ${result.stdout}${result.stderr}`);
-}
+const gateway = (...args) => sandbox.gateway(gatewayNode, xdog, ...args);
 
 const names = Object.keys(COMMANDS);
 const xdogNames = names.filter((name) => COMMANDS[name].against);

@@ -49,5 +49,13 @@ export function makeSandbox(config) {
     const [user, system] = readFileSync(rusage, 'utf8').trim().split('\n').at(-1).split(' ').map(Number);
     return { wall, cpu: (user + system) * 1000 };
   }
-  return { home, cwd, env, time, remove: () => rmSync(home, { recursive: true, force: true }) };
+  /**
+   * Runs `xdog claw gateway ARGS` of the checkout whose bin is `xdog` under `node`; the gateway
+   * plays reply.mjs, which answers every turn (reply.json plays one answer per process).
+   */
+  function gateway(node, xdog, ...args) {
+    const result = spawnSync(node, [xdog, 'claw', 'gateway', ...args], { cwd, env: { ...env, XDOG_FAUX_SCRIPT: path.join(here, 'reply.mjs') }, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`claw gateway ${args.join(' ')} failed (exit ${result.status}): ${result.stdout}${result.stderr}`);
+  }
+  return { home, cwd, env, time, gateway, remove: () => rmSync(home, { recursive: true, force: true }) };
 }
