@@ -719,7 +719,7 @@ export class ClawTui {
 
   /** Steer or follow-up: straight to the gateway's lanes of the running turn. */
   async sendLane(method: 'steer' | 'follow_up', text: string): Promise<void> {
-    if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, `/${method === 'steer' ? 'steer' : 'follow-up'} needs a message`, { hint: `type it after the command${this.#keyHint(method === 'steer' ? 'steer' : 'followUp', ', or type it and press')}` });
+    if (!text.trim()) throw new XdogError(ErrorCodes.USAGE, `/${method === 'steer' ? 'steer' : 'follow-up'} needs a message`, { hint: `type it after the command${this.keyHint(method === 'steer' ? 'steer' : 'followUp', ', or type it and press')}` });
     checkInputText(text, `the ${method === 'steer' ? 'steer' : 'follow-up'}`);
     const images: ImageContent[] = this.attachments.take();
     try {
@@ -764,7 +764,7 @@ export class ClawTui {
   }
 
   /** `prefix` and the action's keys for a hint ("…, or press Alt+S"); empty when the action has no key. */
-  #keyHint(action: Action, prefix: string): string {
+  keyHint(action: Action, prefix: string): string {
     const label = this.keyLabel(action);
     return label ? `${prefix} ${label}` : '';
   }

@@ -106,7 +106,7 @@ export class SessionCommands {
         const key = entry.action ? ` (key: ${this.app.keyLabel(entry.action as Action) ?? `none, ${entry.action} disabled`})` : '';
         return `/${entry.name}${entry.usage ? ` ${entry.usage}` : ''}\n    ${entry.summary}${key}${missing.length ? ' (unsupported by this gateway)' : ''}`;
       });
-      this.app.page(`commands${query ? ` matching "${query}"` : ''}`, `${lines.join('\n')}\n\nKeys: /keys${this.app.keyLabel('keys') ? ` or ${this.app.keyLabel('keys')}` : ''}. Start a message with // to send text that begins with /.`);
+      this.app.page(`commands${query ? ` matching "${query}"` : ''}`, `${lines.join('\n')}\n\nKeys: /keys${this.app.keyHint('keys', ' or')}. Start a message with // to send text that begins with /.`);
     },
     keys: () => {
       const newLine = this.app.keyLabel('newLine');
