@@ -27,6 +27,8 @@ export interface Wakeups {
   readonly notifies: boolean;
   /** Runs `listener` when the channel is notified (or on each poll); never concurrently with itself. */
   on(channel: WakeupChannel, listener: WakeupListener): void;
+  /** Settles once every channel given to on() so far is listened to (a NOTIFY sent earlier is not seen). */
+  listening(): Promise<void>;
   /** Tells the other workers that `payload` (a group, a handoff id; several joined by newlines) has news on `channel` (no-op where they poll). */
   notify(channel: WakeupChannel, payload: string): Promise<void>;
   /**
@@ -94,6 +96,8 @@ class PollingWakeups implements Wakeups {
     timer.unref();
     this.#timers.push(timer);
   }
+
+  async listening(): Promise<void> {}
 
   async notify(): Promise<void> {}
 
@@ -232,6 +236,11 @@ export class ListenWakeups implements Wakeups {
     const timer = setInterval(() => run(), LIMITS.clawWakeupFallbackMs);
     timer.unref();
     this.#timers.push(timer);
+  }
+
+  async listening(): Promise<void> {
+    // LISTENs go through #tail one at a time: once it settles, every one queued so far has run.
+    await this.#tail;
   }
 
   async notify(channel: WakeupChannel, payload: string): Promise<void> {

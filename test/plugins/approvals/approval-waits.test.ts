@@ -39,24 +39,33 @@ describe('approval waits', () => {
       await second.destroy();
       await opened.close();
     });
-    const owner = new ApprovalWaits(wakeups[0], () => undefined, NEVER_BY_ITSELF);
+    // The owner hears only targeted wake-ups (a NOTIFY), not the fallback's "check everything".
+    const listen = wakeups[0]!;
+    const notifiedOnly: Wakeups = {
+      notifies: true,
+      on: (channel, listener) => listen.on(channel, async (targets) => (targets ? listener(targets) : undefined)),
+      listening: () => listen.listening(),
+      notify: (channel, payload) => listen.notify(channel, payload),
+      along: (channel, payload) => listen.along(channel, payload),
+      close: () => listen.close(),
+    };
+    const owner = new ApprovalWaits(notifiedOnly, () => undefined, NEVER_BY_ITSELF);
     const other = new ApprovalWaits(wakeups[1], () => undefined, NEVER_BY_ITSELF);
     const stop = new AbortController();
     cleanups.push(async () => stop.abort());
     const waited = owner.wait(42, stop.signal);
-    // The owner's LISTEN may still be on its way: answer until the wake-up arrives (each answer is a fresh NOTIFY).
+    await listen.listening();
     let woke = false;
     void waited.then(() => (woke = true));
+    other.answered(42);
+    // Neither the owner's own read (NEVER_BY_ITSELF) nor the fallback check can wake it: only the NOTIFY.
     const deadline = Date.now() + 30_000;
-    while (!woke && Date.now() < deadline) {
-      other.answered(42);
-      await Promise.race([waited, new Promise((resolve) => setTimeout(resolve, 250))]);
-    }
+    while (!woke && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(woke).toBe(true);
   });
 
   it('without notifications between workers (SQLite) a waiter polls the store', async () => {
-    const polling: Wakeups = { notifies: false, on: () => undefined, notify: async () => undefined, along: () => undefined, close: async () => undefined };
+    const polling: Wakeups = { notifies: false, on: () => undefined, listening: async () => undefined, notify: async () => undefined, along: () => undefined, close: async () => undefined };
     expect(new ApprovalWaits(polling, () => undefined).fallbackMs).toBeLessThan(new ApprovalWaits(undefined, () => undefined).fallbackMs);
   });
 });

@@ -171,6 +171,8 @@ describeStores('worker store', (kind) => {
         for (const target of targets ?? []) woken.push(`${channel} ${target}`);
       });
     }
+    // A NOTIFY sent before its LISTEN reached the server is never delivered.
+    await Promise.all([ownerWakeups.listening(), callerWakeups.listening()]);
     const sent: string[] = [];
     const request = { id: '00000000-0000-4000-8000-000000000003', group: 'g', method: 'prompt', params: '{}', fromWorker: 'w1', createdAt: 1000 };
     await callerStore.withStatement((sql) => insertHandoff(counting(sql, sent), request, callerWakeups.along('claw_handoff', 'g')));
